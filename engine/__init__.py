@@ -1,0 +1,13 @@
+"""Rules layer: geometry, pieces, variants, positions and the numba move generator."""
+from .geometry import SHOGI_GEOMETRY, BoardGeometry
+from .move import Move, MoveParseError
+from .pieces import PieceType, parse_betza
+from .position import (BLACK, WHITE, EnteringKingRule, IllegalMoveError, Position, Repetition, SfenError)
+from .variant import Variant
+from .variants import VARIANT_IDS, available_variants, get_variant
+
+__all__ = [
+    "BLACK", "WHITE", "BoardGeometry", "SHOGI_GEOMETRY", "EnteringKingRule", "IllegalMoveError", "Move",
+    "MoveParseError", "PieceType", "Position", "Repetition", "SfenError", "Variant", "VARIANT_IDS",
+    "available_variants", "get_variant", "parse_betza",
+]

@@ -1,0 +1,10 @@
+"""numba kernels: functions of numpy arrays and scalars only, cached on disk.
+
+All kernels use :data:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False)``. Turning off numba's reference
+counting (NRT) is deliberate: kernels receive namedtuples of many arrays, and with NRT every call between kernels
+increments and decrements the count of every array in them, which measured 50-100x slower than the move generation
+itself. The price is that kernels may not allocate: every scratch buffer is passed in (see ``PosState.scratch``).
+"""
+from numba import njit
+
+kernel = njit(cache=True, nogil=True, _nrt=False)

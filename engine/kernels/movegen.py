@@ -1,0 +1,461 @@
+"""numba kernels: attacks, legal move generation, make/unmake and perft.
+
+Every kernel takes a :data:`PosState` (the mutable arrays of one position) and the variant's
+:class:`engine.variant.Tables`; both are namedtuples of numpy arrays, so the kernels are cached on disk and hold no
+globals. Generation is mailbox driven (rays and leap tables give targets square by square, which works unchanged for
+13x13 boards and range-limited sliders) while bitboards serve what they are best at: iterating a side's pieces,
+drop targets, nifu files and check-evasion masks.
+
+Legality is decided without make/unmake: the king's checkers and the pinned pieces are found first, then each
+candidate is filtered by the evasion mask and its pin line, and king moves are tested with the king lifted off the
+board. Only a pawn drop that gives check is tried on the board, to test uchifuzume.
+
+Move encoding (``int32``), see also :mod:`engine.move`::
+
+    bits  0-7   to square
+    bits  8-15  from square, or the dropped piece type when DROP is set
+    bit   16    PROMOTE
+    bit   17    DROP
+    bits 18-25  middle square of a two-step move (valid when HAS_MID is set)
+    bit   26    HAS_MID
+    bits 27-30  special action (0 = none), defined per variant
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from . import kernel
+
+PROMOTE = 1 << 16
+DROP = 1 << 17
+HAS_MID = 1 << 26
+MAX_MOVES = 1024  # more than the 593 legal moves of the richest known shogi position
+
+# Generation modes. GEN_ALL is what perft counts; search uses the smaller sets.
+GEN_ALL = 0  # every legal move, including non-promotions that are never better
+GEN_SEARCH = 1  # legal moves minus the non-promotions of pawn, bishop and rook
+GEN_CAPTURES = 2  # legal captures and promotions (for quiescence search), search-style promotions
+
+# State vector indices.
+ST_STM, ST_PLY, ST_KSQ = 0, 1, 2  # ST_KSQ + color: that side's king square (-1: no king)
+
+PosState = namedtuple("PosState", [
+    "board",  # int8[n_sq]: piece code per square, 0 = empty
+    "hands",  # int8[2, 32]: pieces in hand per colour and piece type
+    "bb",     # uint64[66, W]: rows 0-63 per piece code, 64 + c = all pieces of colour c
+    "st",     # int64[8]: side to move, ply from the root, king squares
+    "keys",   # uint64[capacity]: Zobrist key of the position at each ply (keys[st[ST_PLY]] is current)
+    "moves",  # int32[capacity]: move made at each ply
+    "caps",   # int8[capacity]: piece code captured at each ply
+    "scratch",  # int64[SCRATCH_LEVELS, 64]: work space of the kernels (they may not allocate)
+])
+SCRATCH_LEVELS = 2  # generate() uses level 0, the uchifuzume test inside it level 1
+# Columns of a scratch row.
+SC_PIN_SQ, SC_PIN_DIR, SC_CHECKERS = 0, 8, 16
+
+
+# ------------------------------------------------------------------ bitboards
+@kernel
+def bb_has(bb_row, T, sq):
+    return (bb_row[T.sq_word[sq]] & T.sq_mask[sq]) != 0
+
+
+@kernel
+def _set_piece(P, T, code, sq):
+    w = T.sq_word[sq]
+    m = T.sq_mask[sq]
+    P.board[sq] = code
+    P.bb[code, w] |= m
+    P.bb[64 + (code >> 5), w] |= m
+
+
+@kernel
+def _clear_piece(P, T, code, sq):
+    w = T.sq_word[sq]
+    m = ~T.sq_mask[sq]
+    P.board[sq] = 0
+    P.bb[code, w] &= m
+    P.bb[64 + (code >> 5), w] &= m
+
+
+# -------------------------------------------------------------------- attacks
+@kernel
+def is_attacked(P, T, sq, by):
+    """Whether colour ``by`` attacks square ``sq`` on the current mailbox."""
+    board = P.board
+    K = T.leap_dest.shape[1]
+    for k in range(K):
+        src = T.leap_dest[sq, T.rev_leap[k]]
+        if src >= 0:
+            pc = board[src]
+            if pc != 0 and (pc >> 5) == by and T.leap_ok[pc, k]:
+                return True
+    L = T.rays.shape[2]
+    for d in range(8):
+        rd = (d + 4) & 7
+        for i in range(L):
+            s = T.rays[sq, d, i]
+            if s < 0:
+                break
+            pc = board[s]
+            if pc != 0:
+                if (pc >> 5) == by and T.slide_range[pc, rd] > i:
+                    return True
+                break
+    return False
+
+
+@kernel
+def attackers_to(P, T, sq, by, out):
+    """Write the squares of colour ``by``'s pieces attacking ``sq`` into ``out``; return how many."""
+    board = P.board
+    n = 0
+    K = T.leap_dest.shape[1]
+    for k in range(K):
+        src = T.leap_dest[sq, T.rev_leap[k]]
+        if src >= 0:
+            pc = board[src]
+            if pc != 0 and (pc >> 5) == by and T.leap_ok[pc, k]:
+                out[n] = src
+                n += 1
+    L = T.rays.shape[2]
+    for d in range(8):
+        rd = (d + 4) & 7
+        for i in range(L):
+            s = T.rays[sq, d, i]
+            if s < 0:
+                break
+            pc = board[s]
+            if pc != 0:
+                if (pc >> 5) == by and T.slide_range[pc, rd] > i:
+                    out[n] = s
+                    n += 1
+                break
+    return n
+
+
+@kernel
+def in_check(P, T):
+    c = P.st[ST_STM]
+    ksq = P.st[ST_KSQ + c]
+    return ksq >= 0 and is_attacked(P, T, ksq, 1 - c)
+
+
+@kernel
+def _find_pins(P, T, c, ksq, row):
+    """Record colour ``c``'s pieces pinned to its king in scratch ``row`` (squares, directions); return how many."""
+    board = P.board
+    sc = P.scratch
+    n = 0
+    L = T.rays.shape[2]
+    for d in range(8):
+        rd = (d + 4) & 7
+        cand = -1
+        for i in range(L):
+            s = T.rays[ksq, d, i]
+            if s < 0:
+                break
+            pc = board[s]
+            if pc == 0:
+                continue
+            if cand < 0:
+                if (pc >> 5) != c:
+                    break
+                cand = s
+            else:
+                if (pc >> 5) != c and T.slide_range[pc, rd] > i:
+                    sc[row, SC_PIN_SQ + n] = cand
+                    sc[row, SC_PIN_DIR + n] = d
+                    n += 1
+                break
+    return n
+
+
+# ------------------------------------------------------------- make / unmake
+@kernel
+def do_move(P, T, mv):
+    """Play ``mv`` (assumed legal) and push it on the history arrays."""
+    st = P.st
+    c = st[ST_STM]
+    ply = st[ST_PLY]
+    key = P.keys[ply]
+    to = mv & 0xFF
+    frm = (mv >> 8) & 0xFF
+    cap = 0
+    if mv & DROP:
+        pt = frm
+        code = pt + (c << 5)
+        n = P.hands[c, pt]
+        key ^= T.zob_hand[c, pt, n] ^ T.zob_hand[c, pt, n - 1]
+        P.hands[c, pt] = n - 1
+        _set_piece(P, T, code, to)
+        key ^= T.zob_board[code, to]
+    else:
+        code = P.board[frm]
+        cap = P.board[to]
+        if cap != 0:
+            _clear_piece(P, T, cap, to)
+            key ^= T.zob_board[cap, to]
+            hp = T.hand_type[cap]
+            if hp != 0:
+                n = P.hands[c, hp]
+                key ^= T.zob_hand[c, hp, n] ^ T.zob_hand[c, hp, n + 1]
+                P.hands[c, hp] = n + 1
+            if T.royal[cap]:
+                st[ST_KSQ + 1 - c] = -1
+        _clear_piece(P, T, code, frm)
+        key ^= T.zob_board[code, frm]
+        if mv & PROMOTE:
+            code = T.promote_code[code]
+        _set_piece(P, T, code, to)
+        key ^= T.zob_board[code, to]
+        if T.royal[code]:
+            st[ST_KSQ + c] = to
+    P.moves[ply] = mv
+    P.caps[ply] = cap
+    st[ST_STM] = 1 - c
+    st[ST_PLY] = ply + 1
+    P.keys[ply + 1] = key ^ T.zob_side[0]
+
+
+@kernel
+def undo_move(P, T):
+    """Take back the last move played with :func:`do_move`."""
+    st = P.st
+    ply = st[ST_PLY] - 1
+    c = 1 - st[ST_STM]
+    mv = P.moves[ply]
+    cap = P.caps[ply]
+    to = mv & 0xFF
+    frm = (mv >> 8) & 0xFF
+    code = P.board[to]
+    _clear_piece(P, T, code, to)
+    if mv & DROP:
+        P.hands[c, frm] += 1
+    else:
+        if mv & PROMOTE:
+            code = T.demote_code[code]
+        _set_piece(P, T, code, frm)
+        if T.royal[code]:
+            st[ST_KSQ + c] = frm
+        if cap != 0:
+            _set_piece(P, T, cap, to)
+            hp = T.hand_type[cap]
+            if hp != 0:
+                P.hands[c, hp] -= 1
+            if T.royal[cap]:
+                st[ST_KSQ + 1 - c] = to
+    st[ST_STM] = c
+    st[ST_PLY] = ply
+
+
+# --------------------------------------------------------------- generation
+@kernel
+def _emit(out, n, T, mode, c, code, frm, to, quiet):
+    """Append the move(s) of ``code`` from ``frm`` to ``to``, with and/or without promotion.
+
+    In GEN_CAPTURES mode a ``quiet`` (non-capturing) move is kept only as a promotion.
+    """
+    base = to | (frm << 8)
+    if T.promote_code[code] != 0 and (T.zone[c, frm] or T.zone[c, to]):
+        out[n] = base | PROMOTE
+        n += 1
+        if not T.must_promote[code, to] and (mode == GEN_ALL or (not T.prefer_promote[code]
+                                                                  and not (quiet and mode == GEN_CAPTURES))):
+            out[n] = base
+            n += 1
+    elif not (quiet and mode == GEN_CAPTURES):
+        out[n] = base
+        n += 1
+    return n
+
+
+@kernel
+def _blocks_check(T, ksq, chk_sq, to):
+    """Whether a non-king move to ``to`` answers the single check from ``chk_sq`` (capture or interpose)."""
+    return to == chk_sq or (T.between_bb[ksq, chk_sq, T.sq_word[to]] & T.sq_mask[to]) != 0
+
+
+@kernel
+def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
+    """Legal non-drop moves of colour ``c``; appends to ``out`` from index ``n`` and returns the new length.
+
+    ``n_chk``/``chk_sq`` describe the checks on ``c``'s king (``ksq`` < 0 means no king: nothing is illegal);
+    ``row`` is the scratch row to use.
+    """
+    board = P.board
+    sc = P.scratch
+    L = T.rays.shape[2]
+    n_leap_cols = T.leap_list.shape[1]
+    n_pin = 0
+    if ksq >= 0 and n_chk < 2:
+        n_pin = _find_pins(P, T, c, ksq, row)
+    stride = T.params[3]
+    for w in range(P.bb.shape[1]):
+        pieces = P.bb[64 + c, w]
+        while pieces:
+            frm = w * stride + np.int64(trailing_zeros(pieces))
+            pieces &= pieces - np.uint64(1)
+            code = board[frm]
+            if T.royal[code]:
+                # King: every target must be safe with the king lifted off its square (sliders see through).
+                board[frm] = 0
+                for j in range(n_leap_cols):
+                    k = T.leap_list[code, j]
+                    if k < 0:
+                        break
+                    to = T.leap_dest[frm, k]
+                    if to < 0:
+                        continue
+                    tgt = board[to]
+                    if tgt != 0 and (tgt >> 5) == c:
+                        continue
+                    if mode == GEN_CAPTURES and tgt == 0:
+                        continue
+                    if not is_attacked(P, T, to, 1 - c):
+                        out[n] = to | (frm << 8)
+                        n += 1
+                board[frm] = code
+                continue
+            if n_chk >= 2:
+                continue
+            pin_d = -1
+            for j in range(n_pin):
+                if sc[row, SC_PIN_SQ + j] == frm:
+                    pin_d = sc[row, SC_PIN_DIR + j]
+            # Leaps (single steps and jumps).
+            for j in range(n_leap_cols):
+                k = T.leap_list[code, j]
+                if k < 0:
+                    break
+                to = T.leap_dest[frm, k]
+                if to < 0:
+                    continue
+                tgt = board[to]
+                if tgt != 0 and (tgt >> 5) == c:
+                    continue
+                if n_chk == 1 and not _blocks_check(T, ksq, chk_sq, to):
+                    continue
+                if pin_d >= 0 and T.line_dir[ksq, to] != pin_d:
+                    continue
+                n = _emit(out, n, T, mode, c, code, frm, to, tgt == 0)
+            # Slides.
+            for j in range(9):
+                d = T.slide_list[code, j]
+                if d < 0:
+                    break
+                if pin_d >= 0 and d != pin_d and d != ((pin_d + 4) & 7):
+                    continue
+                reach = T.slide_range[code, d]
+                for i in range(L):
+                    if i >= reach:
+                        break
+                    to = T.rays[frm, d, i]
+                    if to < 0:
+                        break
+                    tgt = board[to]
+                    if tgt != 0 and (tgt >> 5) == c:
+                        break
+                    if n_chk == 0 or _blocks_check(T, ksq, chk_sq, to):
+                        n = _emit(out, n, T, mode, c, code, frm, to, tgt == 0)
+                    if tgt != 0:
+                        break
+    return n
+
+
+@kernel
+def _checks_on(P, T, c, row):
+    """(number of checkers on colour ``c``'s king capped at 2, the first checker square)."""
+    ksq = P.st[ST_KSQ + c]
+    if ksq < 0:
+        return 0, -1
+    n = attackers_to(P, T, ksq, 1 - c, P.scratch[row, SC_CHECKERS:])
+    return min(n, 2), P.scratch[row, SC_CHECKERS]
+
+
+@kernel
+def _pawn_drop_mates(P, T, c, pawn, to, out):
+    """Whether dropping a pawn of colour ``c`` on ``to`` (which checks the enemy king) leaves no reply.
+
+    ``out`` is move space the test may overwrite (the caller's unused tail of its own move list).
+    """
+    do_move(P, T, to | (pawn << 8) | DROP)
+    e = 1 - c
+    n_chk, chk = _checks_on(P, T, e, 1)
+    n = _gen_board_moves(P, T, GEN_ALL, out, 0, e, P.st[ST_KSQ + e], n_chk, chk, 1)
+    undo_move(P, T)
+    return n == 0
+
+
+@kernel
+def generate(P, T, mode, out):
+    """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many."""
+    c = P.st[ST_STM]
+    ksq = P.st[ST_KSQ + c]
+    n_chk, chk_sq = _checks_on(P, T, c, 0)
+    n = _gen_board_moves(P, T, mode, out, 0, c, ksq, n_chk, chk_sq, 0)
+    if n_chk >= 2 or mode == GEN_CAPTURES or T.params[7] == 0:
+        return n
+    has_hand = False
+    for h in range(T.hand_types.shape[0]):
+        if P.hands[c, T.hand_types[h]] != 0:
+            has_hand = True
+    if not has_hand:
+        return n
+
+    # Drops go to empty squares, or between the king and a sliding checker.
+    W = P.bb.shape[1]
+    stride = T.params[3]
+    pawn = T.params[4]
+    own_pawns = P.bb[pawn + (c << 5)]
+    for w in range(W):
+        targets = T.board_bb[w] & ~(P.bb[64, w] | P.bb[65, w])
+        if n_chk == 1:
+            targets &= T.between_bb[ksq, chk_sq, w]
+        if targets == 0:
+            continue
+        for h in range(T.hand_types.shape[0]):
+            pt = T.hand_types[h]
+            if P.hands[c, pt] == 0:
+                continue
+            m = targets & T.drop_bb[c, pt, w]
+            mate_sq = -1
+            if pt == pawn:
+                if T.params[5] != 0:  # nifu: no second unpromoted pawn on a file
+                    for f in range(T.file_bb.shape[0]):
+                        fw = T.file_bb[f, w]
+                        if fw != 0 and (m & fw) != 0:
+                            for w2 in range(W):
+                                if own_pawns[w2] & T.file_bb[f, w2]:
+                                    m &= ~fw
+                                    break
+                eksq = P.st[ST_KSQ + 1 - c]
+                if eksq >= 0 and T.params[6] != 0:
+                    # The one square from which a pawn would check the enemy king: test uchifuzume there.
+                    k = T.leap_list[pawn + (c << 5), 0]
+                    mate_sq = T.leap_dest[eksq, T.rev_leap[k]]
+            while m:
+                to = w * stride + np.int64(trailing_zeros(m))
+                m &= m - np.uint64(1)
+                if to == mate_sq and _pawn_drop_mates(P, T, c, pt, to, out[n:]):
+                    continue
+                out[n] = to | (pt << 8) | DROP
+                n += 1
+    return n
+
+
+@kernel
+def perft(P, T, depth, buf):
+    """Count leaf nodes ``depth`` plies deep (bulk-counted at the last ply). ``buf``: int32[depth + 1, MAX_MOVES]."""
+    n = generate(P, T, GEN_ALL, buf[depth])
+    if depth <= 1:
+        return n if depth == 1 else 1
+    total = 0
+    for i in range(n):
+        do_move(P, T, buf[depth, i])
+        total += perft(P, T, depth - 1, buf)
+        undo_move(P, T)
+    return total
