@@ -2,7 +2,9 @@
 
 A :class:`Move` wraps the ``int32`` code used by the kernels (layout in :mod:`engine.kernels.movegen`) together
 with the board geometry needed to name its squares. USI strings: ``7g7f``, ``8h2b+``, ``P*5e``; files 10-13 take
-two digits (``13m12l``).
+two digits (``13m12l``). A two-step move names both legs, joined by a comma, the first leg ending on the middle
+square: ``7f6e,6e5d`` (lion double move or a capture in passing), ``7f6e,6e7f`` (igui, or a lion's pass when 6e is
+empty).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from .geometry import SHOGI_GEOMETRY, BoardGeometry
 from .kernels.movegen import DROP, HAS_MID, PROMOTE
 
 _BOARD_MOVE = re.compile(r"^(\d{1,2}[a-z])(\d{1,2}[a-z])(\+?)$")
+_TWO_LEG_MOVE = re.compile(r"^(\d{1,2}[a-z])(\d{1,2}[a-z]),(\d{1,2}[a-z])(\d{1,2}[a-z])(\+?)$")
 _DROP_MOVE = re.compile(r"^([A-Z])\*(\d{1,2}[a-z])$")
 
 
@@ -65,6 +68,11 @@ class Move:
         return cls(to_sq | (from_sq << 8) | (PROMOTE if promote else 0), geometry)
 
     @classmethod
+    def two_step(cls, from_sq: int, mid_sq: int, to_sq: int, promote: bool = False,
+                 geometry: BoardGeometry = SHOGI_GEOMETRY) -> "Move":
+        return cls(to_sq | (from_sq << 8) | (mid_sq << 18) | HAS_MID | (PROMOTE if promote else 0), geometry)
+
+    @classmethod
     def drop(cls, ptype: int, to_sq: int, geometry: BoardGeometry = SHOGI_GEOMETRY) -> "Move":
         return cls(to_sq | (ptype << 8) | DROP, geometry)
 
@@ -85,6 +93,12 @@ class Move:
             if m:
                 return cls.board_move(geometry.parse_square(m.group(1)), geometry.parse_square(m.group(2)),
                                       bool(m.group(3)), geometry)
+            m = _TWO_LEG_MOVE.match(text)
+            if m:
+                if m.group(2) != m.group(3):
+                    raise MoveParseError(f"{text!r}: the second leg must start where the first ends")
+                return cls.two_step(geometry.parse_square(m.group(1)), geometry.parse_square(m.group(2)),
+                                    geometry.parse_square(m.group(4)), bool(m.group(5)), geometry)
             m = _DROP_MOVE.match(text)
             if m:
                 if m.group(1) not in drop_letters:
@@ -100,7 +114,11 @@ class Move:
         g = self.geometry
         if self.is_drop:
             return f"{drop_letters[self.drop_type - 1]}*{g.square_name(self.to_sq)}"
-        return f"{g.square_name(self.from_sq)}{g.square_name(self.to_sq)}{'+' if self.is_promotion else ''}"
+        promo = "+" if self.is_promotion else ""
+        if self.middle_sq is not None:
+            mid = g.square_name(self.middle_sq)
+            return f"{g.square_name(self.from_sq)}{mid},{mid}{g.square_name(self.to_sq)}{promo}"
+        return f"{g.square_name(self.from_sq)}{g.square_name(self.to_sq)}{promo}"
 
     def __str__(self) -> str:
         return self.usi()

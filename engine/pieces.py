@@ -130,7 +130,8 @@ class PieceType:
     """One kind of piece of a variant.
 
     ``letter`` is the SFEN letter (upper case; promoted kinds are written ``+`` plus the base letter).
-    ``promotes_to`` names the promoted kind, ``royal`` marks a piece whose loss (capture or mate) ends the game.
+    ``promotes_to`` names the promoted kind, ``royal`` marks a piece whose loss (capture or mate) ends the game,
+    ``special`` names a move the Betza subset cannot express (added to the Betza moves by the kernels).
     """
 
     name: str
@@ -140,6 +141,7 @@ class PieceType:
     promotes_to: str | None = None
     royal: bool = False
     value: int = 0
+    special: str = ""  # a special mover in code: "pass-orthogonal", "pass-diagonal", "lion"
     leaps: frozenset = field(init=False, compare=False)
     slides: tuple = field(init=False, compare=False)
 

@@ -3,7 +3,9 @@
 >>> pos = Position.startpos()
 >>> len(pos.legal_moves())
 30
->>> pos.push("7g7f"); pos.sfen()
+>>> pos.push("7g7f").usi()
+'7g7f'
+>>> pos.sfen()
 'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
 >>> pos.pop().usi()
 '7g7f'
@@ -76,11 +78,12 @@ class Position:
             st=np.zeros(8, np.int64),
             keys=np.zeros(cap, np.uint64),
             moves=np.zeros(cap, np.int32),
-            caps=np.zeros(cap, np.int8),
+            undo=np.zeros(cap, np.int32),
             scratch=np.zeros((K.SCRATCH_LEVELS, 64), np.int64),
         )
         self.state.st[K.ST_KSQ:K.ST_KSQ + 2] = -1
         self.start_move_number = 1
+        self.max_plies = self.variant.max_plies  # game-length cap (a draw); 0 = none
         self._checks: list[bool] = []  # _checks[ply]: side to move at that ply is in check
         self._buf = np.empty(K.MAX_MOVES, np.int32)
         self.drop_letters = "".join(p.letter if len(p.letter) == 1 else "?" for p in self.variant.pieces)
@@ -111,6 +114,7 @@ class Position:
         other.variant, other.tables = self.variant, self.tables
         other.state = K.PosState(*(a.copy() for a in self.state))
         other.start_move_number = self.start_move_number
+        other.max_plies = self.max_plies
         other._checks = list(self._checks)
         other._buf = np.empty(K.MAX_MOVES, np.int32)
         other.drop_letters = self.drop_letters
@@ -167,7 +171,7 @@ class Position:
                 kings[code >> COLOR_SHIFT] += 1
             if T.must_promote[code, sq]:
                 raise SfenError(f"{v.piece(code & 31).name} on {g.square_name(sq)} could never move (SFEN {sfen!r})")
-        if max(kings) > 1:
+        if v.royal_rule == "check" and max(kings) > 1:
             raise SfenError(f"a side has more than one king in SFEN {sfen!r}")
         if v.nifu:
             pawn = v.ptype_of_letter[v.pawn]
@@ -182,8 +186,9 @@ class Position:
             w, m = g.sq_word[sq], g.sq_mask[sq]
             s.bb[code, w] |= m
             s.bb[64 + (code >> COLOR_SHIFT), w] |= m
-            if T.royal[code]:
+            if T.royal[code] and v.royal_rule == "check":
                 s.st[K.ST_KSQ + (code >> COLOR_SHIFT)] = sq
+        s.st[K.ST_ROYALS:K.ST_ROYALS + 2] = kings
         s.hands[:] = hands
         s.st[K.ST_STM] = 0 if side == "b" else 1
         s.st[K.ST_PLY] = 0
@@ -334,10 +339,21 @@ class Position:
         move = self._as_move(move)
         if not isinstance(move, Move):
             raise IllegalMoveError(f"not a move: {move!r}")
-        if move.code not in self.legal_codes().tolist():
+        legal = self.legal_codes().tolist()
+        if move.code not in legal and self._is_pass_form(move):
+            # Any empty square may spell a lion's pass; the canonical move uses the first empty neighbour.
+            passes = [c for c in legal if Move(c).middle_sq is not None and (c & 0xFF) == (c >> 8) & 0xFF
+                      and (c & 0xFF) == move.to_sq and self.state.board[Move(c).middle_sq] == 0]
+            if passes:
+                move = Move(passes[0], self.variant.geometry)
+        if move.code not in legal:
             raise IllegalMoveError(f"illegal move {self.move_usi(move)} in position {self.sfen()}")
         self.push_unchecked(move.code)
         return move
+
+    def _is_pass_form(self, move: Move) -> bool:
+        return (move.middle_sq is not None and move.from_sq == move.to_sq
+                and 0 <= move.middle_sq < len(self.state.board) and self.state.board[move.middle_sq] == 0)
 
     def push_unchecked(self, code: int) -> None:
         """Play a move code known to be legal (from :meth:`legal_codes`), without validation."""
@@ -359,7 +375,7 @@ class Position:
         if self.ply + 2 < len(s.keys):
             return
         grow = lambda a: np.concatenate([a, np.zeros_like(a)])
-        self.state = s._replace(keys=grow(s.keys), moves=grow(s.moves), caps=grow(s.caps))
+        self.state = s._replace(keys=grow(s.keys), moves=grow(s.moves), undo=grow(s.undo))
 
     # ------------------------------------------------------------ status
     def is_check(self) -> bool:
@@ -401,6 +417,37 @@ class Position:
         if all(self._checks[i] for i in theirs):
             return Repetition.LOSS
         return Repetition.DRAW
+
+    def result(self) -> tuple[float, str] | None:
+        """The game result if the game is over here: ``(score for sente, reason)``; ``None`` if it goes on.
+
+        Checked in this order: the side to move has lost its last royal (last-royal variants), the opponent has
+        made a try (a royal on its far rank that no legal move of ours captures), no legal move (checkmate or
+        otherwise a loss), sennichite (draw, or a loss for the side that checked throughout), the move cap (draw).
+        Entering-king declarations are moves (``win``) and are judged by the referee.
+        """
+        c = self.turn
+        lose = (1.0 if c == WHITE else 0.0)
+        st = self.state.st
+        if self.variant.royal_rule == "last_royal" and st[K.ST_ROYALS + c] == 0:
+            return lose, "royal captured"
+        legal = self.legal_codes()
+        if self.variant.try_rule:
+            targets = {int(c_) & 0xFF for c_ in legal} | {(int(c_) >> 18) & 0xFF for c_ in legal if c_ & K.HAS_MID}
+            for i in range(int(st[K.ST_ROYALS + 1 - c])):
+                sq = int(K.royal_square(self.state, self.tables, 1 - c, i))
+                if self.tables.far_rank[1 - c, sq] and sq not in targets:
+                    return lose, "try"
+        if len(legal) == 0:
+            return lose, "checkmate" if self.is_check() else "no legal moves"
+        rep = self.repetition()
+        if rep is Repetition.DRAW:
+            return 0.5, "sennichite"
+        if rep is not Repetition.NONE:
+            return (1.0 - lose if rep is Repetition.WIN else lose), "perpetual check"
+        if self.max_plies and self.move_number > self.max_plies:
+            return 0.5, "move limit"
+        return None
 
     def declaration_points(self, color: int) -> tuple[int, int]:
         """(points, pieces) for the entering-king declaration: own pieces in the enemy camp (king excluded)
@@ -450,7 +497,7 @@ class Position:
         while self.ply + depth + 2 >= len(self.state.keys):
             s = self.state
             grow = lambda a: np.concatenate([a, np.zeros_like(a)])
-            self.state = s._replace(keys=grow(s.keys), moves=grow(s.moves), caps=grow(s.caps))
+            self.state = s._replace(keys=grow(s.keys), moves=grow(s.moves), undo=grow(s.undo))
 
     def __iter__(self) -> Iterator[Move]:
         return iter(self.legal_moves())

@@ -22,10 +22,20 @@ MAX_HAND = 40  # hand counts hashed per count; more than any variant can hold of
 ZOBRIST_SEED = 0x5F0A_7A51_57A0_2026  # fixed, so keys (and transposition tables) are reproducible
 
 # Indices of the small integer parameter vector handed to kernels.
-P_N_SQUARES, P_N_FILES, P_N_RANKS, P_WORD_STRIDE, P_PAWN, P_NIFU, P_UCHIFUZUME, P_DROPS = range(8)
+(P_N_SQUARES, P_N_FILES, P_N_RANKS, P_WORD_STRIDE, P_PAWN, P_NIFU, P_UCHIFUZUME, P_DROPS,
+ P_LAST_ROYAL, P_TRY) = range(10)
+N_PARAMS = 16
+
+# Special movers (what Betza cannot say), by PieceType.special.
+SPECIAL_NONE = 0
+SPECIAL_PASS_ORTHOGONAL = 1  # violent ox: to the 2nd square orthogonally, capturing on the 1st in passing
+SPECIAL_PASS_DIAGONAL = 2  # flying dragon: the same diagonally
+SPECIAL_LION = 3  # chu-shogi lion: two king steps capturing on both, igui, pass
+SPECIAL_KINDS = {"": SPECIAL_NONE, "pass-orthogonal": SPECIAL_PASS_ORTHOGONAL,
+                 "pass-diagonal": SPECIAL_PASS_DIAGONAL, "lion": SPECIAL_LION}
 
 Tables = namedtuple("Tables", [
-    "params",        # int64[8]: see the P_* indices
+    "params",        # int64[N_PARAMS]: see the P_* indices
     "sq_word",       # int64[n_sq]: bitboard word of a square
     "sq_mask",       # uint64[n_sq]: bit of a square inside its word
     "board_bb",      # uint64[W]: every square
@@ -40,8 +50,11 @@ Tables = namedtuple("Tables", [
     "slide_range",   # int16[64, 8]: how far a piece code slides in a direction (0 = not at all)
     "slide_list",    # int16[64, 9]: directions a piece code slides in, -1 terminated
     "royal",         # bool[64]
+    "royal_types",   # int8[n]: the royal piece types
+    "special",       # int8[64]: SPECIAL_* mover of a piece code
+    "exchange",      # bool[64]: capturing this code converts it and removes the captor (drunk elephant)
+    "far_rank",      # bool[2, n_sq]: each colour's last rank (for the try rule)
     "promote_code",  # int8[64]: code after promotion, 0 if it cannot promote
-    "demote_code",   # int8[64]: code before promotion (itself if unpromoted)
     "hand_type",     # int8[64]: piece type that goes to the captor's hand (0: leaves the game)
     "prefer_promote",  # bool[64]: search may skip the non-promotion (pawn, bishop, rook)
     "zone",          # bool[2, n_sq]: promotion zone of each colour
@@ -91,6 +104,12 @@ class Variant:
     uchifuzume: bool = True
     hand_order: str = "RBGSNLP"  # SFEN hand order
     pawn: str = "P"
+    #: "check": one king that may never be left attacked (shogi); "last_royal": several royals, and a move is
+    #: illegal only if it leaves the opponent able to capture the mover's last one (dai shogi).
+    royal_rule: str = "check"
+    try_rule: bool = False  # a royal on the far rank that the opponent cannot capture wins
+    exchange_piece: str | None = None  # letter of the drunk-elephant-style exchange piece
+    max_plies: int = 0  # game-length cap (a draw), 0 for none; a rule option
 
     # ------------------------------------------------------------- lookups
     @cached_property
@@ -145,11 +164,19 @@ class Variant:
         slide_range = np.zeros((N_CODES, N_DIRECTIONS), dtype=np.int16)
         slide_list = np.full((N_CODES, N_DIRECTIONS + 1), -1, dtype=np.int16)
         royal = np.zeros(N_CODES, dtype=np.bool_)
+        special = np.zeros(N_CODES, dtype=np.int8)
+        exchange = np.zeros(N_CODES, dtype=np.bool_)
         promote_code = np.zeros(N_CODES, dtype=np.int8)
-        demote_code = np.zeros(N_CODES, dtype=np.int8)
         hand_type = np.zeros(N_CODES, dtype=np.int8)
         prefer_promote = np.zeros(N_CODES, dtype=np.bool_)
-        demoted_ptype = {lt[p.promotes_to]: i + 1 for i, p in enumerate(self.pieces) if p.promotes_to}
+        # Captured pieces go to hand unpromoted; a promoted kind must then come from exactly one base kind.
+        demoted_ptype: dict[int, int] = {}
+        if self.drops:
+            for i, p in enumerate(self.pieces):
+                if p.promotes_to:
+                    if lt[p.promotes_to] in demoted_ptype:
+                        raise ValueError(f"{p.promotes_to} is the promotion of two kinds: cannot drop it unpromoted")
+                    demoted_ptype[lt[p.promotes_to]] = i + 1
         for i, p in enumerate(self.pieces):
             pt = i + 1
             for color in (0, 1):
@@ -164,13 +191,20 @@ class Variant:
                     dirs.append(d)
                 slide_list[code, :len(dirs)] = sorted(dirs)
                 royal[code] = p.royal
+                special[code] = SPECIAL_KINDS[p.special]
+                exchange[code] = p.letter == self.exchange_piece
                 if p.promotes_to:
                     promote_code[code] = self.code(lt[p.promotes_to], color)
                 base = demoted_ptype.get(pt, pt)
-                demote_code[code] = self.code(base, color)
                 hand_type[code] = base if (self.drops and not p.royal) else 0
                 prefer_promote[code] = p.letter in ("P", "B", "R")
 
+        if self.royal_rule not in ("check", "last_royal"):
+            raise ValueError(f"unknown royal_rule {self.royal_rule!r}")
+        far_rank = np.zeros((2, n_sq), dtype=np.bool_)
+        for sq in range(n_sq):
+            far_rank[0, sq] = g.rank_of(sq) == 0
+            far_rank[1, sq] = g.rank_of(sq) == g.n_ranks - 1
         zone = np.zeros((2, n_sq), dtype=np.bool_)
         for sq in range(n_sq):
             r = g.rank_of(sq)
@@ -200,18 +234,21 @@ class Variant:
         zob_hand = draw(2, 32, MAX_HAND + 1)
         zob_side = draw(1)
 
-        params = np.zeros(8, dtype=np.int64)
+        params = np.zeros(N_PARAMS, dtype=np.int64)
         params[P_N_SQUARES], params[P_N_FILES], params[P_N_RANKS] = n_sq, g.n_files, g.n_ranks
         params[P_WORD_STRIDE] = g.word_stride
         params[P_PAWN] = lt.get(self.pawn, 0)
         params[P_NIFU], params[P_UCHIFUZUME], params[P_DROPS] = self.nifu, self.uchifuzume, self.drops
+        params[P_LAST_ROYAL], params[P_TRY] = self.royal_rule == "last_royal", self.try_rule
 
         return Tables(
             params=params, sq_word=g.sq_word, sq_mask=g.sq_mask, board_bb=g.board_bb, file_bb=g.file_bb,
             rays=g.rays, line_dir=g.line_dir, between_bb=g.between_bb,
             leap_dest=leap_dest, rev_leap=rev_leap, leap_ok=leap_ok, leap_list=leap_list,
-            slide_range=slide_range, slide_list=slide_list, royal=royal, promote_code=promote_code,
-            demote_code=demote_code, hand_type=hand_type, prefer_promote=prefer_promote, zone=zone,
+            slide_range=slide_range, slide_list=slide_list, royal=royal,
+            royal_types=np.array(self.royal_ptypes, dtype=np.int8), special=special, exchange=exchange,
+            far_rank=far_rank, promote_code=promote_code,
+            hand_type=hand_type, prefer_promote=prefer_promote, zone=zone,
             must_promote=must_promote, drop_bb=drop_bb,
             hand_types=np.array(self.hand_ptypes, dtype=np.int8), zob_board=zob_board, zob_hand=zob_hand,
             zob_side=zob_side,

@@ -140,3 +140,108 @@ class RefBoard:
 def reference_legal_moves(pos: Position) -> set[str]:
     """Legal moves of ``pos`` in USI notation, computed the slow way."""
     return RefBoard(pos).legal()
+
+
+class RefBoardLastRoyal(RefBoard):
+    """The reference for last-royal variants (dai shogi): special movers, the exchange piece, last-royal legality."""
+
+    def __init__(self, pos: Position) -> None:
+        super().__init__(pos)
+        self.special = {p.letter: p.special for p in self.variant.pieces}
+        self.exchange = self.variant.exchange_piece
+
+    def _step_squares(self, f: int, r: int):
+        from engine.geometry import DIRECTIONS
+        for df, dr in DIRECTIONS:
+            if self._on(f + df, r + dr):
+                yield (f + df, r + dr), (df, dr)
+
+    def _with_promotions(self, letter, color, frm, to, usi, action_for):
+        """Yield (usi, action) for the plain and promoted versions, as the zone rules allow."""
+        promo = self.promotes[letter]
+        target = self.cells.get(to)
+        exchange_capture = target is not None and target[0] == self.exchange and target[1] != color
+        can_promote = promo and (self.in_zone(color, frm[1]) or self.in_zone(color, to[1])) and not exchange_capture
+        if can_promote:
+            yield usi + "+", action_for(promo)
+        if not can_promote or self.can_ever_move(letter, color, *to):
+            yield usi, action_for(letter)
+
+    def pseudo_moves(self):
+        color = self.turn
+        for (f, r), (letter, c) in list(self.cells.items()):
+            if c != color:
+                continue
+            here = self.name(f, r)
+            for to in self.targets(f, r):
+                yield from self._with_promotions(letter, color, (f, r), to, here + self.name(*to),
+                                                 lambda l, to=to: ((f, r), None, to, l))
+            kind = self.special[letter]
+            if kind in ("pass-orthogonal", "pass-diagonal"):
+                for (s1, (df, dr)) in self._step_squares(f, r):
+                    if (df == 0 or dr == 0) != (kind == "pass-orthogonal"):
+                        continue
+                    p1 = self.cells.get(s1)
+                    s2 = (f + 2 * df, r + 2 * dr)
+                    if p1 is None or p1[1] == color or not self._on(*s2):
+                        continue
+                    p2 = self.cells.get(s2)
+                    if p2 is not None and p2[1] == color:
+                        continue
+                    usi = f"{here}{self.name(*s1)},{self.name(*s1)}{self.name(*s2)}"
+                    yield from self._with_promotions(letter, color, (f, r), s2, usi,
+                                                     lambda l, s1=s1, s2=s2: ((f, r), s1, s2, l))
+            elif kind == "lion":
+                empties = [s for s, _ in self._step_squares(f, r) if s not in self.cells]
+                for mid, _ in self._step_squares(f, r):
+                    pm = self.cells.get(mid)
+                    if pm is None or pm[1] == color:
+                        continue
+                    for to, _ in self._step_squares(*mid):
+                        pt = self.cells.get(to)
+                        if to != (f, r) and pt is not None and pt[1] == color:
+                            continue
+                        usi = f"{here}{self.name(*mid)},{self.name(*mid)}{self.name(*to)}"
+                        yield usi, ((f, r), mid, to, letter)
+                if empties:
+                    mid = empties[0]
+                    yield f"{here}{self.name(*mid)},{self.name(*mid)}{here}", ((f, r), mid, (f, r), letter)
+
+    def play(self, action) -> "RefBoardLastRoyal":
+        frm, mid, to, letter = action
+        nb = RefBoardLastRoyal.__new__(RefBoardLastRoyal)
+        nb.__dict__.update(self.__dict__)
+        nb.cells = dict(self.cells)
+        color = self.turn
+        del nb.cells[frm]
+        if mid is not None and mid in nb.cells:
+            captured = nb.cells.pop(mid)
+            if captured[0] == self.exchange:
+                nb.cells[mid] = (captured[0], color)  # converted in place, the mover goes on
+        target = nb.cells.get(to)
+        if target is not None and target[0] == self.exchange and target[1] != color:
+            nb.cells[to] = (target[0], color)  # the captor is removed instead
+        else:
+            nb.cells[to] = (letter, color)
+        nb.turn = 1 - color
+        return nb
+
+    def royals(self, color: int):
+        return [sq for sq, (l, c) in self.cells.items() if c == color and l in self.royal]
+
+    def legal(self, check_uchifuzume: bool = True) -> set[str]:
+        out = set()
+        for usi, action in self.pseudo_moves():
+            nb = self.play(action)
+            mine = nb.royals(self.turn)
+            if not mine:
+                continue
+            if len(mine) == 1 and any(mine[0] in nb.targets(*sq) for sq, (_, c) in nb.cells.items()
+                                      if c != self.turn):
+                continue
+            out.add(usi)
+        return out
+
+
+def reference_legal_moves_last_royal(pos: Position) -> set[str]:
+    return RefBoardLastRoyal(pos).legal()

@@ -27,6 +27,8 @@ from collections import namedtuple
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_PAWN, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
+                       SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import kernel
 
 PROMOTE = 1 << 16
@@ -40,7 +42,14 @@ GEN_SEARCH = 1  # legal moves minus the non-promotions of pawn, bishop and rook
 GEN_CAPTURES = 2  # legal captures and promotions (for quiescence search), search-style promotions
 
 # State vector indices.
-ST_STM, ST_PLY, ST_KSQ = 0, 1, 2  # ST_KSQ + color: that side's king square (-1: no king)
+ST_STM, ST_PLY = 0, 1
+ST_KSQ = 2  # ST_KSQ + colour: that side's king square (-1: none; only kept for one-king variants)
+ST_ROYALS = 4  # ST_ROYALS + colour: number of that side's royal pieces on the board
+
+# Undo-record flags.
+U_EXCHANGE_TO = 1  # the captured exchange piece on `to` was converted and the captor removed
+U_EXCHANGE_MID = 2  # the captured exchange piece on the middle square was converted in place
+
 
 PosState = namedtuple("PosState", [
     "board",  # int8[n_sq]: piece code per square, 0 = empty
@@ -49,7 +58,7 @@ PosState = namedtuple("PosState", [
     "st",     # int64[8]: side to move, ply from the root, king squares
     "keys",   # uint64[capacity]: Zobrist key of the position at each ply (keys[st[ST_PLY]] is current)
     "moves",  # int32[capacity]: move made at each ply
-    "caps",   # int8[capacity]: piece code captured at each ply
+    "undo",   # int32[capacity]: per ply: captured code | captured-at-middle << 8 | U_* flags << 16 | mover << 24
     "scratch",  # int64[SCRATCH_LEVELS, 64]: work space of the kernels (they may not allocate)
 ])
 SCRATCH_LEVELS = 2  # generate() uses level 0, the uchifuzume test inside it level 1
@@ -139,7 +148,13 @@ def attackers_to(P, T, sq, by, out):
 
 @kernel
 def in_check(P, T):
+    """Whether the side to move's king (in last-royal variants: any of its royals) is attacked."""
     c = P.st[ST_STM]
+    if T.params[P_LAST_ROYAL] != 0:
+        for i in range(P.st[ST_ROYALS + c]):
+            if is_attacked(P, T, royal_square(P, T, c, i), 1 - c):
+                return True
+        return False
     ksq = P.st[ST_KSQ + c]
     return ksq >= 0 and is_attacked(P, T, ksq, 1 - c)
 
@@ -176,8 +191,44 @@ def _find_pins(P, T, c, ksq, row):
 
 # ------------------------------------------------------------- make / unmake
 @kernel
+def _take(P, T, c, cap, sq, key):
+    """Colour ``c`` captures ``cap`` on ``sq``: off the board, into the hand (if the variant drops), royal count."""
+    _clear_piece(P, T, cap, sq)
+    key ^= T.zob_board[cap, sq]
+    hp = T.hand_type[cap]
+    if hp != 0:
+        n = P.hands[c, hp]
+        key ^= T.zob_hand[c, hp, n] ^ T.zob_hand[c, hp, n + 1]
+        P.hands[c, hp] = n + 1
+    if T.royal[cap]:
+        P.st[ST_ROYALS + 1 - c] -= 1
+        if P.st[ST_KSQ + 1 - c] == sq:
+            P.st[ST_KSQ + 1 - c] = -1
+    return key
+
+
+@kernel
+def _untake(P, T, c, cap, sq):
+    """Inverse of :func:`_take` (the key is restored from history, not recomputed)."""
+    _set_piece(P, T, cap, sq)
+    hp = T.hand_type[cap]
+    if hp != 0:
+        P.hands[c, hp] -= 1
+    if T.royal[cap]:
+        P.st[ST_ROYALS + 1 - c] += 1
+        if P.st[ST_KSQ + 1 - c] < 0 and T.params[P_LAST_ROYAL] == 0:
+            P.st[ST_KSQ + 1 - c] = sq
+
+
+@kernel
 def do_move(P, T, mv):
-    """Play ``mv`` (assumed legal) and push it on the history arrays."""
+    """Play ``mv`` (assumed legal) and push it on the history arrays.
+
+    A two-step move (HAS_MID) captures on the middle square first (lion, violent ox, flying dragon); ``to`` may equal
+    the origin (igui, pass). Where the variant has an exchange piece (the drunk elephant), capturing it removes the
+    captor instead and turns the captured piece to the captor's side; captured on the middle square it is converted
+    in place and the mover goes on.
+    """
     st = P.st
     c = st[ST_STM]
     ply = st[ST_PLY]
@@ -185,9 +236,12 @@ def do_move(P, T, mv):
     to = mv & 0xFF
     frm = (mv >> 8) & 0xFF
     cap = 0
+    cap_mid = 0
+    flags = 0
     if mv & DROP:
         pt = frm
         code = pt + (c << 5)
+        mover = code
         n = P.hands[c, pt]
         key ^= T.zob_hand[c, pt, n] ^ T.zob_hand[c, pt, n - 1]
         P.hands[c, pt] = n - 1
@@ -195,27 +249,41 @@ def do_move(P, T, mv):
         key ^= T.zob_board[code, to]
     else:
         code = P.board[frm]
-        cap = P.board[to]
-        if cap != 0:
-            _clear_piece(P, T, cap, to)
-            key ^= T.zob_board[cap, to]
-            hp = T.hand_type[cap]
-            if hp != 0:
-                n = P.hands[c, hp]
-                key ^= T.zob_hand[c, hp, n] ^ T.zob_hand[c, hp, n + 1]
-                P.hands[c, hp] = n + 1
-            if T.royal[cap]:
-                st[ST_KSQ + 1 - c] = -1
+        mover = code
         _clear_piece(P, T, code, frm)
         key ^= T.zob_board[code, frm]
-        if mv & PROMOTE:
-            code = T.promote_code[code]
-        _set_piece(P, T, code, to)
-        key ^= T.zob_board[code, to]
-        if T.royal[code]:
-            st[ST_KSQ + c] = to
+        if mv & HAS_MID:
+            mid = (mv >> 18) & 0xFF
+            cap_mid = P.board[mid]
+            if cap_mid != 0:
+                key = _take(P, T, c, cap_mid, mid, key)
+                if T.exchange[cap_mid]:
+                    _set_piece(P, T, cap_mid ^ 32, mid)
+                    key ^= T.zob_board[cap_mid ^ 32, mid]
+                    flags |= U_EXCHANGE_MID
+        cap = P.board[to]
+        if cap != 0:
+            key = _take(P, T, c, cap, to, key)
+            if T.exchange[cap]:
+                _set_piece(P, T, cap ^ 32, to)
+                key ^= T.zob_board[cap ^ 32, to]
+                flags |= U_EXCHANGE_TO
+        if flags & U_EXCHANGE_TO:
+            if T.royal[code]:  # the captor leaves the board
+                st[ST_ROYALS + c] -= 1
+                if st[ST_KSQ + c] == frm:
+                    st[ST_KSQ + c] = -1
+        else:
+            if mv & PROMOTE:
+                code = T.promote_code[code]
+                if T.royal[code] and not T.royal[mover]:  # drunk elephant -> prince
+                    st[ST_ROYALS + c] += 1
+            _set_piece(P, T, code, to)
+            key ^= T.zob_board[code, to]
+            if T.royal[code] and T.params[P_LAST_ROYAL] == 0:
+                st[ST_KSQ + c] = to
     P.moves[ply] = mv
-    P.caps[ply] = cap
+    P.undo[ply] = cap | (cap_mid << 8) | (flags << 16) | (mover << 24)
     st[ST_STM] = 1 - c
     st[ST_PLY] = ply + 1
     P.keys[ply + 1] = key ^ T.zob_side[0]
@@ -228,39 +296,51 @@ def undo_move(P, T):
     ply = st[ST_PLY] - 1
     c = 1 - st[ST_STM]
     mv = P.moves[ply]
-    cap = P.caps[ply]
+    rec = P.undo[ply]
+    cap = rec & 0xFF
+    cap_mid = (rec >> 8) & 0xFF
+    flags = (rec >> 16) & 0xFF
+    mover = (rec >> 24) & 0x7F
     to = mv & 0xFF
     frm = (mv >> 8) & 0xFF
-    code = P.board[to]
-    _clear_piece(P, T, code, to)
     if mv & DROP:
+        _clear_piece(P, T, P.board[to], to)
         P.hands[c, frm] += 1
     else:
-        if mv & PROMOTE:
-            code = T.demote_code[code]
-        _set_piece(P, T, code, frm)
-        if T.royal[code]:
-            st[ST_KSQ + c] = frm
+        placed = P.board[to]  # the mover, or the converted exchange piece
+        _clear_piece(P, T, placed, to)
+        if flags & U_EXCHANGE_TO:
+            if T.royal[mover]:
+                st[ST_ROYALS + c] += 1
+        elif T.royal[placed] and not T.royal[mover]:
+            st[ST_ROYALS + c] -= 1
         if cap != 0:
-            _set_piece(P, T, cap, to)
-            hp = T.hand_type[cap]
-            if hp != 0:
-                P.hands[c, hp] -= 1
-            if T.royal[cap]:
-                st[ST_KSQ + 1 - c] = to
+            _untake(P, T, c, cap, to)
+        if mv & HAS_MID:
+            mid = (mv >> 18) & 0xFF
+            if flags & U_EXCHANGE_MID:
+                _clear_piece(P, T, cap_mid ^ 32, mid)
+            if cap_mid != 0:
+                _untake(P, T, c, cap_mid, mid)
+        _set_piece(P, T, mover, frm)
+        if T.royal[mover] and T.params[P_LAST_ROYAL] == 0:
+            st[ST_KSQ + c] = frm
     st[ST_STM] = c
     st[ST_PLY] = ply
 
 
 # --------------------------------------------------------------- generation
 @kernel
-def _emit(out, n, T, mode, c, code, frm, to, quiet):
-    """Append the move(s) of ``code`` from ``frm`` to ``to``, with and/or without promotion.
+def _emit(out, n, T, mode, c, code, frm, to, tgt, extra):
+    """Append the move(s) of ``code`` from ``frm`` to ``to`` (capturing ``tgt``, 0 if empty), with and/or without
+    promotion; ``extra`` carries the middle-square bits of a two-step move.
 
-    In GEN_CAPTURES mode a ``quiet`` (non-capturing) move is kept only as a promotion.
+    In GEN_CAPTURES mode a quiet move is kept only as a promotion. Capturing an exchange piece removes the captor,
+    so such a capture is generated once, unpromoted.
     """
-    base = to | (frm << 8)
-    if T.promote_code[code] != 0 and (T.zone[c, frm] or T.zone[c, to]):
+    base = to | (frm << 8) | extra
+    quiet = tgt == 0 and extra == 0
+    if T.promote_code[code] != 0 and (T.zone[c, frm] or T.zone[c, to]) and not T.exchange[tgt]:
         out[n] = base | PROMOTE
         n += 1
         if not T.must_promote[code, to] and (mode == GEN_ALL or (not T.prefer_promote[code]
@@ -270,6 +350,60 @@ def _emit(out, n, T, mode, c, code, frm, to, quiet):
     elif not (quiet and mode == GEN_CAPTURES):
         out[n] = base
         n += 1
+    return n
+
+
+@kernel
+def _gen_special(P, T, mode, out, n, c, code, frm):
+    """Moves of the special movers: passing captures (violent ox, flying dragon) and the lion's double moves.
+
+    Their plain one- and two-square moves are Betza leaps generated elsewhere; here come only the moves that
+    capture on the first square and go on (encoded with the middle square), the lion's igui (capture and return)
+    and its pass (out to an empty square and back: one canonical move, via the first empty neighbour).
+    """
+    board = P.board
+    kind = T.special[code]
+    if kind == SPECIAL_PASS_ORTHOGONAL or kind == SPECIAL_PASS_DIAGONAL:
+        for d in range(kind - 1, 8, 2):  # orthogonal directions are even, diagonal ones odd
+            s1 = T.rays[frm, d, 0]
+            if s1 < 0:
+                continue
+            p1 = board[s1]
+            if p1 == 0 or (p1 >> 5) == c:
+                continue
+            s2 = T.rays[frm, d, 1]
+            if s2 < 0:
+                continue
+            p2 = board[s2]
+            if p2 != 0 and (p2 >> 5) == c:
+                continue
+            n = _emit(out, n, T, mode, c, code, frm, s2, p2, (s1 << 18) | HAS_MID)
+    elif kind == SPECIAL_LION:
+        first_empty = -1
+        for d in range(8):
+            mid = T.rays[frm, d, 0]
+            if mid < 0:
+                continue
+            pm = board[mid]
+            if pm == 0:
+                if first_empty < 0:
+                    first_empty = mid
+                continue
+            if (pm >> 5) == c:
+                continue
+            for d2 in range(8):
+                to = T.rays[mid, d2, 0]
+                if to < 0:
+                    continue
+                tgt = 0
+                if to != frm:  # to == frm is igui: capture and return
+                    tgt = board[to]
+                    if tgt != 0 and (tgt >> 5) == c:
+                        continue
+                n = _emit(out, n, T, mode, c, code, frm, to, tgt, (mid << 18) | HAS_MID)
+        if first_empty >= 0 and mode != GEN_CAPTURES:
+            out[n] = frm | (frm << 8) | (first_empty << 18) | HAS_MID
+            n += 1
     return n
 
 
@@ -293,14 +427,14 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
     n_pin = 0
     if ksq >= 0 and n_chk < 2:
         n_pin = _find_pins(P, T, c, ksq, row)
-    stride = T.params[3]
+    stride = T.params[P_WORD_STRIDE]
     for w in range(P.bb.shape[1]):
         pieces = P.bb[64 + c, w]
         while pieces:
             frm = w * stride + np.int64(trailing_zeros(pieces))
             pieces &= pieces - np.uint64(1)
             code = board[frm]
-            if T.royal[code]:
+            if T.royal[code] and ksq >= 0:
                 # King: every target must be safe with the king lifted off its square (sliders see through).
                 board[frm] = 0
                 for j in range(n_leap_cols):
@@ -341,7 +475,7 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                     continue
                 if pin_d >= 0 and T.line_dir[ksq, to] != pin_d:
                     continue
-                n = _emit(out, n, T, mode, c, code, frm, to, tgt == 0)
+                n = _emit(out, n, T, mode, c, code, frm, to, tgt, 0)
             # Slides.
             for j in range(9):
                 d = T.slide_list[code, j]
@@ -360,10 +494,83 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                     if tgt != 0 and (tgt >> 5) == c:
                         break
                     if n_chk == 0 or _blocks_check(T, ksq, chk_sq, to):
-                        n = _emit(out, n, T, mode, c, code, frm, to, tgt == 0)
+                        n = _emit(out, n, T, mode, c, code, frm, to, tgt, 0)
                     if tgt != 0:
                         break
+            if T.special[code] != 0:
+                n = _gen_special(P, T, mode, out, n, c, code, frm)
     return n
+
+
+@kernel
+def royal_square(P, T, c, index):
+    """Square of colour ``c``'s ``index``-th royal piece (in type order, then square order), -1 if none."""
+    stride = T.params[P_WORD_STRIDE]
+    for h in range(T.royal_types.shape[0]):
+        row = P.bb[T.royal_types[h] + (c << 5)]
+        for w in range(row.shape[0]):
+            bits = row[w]
+            while bits:
+                if index == 0:
+                    return w * stride + np.int64(trailing_zeros(bits))
+                index -= 1
+                bits &= bits - np.uint64(1)
+    return -1
+
+
+@kernel
+def last_royal_safe(P, T, c):
+    """Whether colour ``c`` keeps a royal the opponent cannot take (several royals, or one not attacked)."""
+    n = P.st[ST_ROYALS + c]
+    if n >= 2:
+        return True
+    if n == 0:
+        return False
+    return not is_attacked(P, T, royal_square(P, T, c, 0), 1 - c)
+
+
+@kernel
+def _generate_last_royal(P, T, mode, out, c):
+    """Legal moves where several royals may stand: a move is illegal only if it leaves the opponent able to capture
+    the mover's last royal (or loses the last royal in an exchange).
+
+    Only the moves that can change that are tried on the board: with one royal, the royal's own moves, moves of
+    pieces standing between it and an enemy slider, two-step moves (a capture on the middle square can open a
+    line), or every move while the royal is attacked; with two royals, a royal capturing the exchange piece.
+    """
+    n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
+    royals = P.st[ST_ROYALS + c]
+    if royals >= 3:
+        return n
+    rsq = -1
+    attacked = False
+    n_pin = 0
+    if royals == 1:
+        rsq = royal_square(P, T, c, 0)
+        attacked = is_attacked(P, T, rsq, 1 - c)
+        if not attacked:
+            n_pin = _find_pins(P, T, c, rsq, 0)
+    kept = 0
+    for i in range(n):
+        mv = out[i]
+        frm = (mv >> 8) & 0xFF
+        mover = P.board[frm]
+        if royals == 2:
+            test = T.royal[mover] and T.exchange[P.board[mv & 0xFF]]
+        else:
+            test = attacked or T.royal[mover] or (mv & HAS_MID) != 0
+            for j in range(n_pin):
+                if P.scratch[0, SC_PIN_SQ + j] == frm:
+                    test = True
+        if test:
+            do_move(P, T, mv)
+            ok = last_royal_safe(P, T, c)
+            undo_move(P, T)
+            if not ok:
+                continue
+        out[kept] = mv
+        kept += 1
+    return kept
 
 
 @kernel
@@ -394,10 +601,12 @@ def _pawn_drop_mates(P, T, c, pawn, to, out):
 def generate(P, T, mode, out):
     """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many."""
     c = P.st[ST_STM]
+    if T.params[P_LAST_ROYAL] != 0:
+        return _generate_last_royal(P, T, mode, out, c)
     ksq = P.st[ST_KSQ + c]
     n_chk, chk_sq = _checks_on(P, T, c, 0)
     n = _gen_board_moves(P, T, mode, out, 0, c, ksq, n_chk, chk_sq, 0)
-    if n_chk >= 2 or mode == GEN_CAPTURES or T.params[7] == 0:
+    if n_chk >= 2 or mode == GEN_CAPTURES or T.params[P_DROPS] == 0:
         return n
     has_hand = False
     for h in range(T.hand_types.shape[0]):
@@ -408,8 +617,8 @@ def generate(P, T, mode, out):
 
     # Drops go to empty squares, or between the king and a sliding checker.
     W = P.bb.shape[1]
-    stride = T.params[3]
-    pawn = T.params[4]
+    stride = T.params[P_WORD_STRIDE]
+    pawn = T.params[P_PAWN]
     own_pawns = P.bb[pawn + (c << 5)]
     for w in range(W):
         targets = T.board_bb[w] & ~(P.bb[64, w] | P.bb[65, w])
@@ -424,7 +633,7 @@ def generate(P, T, mode, out):
             m = targets & T.drop_bb[c, pt, w]
             mate_sq = -1
             if pt == pawn:
-                if T.params[5] != 0:  # nifu: no second unpromoted pawn on a file
+                if T.params[P_NIFU] != 0:  # nifu: no second unpromoted pawn on a file
                     for f in range(T.file_bb.shape[0]):
                         fw = T.file_bb[f, w]
                         if fw != 0 and (m & fw) != 0:
@@ -433,7 +642,7 @@ def generate(P, T, mode, out):
                                     m &= ~fw
                                     break
                 eksq = P.st[ST_KSQ + 1 - c]
-                if eksq >= 0 and T.params[6] != 0:
+                if eksq >= 0 and T.params[P_UCHIFUZUME] != 0:
                     # The one square from which a pawn would check the enemy king: test uchifuzume there.
                     k = T.leap_list[pawn + (c << 5), 0]
                     mate_sq = T.leap_dest[eksq, T.rev_leap[k]]

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from ..variant import Variant
+from .daishogi2017 import DAISHOGI2017
 from .shogi import SHOGI
 
 #: The six games of the project. Only those with a rules module are playable so far.
 VARIANT_IDS = ("shogi", "fantasista", "turncoat", "mawarikudoi", "daishogi2017", "enokian")
-_REGISTRY: dict[str, Variant] = {"shogi": SHOGI}
+_REGISTRY: dict[str, Variant] = {"shogi": SHOGI, "daishogi2017": DAISHOGI2017}
 
 
 def available_variants() -> tuple[str, ...]:

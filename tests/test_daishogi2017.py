@@ -1,0 +1,190 @@
+"""Dai shogi 2017: the kernels against the slow reference, and one focused test per special rule."""
+import random
+
+import pytest
+
+from engine import IllegalMoveError, Position
+
+from .reference_movegen import reference_legal_moves_last_royal
+from .test_reference_generator import random_positions
+
+V = "daishogi2017"
+
+
+def moves(sfen):
+    pos = Position.from_sfen(sfen, V)
+    return {pos.move_usi(m) for m in pos.legal_codes()}
+
+
+def board(rows: dict[str, str], side: str = "b") -> str:
+    """A 13x13 SFEN from {rank letter: rank text}; unnamed ranks are empty."""
+    return "/".join(rows.get(r, "13") for r in "abcdefghijklm") + f" {side} - 1"
+
+
+def test_start_position_round_trips_and_counts():
+    pos = Position.startpos(V)
+    assert Position.from_sfen(pos.sfen(), V).sfen() == pos.sfen()
+    assert len(pos.legal_codes()) == len(reference_legal_moves_last_royal(pos))
+
+
+def test_kernel_agrees_with_reference_on_random_games():
+    checked = 0
+    for seed in range(3):
+        for pos in random_positions(Position.startpos(V), 10 + seed, 100, plies=250):
+            ours = {pos.move_usi(m) for m in pos.legal_codes()}
+            assert ours == reference_legal_moves_last_royal(pos), pos.sfen()
+            assert Position.from_sfen(pos.sfen(), V).sfen() == pos.sfen()
+            checked += 1
+    assert checked == 300
+
+
+def test_perft_3_matches_reference():
+    pos = Position.startpos(V)
+    total = 0
+    for m1 in reference_legal_moves_last_royal(pos):
+        p1 = pos.copy()
+        p1.push(m1)
+        for m2 in reference_legal_moves_last_royal(p1):
+            p2 = p1.copy()
+            p2.push(m2)
+            total += len(reference_legal_moves_last_royal(p2))
+    assert pos.perft(3) == total
+
+
+SPECIALS = "6k6/4a3e4/13/2z3o3w2/5J7/3P2E2p3/1o4Z6/4e3W4/8x4/2Z3O3W2/13/4A3E4/6K6 b - 1"
+
+
+def test_kernel_agrees_with_reference_among_lions_oxen_and_elephants():
+    """Random play from a crowded position so lion double moves, passes, igui, passing captures, exchanges and
+    several royals all occur (the start position rarely gets there in random play)."""
+    start = Position.from_sfen(SPECIALS, V)
+    for pos in random_positions(start, 20, 150, plies=60):
+        assert {pos.move_usi(m) for m in pos.legal_codes()} == reference_legal_moves_last_royal(pos), pos.sfen()
+
+
+def test_make_unmake_restores_state_and_key():
+    for pos in random_positions(Position.from_sfen(SPECIALS, V), 5, 20, plies=40):
+        start, key = pos.sfen(), pos.key
+        for code in pos.legal_codes():
+            pos.push_unchecked(int(code))
+            assert pos.key == Position.from_sfen(pos.sfen(), V).key
+            pos.pop()
+            assert pos.sfen() == start and pos.key == key
+
+
+def test_lion_has_24_destinations_and_a_pass():
+    alone = moves(board({"a": "6k6", "g": "6Z6", "m": "6K6"}))
+    lion = {m for m in alone if m.startswith("7g")}
+    plain = {m for m in lion if "," not in m}
+    assert len(plain) == 24
+    assert lion - plain == {"7g7f,7f7g"}  # the pass, spelt via the first empty neighbour (direction order)
+
+
+def test_lion_double_capture_igui_and_pass():
+    rows = {"a": "6k6", "f": "6p6", "g": "6Z6", "e": "5p7", "m": "6K6"}
+    lion = {m for m in moves(board(rows)) if m.startswith("7g")}
+    assert "7g7f,7f7g" in lion  # igui: capture without moving
+    assert "7g7f,7f8e" in lion  # two captures in one turn (8e holds a pawn)
+    assert "7g7f,7f6e" in lion  # capture, then step on
+    assert len([m for m in lion if m.startswith("7g7f,")]) == 8
+    pos = Position.from_sfen(board(rows), V)
+    pos.push("7g7f,7f8e")
+    assert pos.piece_at(pos.variant.geometry.parse_square("8e")) == ("Z", 0)
+    assert pos.piece_at(pos.variant.geometry.parse_square("7f")) is None
+    # A pass may be written through any empty neighbour; it is stored in its canonical spelling.
+    pos = Position.from_sfen(board(rows), V)
+    played = pos.push("7g6g,6g7g")
+    assert played.usi() == "7g6f,6f7g" and pos.piece_at(pos.variant.geometry.parse_square("7g")) == ("Z", 0)
+
+
+def test_violent_ox_jumps_and_captures_in_passing():
+    rows = {"a": "6k6", "f": "6P6", "g": "6Op5", "m": "6K6"}
+    ox = {m for m in moves(board(rows)) if m.startswith("7g")}
+    assert {"7g7e", "7g7i", "7g9g", "7g5g", "7g6g", "7g7h", "7g8g"} <= ox  # jumps over own and enemy pieces
+    assert "7g6g,6g5g" in ox  # capture in passing, optional
+    assert "7g7f" not in ox and "7g7f,7f7e" not in ox  # never through a capture of its own piece
+
+
+def test_flying_dragon_captures_two_diagonally():
+    rows = {"a": "6k6", "f": "7p5", "e": "8p4", "g": "6W6", "m": "6K6"}
+    dragon = {m for m in moves(board(rows)) if m.startswith("7g")}
+    assert "7g6f,6f5e" in dragon and "7g5e" in dragon
+
+
+def test_exchange_rule_removes_the_captor():
+    pos = Position.from_sfen(board({"a": "6k6", "g": "6e6", "h": "6G6", "m": "6K6"}), V)
+    pos.push("7h7g")
+    g = pos.variant.geometry
+    assert pos.piece_at(g.parse_square("7g")) == ("E", 0) and pos.piece_at(g.parse_square("7h")) is None
+
+
+def test_exchange_exception_first_step_of_lion_and_ox():
+    pos = Position.from_sfen(board({"a": "6k6", "h": "6e6", "i": "6Z6", "m": "6K6"}), V)
+    pos.push("7i7h,7h7g")
+    g = pos.variant.geometry
+    assert pos.piece_at(g.parse_square("7g")) == ("Z", 0) and pos.piece_at(g.parse_square("7h")) == ("E", 0)
+    pos = Position.from_sfen(board({"a": "6k6", "h": "6e6", "i": "6O6", "m": "6K6"}), V)
+    pos.push("7i7h,7h7g")
+    assert pos.piece_at(g.parse_square("7g")) == ("O", 0) and pos.piece_at(g.parse_square("7h")) == ("E", 0)
+    # Taken with a single step, the lion itself is removed.
+    pos = Position.from_sfen(board({"a": "6k6", "h": "6e6", "i": "6Z6", "m": "6K6"}), V)
+    pos.push("7i7h")
+    assert pos.piece_at(g.parse_square("7h")) == ("E", 0) and pos.piece_at(g.parse_square("7i")) is None
+
+
+def test_royal_takes_the_elephant_only_with_a_second_royal():
+    lone = board({"a": "6k6", "l": "6e6", "m": "6K6"})
+    assert "7m7l" not in moves(lone)
+    with pytest.raises(IllegalMoveError):
+        Position.from_sfen(lone, V).push("7m7l")
+    two = board({"a": "6k6", "l": "6e6", "m": "A5K6"})
+    assert "7m7l" in moves(two)
+    pos = Position.from_sfen(two, V)
+    pos.push("7m7l")
+    g = pos.variant.geometry
+    assert pos.piece_at(g.parse_square("7l")) == ("E", 0) and pos.piece_at(g.parse_square("7m")) is None
+    assert pos.state.st[4] == 1  # one sente royal left
+
+
+def test_last_royal_may_not_be_left_capturable_but_one_of_two_may():
+    sfen = board({"a": "6k6", "f": "6r6", "m": "6K6"})
+    assert "7m7l" not in moves(sfen)  # stepping along the rook's file
+    sfen = board({"a": "6k6", "f": "6r6", "m": "A5K6"})
+    assert "7m7l" in moves(sfen)  # the prince is a second royal
+
+
+def test_try_wins_unless_the_royal_can_be_captured():
+    pos = Position.from_sfen(board({"a": "k12", "b": "10K2"}), V)
+    pos.push("3b3a")
+    assert pos.result() == (1.0, "try")
+    pos = Position.from_sfen(board({"a": "k8g3", "b": "10K2", "m": "A12"}), V)
+    pos.push("3b3a")  # 4a's gold can take the king: no try (legal because the prince remains)
+    assert pos.result() is None
+
+
+def test_losing_the_last_royal_ends_the_game():
+    pos = Position.from_sfen(board({"a": "k12", "c": "R12", "m": "A12"}), V)
+    pos.push("13c13a")  # takes gote's only royal
+    assert pos.result() == (1.0, "royal captured")
+
+
+def test_promotion_zone_and_forced_promotions():
+    ms = moves(board({"a": "k12", "b": "8P1I2", "c": "4N8", "e": "6J2P3", "f": "6E6", "m": "12K"}))
+    assert {"4e4d", "4e4d+"} <= ms  # optional on entering the 4-rank zone
+    assert "5b5a+" in ms and "5b5a" not in ms  # pawn on the last rank
+    assert "3b3a+" in ms and "3b3a" not in ms  # iron general on the last rank
+    assert "9c10a+" in ms and "9c10a" not in ms  # knight on the last two ranks
+    assert {"7e7c+", "7e7c"} <= ms  # kirin -> lion, optional
+    pos = Position.from_sfen(board({"a": "k12", "e": "6J6", "m": "12K"}), V)
+    pos.push("7e7c+")
+    assert pos.piece_at(pos.variant.geometry.parse_square("7c")) == ("Z", 0)
+    pos = Position.from_sfen(board({"a": "k12", "e": "6E6", "m": "12K"}), V)
+    pos.push("7e7d+")
+    assert pos.piece_at(pos.variant.geometry.parse_square("7d")) == ("A", 0) and pos.state.st[4] == 2
+
+
+def test_two_leg_notation_round_trips():
+    pos = Position.from_sfen(SPECIALS, V)
+    for code in pos.legal_codes():
+        text = pos.move_usi(code)
+        assert pos.parse_move(text).code == code
