@@ -41,6 +41,9 @@ class BoardGeometry:
 
     n_files: int = 9
     n_ranks: int = 9
+    #: False (default): file-aligned words. True: squares packed 64 to a word regardless of files (13x13 then
+    #: needs 3 words instead of 4); kept to measure the two layouts against each other (bench).
+    packed: bool = False
 
     def __post_init__(self) -> None:
         if not (1 <= self.n_files <= 16 and 1 <= self.n_ranks <= 16):
@@ -57,12 +60,12 @@ class BoardGeometry:
 
     @property
     def n_words(self) -> int:
-        return -(-self.n_files // self.files_per_word)
+        return -(-self.n_squares // self.word_stride)
 
     @property
     def word_stride(self) -> int:
         """Number of squares covered by one bitboard word (``sq = word * word_stride + bit``)."""
-        return self.files_per_word * self.n_ranks
+        return 64 if self.packed else self.files_per_word * self.n_ranks
 
     def square(self, file_index: int, rank_index: int) -> int:
         return file_index * self.n_ranks + rank_index
