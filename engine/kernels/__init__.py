@@ -7,4 +7,8 @@ itself. The price is that kernels may not allocate: every scratch buffer is pass
 """
 from numba import njit
 
+from .cache import ensure_fresh_cache
+
+ensure_fresh_cache()  # before any kernel is loaded from the disk cache (see cache.py)
+
 kernel = njit(cache=True, nogil=True, _nrt=False)

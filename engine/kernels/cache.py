@@ -1,0 +1,47 @@
+"""Drop stale numba cache files when a kernel that other kernels call has changed.
+
+numba checks only the source file of a cached function itself. A cached kernel of ``search/`` or of a variant that
+calls ``engine.kernels.movegen.do_move`` keeps the old, inlined ``do_move`` after movegen.py changes, which crashes
+(segfaults) once the state layout moved. We hash every source file whose kernels are called from other files and,
+when the hash differs from the stamp left by the last check, delete the project's cache files (numba then
+recompiles). A fresh checkout has no cache, so CI never meets this; developers do, between edits.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parents[2]
+#: Files whose kernels are called from kernels in other files.
+SHARED_KERNEL_SOURCES = ("engine/kernels/__init__.py", "engine/kernels/movegen.py", "engine/variant.py",
+                         "eval/kernels.py", "search/kernels.py")
+_PACKAGES = ("engine", "search", "eval")
+_STAMP = _ROOT / "engine/kernels/__pycache__/shared-kernels.sha1"
+
+
+def ensure_fresh_cache() -> bool:
+    """Delete the project's numba cache files if a shared kernel source changed; return whether it did."""
+    h = hashlib.sha1()
+    for rel in SHARED_KERNEL_SOURCES:
+        path = _ROOT / rel
+        if path.exists():
+            h.update(rel.encode())
+            h.update(path.read_bytes())
+    digest = h.hexdigest()
+    try:
+        if _STAMP.read_text() == digest:
+            return False
+    except OSError:
+        pass
+    for package in _PACKAGES:
+        for f in (_ROOT / package).glob("**/__pycache__/*.nb[ic]"):
+            try:
+                f.unlink()
+            except OSError:
+                pass
+    try:
+        _STAMP.parent.mkdir(exist_ok=True)
+        _STAMP.write_text(digest)
+    except OSError:
+        pass
+    return True

@@ -1,0 +1,104 @@
+"""Evaluation for standard shogi: material (hand pieces a little above board pieces), piece-square terms and king
+safety (own pieces near the own king, own pieces near the enemy king).
+
+The terms are compiled once per variant into :class:`EvalTables` (numpy arrays) that the search kernels read; every
+constant lives in :mod:`eval.params`. :func:`evaluate` is the Python entry point (side-to-move point of view).
+
+>>> from engine import Position
+>>> evaluate(Position.startpos())  # symmetric start: only the tempo bonus
+20
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.variant import N_CODES, Variant
+
+from . import params as EP
+from .kernels import C_TEMPO, EvalTables, evaluate_k
+
+__all__ = ["EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "piece_value"]
+
+_MINORS = {"S", "G", "N"}
+_PROMOTED_MINORS = {"+P", "+L", "+N", "+S"}
+_CACHE: dict[int, EvalTables] = {}
+
+
+def _positional(letter: str, fwd_rank: int, n_ranks: int, edge_file: int, start_rank: int) -> int:
+    """Piece-square term of one piece type from the owner's view.
+
+    ``fwd_rank``: ranks advanced from the owner's back rank (0 = own back rank); ``edge_file``: files from the nearer
+    edge; ``start_rank``: the piece's usual starting rank in the same counting.
+    """
+    if letter == "P":
+        return EP.PAWN_ADVANCE * max(0, min(fwd_rank - start_rank, EP.PAWN_ADVANCE_CAP))
+    if letter in _MINORS:
+        return EP.MINOR_ADVANCE * min(max(fwd_rank, 0), 3) + EP.CENTER_FILE_BONUS * edge_file
+    if letter in _PROMOTED_MINORS:
+        return EP.PROMOTED_ADVANCE * fwd_rank + EP.CENTER_FILE_BONUS * edge_file
+    if letter == "K":
+        centre = 4
+        return -EP.KING_RANK_PENALTY * fwd_rank + EP.KING_EDGE_BONUS * (centre - min(edge_file, centre))
+    return EP.BIG_PIECE_ADVANCE * fwd_rank
+
+
+def piece_value(letter: str) -> int:
+    return EP.PIECE_VALUES.get(letter, 0)
+
+
+def build_eval_tables(variant: Variant) -> EvalTables:
+    """Compile :mod:`eval.params` into kernel tables for ``variant`` (cached per variant object)."""
+    cached = _CACHE.get(id(variant))
+    if cached is not None:
+        return cached
+    g = variant.geometry
+    n_sq, n_files, n_ranks = g.n_squares, g.n_files, g.n_ranks
+    T = variant.tables
+    R = (2 * n_files - 1) * (2 * n_ranks - 1)
+    pst = np.zeros((N_CODES, n_sq), np.int32)
+    value = np.zeros(N_CODES, np.int32)
+    near_own = np.zeros((N_CODES, R), np.int32)
+    near_enemy = np.zeros((N_CODES, R), np.int32)
+    hand_val = np.zeros((2, 32), np.int32)
+    king_rel = np.zeros((n_sq, n_sq), np.int16)
+    for a in range(n_sq):
+        for b in range(n_sq):
+            df = g.file_of(b) - g.file_of(a) + n_files - 1
+            dr = g.rank_of(b) - g.rank_of(a) + n_ranks - 1
+            king_rel[a, b] = df * (2 * n_ranks - 1) + dr
+    for pt, piece in enumerate(variant.pieces, start=1):
+        letter = piece.letter
+        val = EP.PIECE_VALUES.get(letter, piece.value if not piece.royal else 0)
+        if pt in variant.hand_ptypes:
+            hv = val * EP.HAND_NUM // EP.HAND_DEN + EP.HAND_BONUS
+            hand_val[0, pt], hand_val[1, pt] = hv, -hv
+        start_rank = 2 if letter == "P" else 0
+        d_near = EP.DEFENDER_BONUS.get(letter, (0, 0))
+        a_near = EP.ATTACKER_BONUS.get(letter, (0, 0))
+        for color in (0, 1):
+            code = variant.code(pt, color)
+            sign = 1 if color == 0 else -1
+            value[code] = val
+            for sq in range(n_sq):
+                f, r = g.file_of(sq), g.rank_of(sq)
+                fwd = (n_ranks - 1 - r) if color == 0 else r  # ranks advanced from own back rank
+                edge = min(f, n_files - 1 - f)
+                pst[code, sq] = sign * (val + _positional(letter, fwd, n_ranks, edge, start_rank))
+            for df in range(-(n_files - 1), n_files):
+                for dr in range(-(n_ranks - 1), n_ranks):
+                    dist = max(abs(df), abs(dr))
+                    idx = (df + n_files - 1) * (2 * n_ranks - 1) + dr + n_ranks - 1
+                    if 1 <= dist <= 2:
+                        near_own[code, idx] = sign * d_near[dist - 1]
+                        near_enemy[code, idx] = sign * a_near[dist - 1]
+    consts = np.zeros(4, np.int64)
+    consts[C_TEMPO] = EP.TEMPO
+    E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
+                   value=value, consts=consts)
+    _CACHE[id(variant)] = E
+    return E
+
+
+def evaluate(pos) -> int:
+    """Static evaluation of ``pos`` in centipawns, from the side to move's point of view."""
+    return int(evaluate_k(pos.state, pos.tables, build_eval_tables(pos.variant)))

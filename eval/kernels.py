@@ -1,0 +1,48 @@
+"""The evaluation kernel: a sum of table lookups over the board and the hands (side-to-move point of view)."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from engine.kernels import kernel
+from engine.kernels.movegen import ST_KSQ, ST_STM
+
+EvalTables = namedtuple("EvalTables", [
+    "pst",        # int32[64, n_sq]: material + piece-square of a piece code on a square, sente POV (gote negative)
+    "hand_val",   # int32[2, 32]: value of one piece type in hand, sente POV (gote row negative)
+    "king_rel",   # int16[n_sq, n_sq]: index of square b relative to a king on square a, into the tables below
+    "near_own",   # int32[64, R]: king-safety term of a piece code near its own king, sente POV
+    "near_enemy",  # int32[64, R]: term of a piece code near the enemy king, sente POV
+    "value",      # int32[64]: plain material value of a piece code (unsigned), for move ordering and pruning
+    "consts",     # int64[4]: [tempo, ...]
+])
+C_TEMPO = 0
+
+
+@kernel
+def evaluate_k(P, T, E):
+    """Static evaluation in centipawns from the side to move's point of view."""
+    board = P.board
+    k0 = P.st[ST_KSQ]
+    k1 = P.st[ST_KSQ + 1]
+    s = 0
+    for sq in range(board.shape[0]):
+        code = board[sq]
+        if code == 0:
+            continue
+        s += E.pst[code, sq]
+        if (code >> 5) == 0:
+            if k0 >= 0:
+                s += E.near_own[code, E.king_rel[k0, sq]]
+            if k1 >= 0:
+                s += E.near_enemy[code, E.king_rel[k1, sq]]
+        else:
+            if k1 >= 0:
+                s += E.near_own[code, E.king_rel[k1, sq]]
+            if k0 >= 0:
+                s += E.near_enemy[code, E.king_rel[k0, sq]]
+    for h in range(T.hand_types.shape[0]):
+        pt = T.hand_types[h]
+        s += E.hand_val[0, pt] * P.hands[0, pt] + E.hand_val[1, pt] * P.hands[1, pt]
+    if P.st[ST_STM] == 0:
+        return s + E.consts[C_TEMPO]
+    return -s + E.consts[C_TEMPO]

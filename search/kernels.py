@@ -1,0 +1,541 @@
+"""Search kernels: principal-variation search, quiescence, transposition table, repetition.
+
+Every buffer lives in :class:`SearchTables` (allocated in Python by :class:`search.Searcher`); kernels never allocate
+(NRT is off, see :mod:`engine.kernels`). The node loop is one negamax, :func:`search`, written as numbered steps. Its
+child call goes through a *side-change test* (``sgn``): the value of a child is negated and its window mirrored only
+when the side to move changed, so a multi-part turn (the same side moving twice) needs no change here, and
+``_node_kind`` is the place where chance nodes will branch off (see ``docs/search.md``).
+
+Scores are centipawns from the side to move's point of view; ``MATE - ply`` means "mate delivered ``ply`` plies
+from the root" (``ply`` counts from the root of this search), and those scores are made relative to the node when
+they go into the transposition table and back to root-relative when they come out.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from engine.kernels import kernel
+from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, PROMOTE, ST_KSQ, ST_PLY, ST_STM, do_move, generate,
+                                    in_check, is_attacked, undo_move)
+from eval.kernels import evaluate_k
+
+MAX_PLY = 128            # plies from the root (search + quiescence)
+MAX_DEPTH = 64           # iterative-deepening depth limit
+INF = 32001
+MATE = 32000
+MATE_BOUND = MATE - MAX_PLY  # |score| > MATE_BOUND: a mate score
+PERPETUAL = 20000        # score of the side that is perpetually checked into a repetition (the checker loses)
+REP_SCAN = 64            # how many plies back (game history included) a repetition is looked for
+
+BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
+NODE_DECISION, NODE_CHANCE = 0, 1
+
+# Control vector (int64) shared with Python: stop flag and counters.
+(CTL_STOP, CTL_NODES, CTL_NODE_LIMIT, CTL_SELDEPTH, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_GEN, CTL_ROOT_N,
+ CTL_HORIZON) = range(9)
+CTL_SIZE = 16
+
+# Move-ordering bands (a move's ordering score says which stage it belongs to).
+ORD_TT = 1 << 30
+ORD_CAPTURE = 1 << 28
+ORD_KILLER = 1 << 27
+HISTORY_MAX = 1 << 14
+
+SearchTables = namedtuple("SearchTables", [
+    "ctl",        # int64[CTL_SIZE]: see CTL_*
+    "moves",      # int32[MAX_PLY + 1, MAX_MOVES]: move list per ply
+    "mscore",     # int32[MAX_PLY + 1, MAX_MOVES]: ordering score of each move
+    "pv",         # int32[MAX_PLY + 1, MAX_PLY + 1]: triangular PV table
+    "pv_len",     # int32[MAX_PLY + 1]: pv[ply, ply:pv_len[ply]] is the PV from ply
+    "killers",    # int32[MAX_PLY + 1, 2]
+    "history",    # int32[64, n_sq]: quiet-move history by moving piece code and target square
+    "checks",     # int8[capacity]: side to move at absolute ply i was in check (game history + search path)
+    "root_moves",  # int32[MAX_MOVES]: root moves to search (CTL_ROOT_N of them), best first
+    "root_scores",  # int32[MAX_MOVES]
+    "lmr",        # int8[64, 64]: late-move reduction by depth and move number
+    "tt_key",     # uint64[N] (N a power of two)
+    "tt_move",    # int32[N]
+    "tt_score",   # int32[N]
+    "tt_depth",   # int16[N]
+    "tt_bound",   # int8[N]
+    "tt_gen",     # uint8[N]
+])
+
+
+# ---------------------------------------------------------------- helpers
+@kernel
+def _node_kind(P, T):
+    """Kind of the node at the current position. Standard shogi has only decision nodes; a variant with dice or
+    cards returns NODE_CHANCE here and ``_search`` hands the node to its expectation code (Star1)."""
+    return NODE_DECISION
+
+
+@kernel
+def _score_to_tt(v, ply):
+    if v > MATE_BOUND:
+        return v + ply
+    if v < -MATE_BOUND:
+        return v - ply
+    return v
+
+
+@kernel
+def _score_from_tt(v, ply):
+    if v > MATE_BOUND:
+        return v - ply
+    if v < -MATE_BOUND:
+        return v + ply
+    return v
+
+
+@kernel
+def _tt_store(S, key, depth, ply, v, bound, mv):
+    mask = S.tt_key.shape[0] - 1
+    i = np.int64(key & np.uint64(mask))
+    gen = S.ctl[CTL_GEN] & 255
+    same = S.tt_key[i] == key
+    if same or S.tt_gen[i] != gen or depth + 2 >= S.tt_depth[i] or bound == BOUND_EXACT:
+        if mv != 0 or not same:
+            S.tt_move[i] = mv
+        S.tt_key[i] = key
+        S.tt_score[i] = _score_to_tt(v, ply)
+        S.tt_depth[i] = depth
+        S.tt_bound[i] = bound
+        S.tt_gen[i] = gen
+
+
+@kernel
+def _repetition(P, S, aply):
+    """0: none; 1: draw; 2: the side to move was checked on every move of the cycle (it wins); 3: it gave check on
+    every move of the cycle (it loses). Looks back through the search path and the game history, not across a null
+    move."""
+    key = P.keys[aply]
+    lim = max(0, aply - REP_SCAN)
+    j = aply - 1
+    while j >= lim:
+        if P.moves[j] == 0:
+            return 0
+        d = aply - j
+        if d >= 4 and (d & 1) == 0 and P.keys[j] == key:
+            we_checked_all = True
+            they_checked_all = True
+            i = j + 1
+            while i <= aply:
+                if ((aply - i) & 1) == 0:
+                    if S.checks[i] == 0:
+                        they_checked_all = False
+                else:
+                    if S.checks[i] == 0:
+                        we_checked_all = False
+                i += 1
+            if they_checked_all:
+                return 2
+            if we_checked_all:
+                return 3
+            return 1
+        j -= 1
+    return 0
+
+
+@kernel
+def _do_null(P, T):
+    st = P.st
+    ply = st[ST_PLY]
+    P.moves[ply] = 0
+    P.undo[ply] = 0
+    st[ST_STM] = 1 - st[ST_STM]
+    st[ST_PLY] = ply + 1
+    P.keys[ply + 1] = P.keys[ply] ^ T.zob_side[0]
+
+
+@kernel
+def _undo_null(P):
+    P.st[ST_STM] = 1 - P.st[ST_STM]
+    P.st[ST_PLY] -= 1
+
+
+@kernel
+def _moving_code(P, mv):
+    if mv & DROP:
+        return ((mv >> 8) & 0xFF) + (P.st[ST_STM] << 5)
+    return P.board[(mv >> 8) & 0xFF]
+
+
+@kernel
+def _may_check(P, T, mv, eksq):
+    """Cheap pre-test: False when ``mv`` certainly gives no check (the target is neither near nor in line with the
+    enemy king, and the origin is not in line with it, which rules out discovered checks)."""
+    if eksq < 0:
+        return False
+    to = mv & 0xFF
+    if T.line_dir[eksq, to] >= 0:
+        return True
+    n_ranks = T.params[2]
+    df = abs(to // n_ranks - eksq // n_ranks)
+    dr = abs(to % n_ranks - eksq % n_ranks)
+    if df <= 2 and dr <= 2:
+        return True
+    if (mv & DROP) == 0 and T.line_dir[eksq, (mv >> 8) & 0xFF] >= 0:
+        return True
+    return False
+
+
+@kernel
+def _is_quiet(P, mv):
+    return (mv & PROMOTE) == 0 and ((mv & DROP) != 0 or P.board[mv & 0xFF] == 0)
+
+
+@kernel
+def _score_moves(P, T, E, S, ply, n, tt_move):
+    moves = S.moves[ply]
+    sc = S.mscore[ply]
+    k0 = S.killers[ply, 0]
+    k1 = S.killers[ply, 1]
+    for i in range(n):
+        mv = moves[i]
+        if mv == tt_move:
+            sc[i] = ORD_TT
+            continue
+        to = mv & 0xFF
+        if mv & DROP:
+            code = ((mv >> 8) & 0xFF) + (P.st[ST_STM] << 5)
+            victim = 0
+        else:
+            code = P.board[(mv >> 8) & 0xFF]
+            victim = P.board[to]
+        if victim != 0 or (mv & PROMOTE):
+            s = ORD_CAPTURE + E.value[victim] * 64 - E.value[code]
+            if mv & PROMOTE:
+                s += (E.value[T.promote_code[code]] - E.value[code]) * 32
+            sc[i] = s
+        elif mv == k0:
+            sc[i] = ORD_KILLER + 1
+        elif mv == k1:
+            sc[i] = ORD_KILLER
+        else:
+            sc[i] = S.history[code, to]
+
+
+@kernel
+def _pick(S, ply, i, n):
+    """Selection step: move the best-scored move of [i, n) to slot i and return it."""
+    moves = S.moves[ply]
+    sc = S.mscore[ply]
+    b = i
+    bs = sc[i]
+    for j in range(i + 1, n):
+        if sc[j] > bs:
+            bs = sc[j]
+            b = j
+    if b != i:
+        t = moves[i]
+        moves[i] = moves[b]
+        moves[b] = t
+        sc[b] = sc[i]
+        sc[i] = bs
+    return moves[i]
+
+
+@kernel
+def _sort_rest(S, ply, i, n):
+    """Sort moves [i, n) by descending score once (Shell sort; used when many moves are left, where repeated
+    selection would cost O(n^2))."""
+    moves = S.moves[ply]
+    sc = S.mscore[ply]
+    gap = (n - i) // 2
+    while gap > 0:
+        for j in range(i + gap, n):
+            m = moves[j]
+            v = sc[j]
+            k = j
+            while k - gap >= i and sc[k - gap] < v:
+                moves[k] = moves[k - gap]
+                sc[k] = sc[k - gap]
+                k -= gap
+            moves[k] = m
+            sc[k] = v
+        gap = (gap * 5) // 11 if gap > 2 else gap // 2
+    return 0
+
+
+@kernel
+def _history_add(S, code, to, bonus):
+    h = S.history[code, to]
+    S.history[code, to] = h + bonus - h * abs(bonus) // HISTORY_MAX
+
+
+@kernel
+def _update_pv(S, ply, mv):
+    S.pv[ply, ply] = mv
+    end = S.pv_len[ply + 1]
+    for k in range(ply + 1, end):
+        S.pv[ply, k] = S.pv[ply + 1, k]
+    S.pv_len[ply] = max(end, ply + 1)
+
+
+@kernel
+def _tick(S, ply):
+    """Count a node; raise the stop flag at the node limit. Returns whether the search must unwind."""
+    c = S.ctl
+    c[CTL_NODES] += 1
+    if c[CTL_NODES] >= c[CTL_NODE_LIMIT]:
+        c[CTL_STOP] = 1
+    if ply > c[CTL_SELDEPTH]:
+        c[CTL_SELDEPTH] = ply
+    return c[CTL_STOP] != 0
+
+
+@kernel
+def _root_to_front(S, mv):
+    """Move ``mv`` to the front of the root move list; the others keep their order."""
+    n = S.ctl[CTL_ROOT_N]
+    k = 0
+    while k < n and S.root_moves[k] != mv:
+        k += 1
+    while k > 0:
+        S.root_moves[k] = S.root_moves[k - 1]
+        k -= 1
+    S.root_moves[0] = mv
+
+
+# ----------------------------------------------------------------- search
+@kernel
+def search(P, T, E, S, alpha, beta, depth, ply, can_null):
+    """Negamax principal-variation search of the current position to ``depth`` plies; ``ply`` counts from the root.
+
+    One self-recursive kernel holds the three node types, because numba's disk cache cannot link a cached kernel
+    that calls *another* recursive kernel:
+
+    * ``ply == 0``: the root. It searches ``S.root_moves[:ctl[CTL_ROOT_N]]`` in the given order; a move that raises
+      alpha goes to the front of that list and is recorded in CTL_BEST_MOVE / CTL_BEST_SCORE with its PV in
+      ``S.pv[0]``. A move interrupted by the stop flag is ignored.
+    * ``depth <= 0``: quiescence (captures and promotions, all evasions when in check; stand pat otherwise).
+    * otherwise an inner PVS node.
+    """
+    S.pv_len[ply] = ply
+    if _tick(S, ply):
+        return 0
+    # Recursive calls pass these runtime values, never literals: numba would compile one variant per literal
+    # argument type (a literal True, a literal 0, ...) and its disk cache cannot link such variants to each other.
+    yes = ply >= 0
+    no = ply < 0
+    zero = ply * 0
+    us = P.st[ST_STM]
+    aply = P.st[ST_PLY]
+    incheck = in_check(P, T)
+    S.checks[aply] = 1 if incheck else 0
+    if ply >= MAX_PLY - 1:
+        return evaluate_k(P, T, E)
+
+    # 0. Quiescence.
+    if depth <= 0 and ply > 0:
+        if incheck:
+            n = generate(P, T, GEN_SEARCH, S.moves[ply])
+            if n == 0:
+                return -MATE + ply
+            best = -INF
+            stand = -INF
+        else:
+            stand = evaluate_k(P, T, E)
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            best = stand
+            n = generate(P, T, GEN_CAPTURES, S.moves[ply])
+        _score_moves(P, T, E, S, ply, n, 0)
+        for i in range(n):
+            mv = _pick(S, ply, i, n)
+            if not incheck:
+                to = mv & 0xFF
+                code = P.board[(mv >> 8) & 0xFF]
+                victim = P.board[to]
+                gain = E.value[victim]
+                if mv & PROMOTE:
+                    gain += E.value[T.promote_code[code]] - E.value[code]
+                if stand + gain + 200 <= alpha:  # delta pruning: even the full gain cannot lift alpha
+                    continue
+                if E.value[code] > E.value[victim] + 60 and is_attacked(P, T, to, 1 - us):
+                    continue  # a losing capture on a defended square (a cheap stand-in for SEE)
+            do_move(P, T, mv)
+            if P.st[ST_STM] == us:
+                v = search(P, T, E, S, alpha, beta, zero, ply + 1, no)
+            else:
+                v = -search(P, T, E, S, -beta, -alpha, zero, ply + 1, no)
+            undo_move(P, T)
+            if S.ctl[CTL_STOP] != 0:
+                return 0
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    _update_pv(S, ply, mv)
+                    if v >= beta:
+                        break
+        return best
+
+    if _node_kind(P, T) != NODE_DECISION:
+        return 0  # chance nodes: the expectation over outcomes (Star1) goes here; standard shogi has none
+    root = ply == 0
+    pv_node = beta - alpha > 1
+    key = P.keys[aply]
+    tt_move = 0
+    ev = -INF
+    if not root:
+        # 1. Repetition (draw; perpetual check loses for the checker).
+        rep = _repetition(P, S, aply)
+        if rep != 0:
+            if rep == 1:
+                return 0
+            return PERPETUAL if rep == 2 else -PERPETUAL
+
+        # 2. Mate-distance pruning.
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+
+        # 3. Transposition table.
+        ti = np.int64(key & np.uint64(S.tt_key.shape[0] - 1))
+        if S.tt_key[ti] == key:
+            tt_move = S.tt_move[ti]
+            if not pv_node and S.tt_depth[ti] >= depth:
+                tts = _score_from_tt(S.tt_score[ti], ply)
+                b = S.tt_bound[ti]
+                if b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta) or (b == BOUND_UPPER and tts <= alpha):
+                    return tts
+
+        # 4. Static evaluation, reverse futility and null move (not in check); check extension.
+        if incheck:
+            depth += 1
+        else:
+            ev = evaluate_k(P, T, E)
+            if not pv_node and depth <= 3 and ev - 150 * depth >= beta and abs(beta) < MATE_BOUND:
+                return ev
+            if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
+                r = 3 + depth // 6
+                _do_null(P, T)
+                v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no)
+                _undo_null(P)
+                if S.ctl[CTL_STOP] != 0:
+                    return 0
+                if v >= beta:
+                    return beta if v >= MATE_BOUND else v
+
+    # 5. Moves, best first by stage band (TT move, captures/promotions, killers, history); root: the given order.
+    if root:
+        n = S.ctl[CTL_ROOT_N]
+        for i in range(n):
+            S.moves[0, i] = S.root_moves[i]
+            S.mscore[0, i] = n - i
+    else:
+        n = generate(P, T, GEN_SEARCH, S.moves[ply])
+        if n == 0:
+            return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
+        _score_moves(P, T, E, S, ply, n, tt_move)
+
+    # 6. The move loop.
+    best = -INF
+    best_move = 0
+    orig_alpha = alpha
+    searched = 0
+    eksq = P.st[ST_KSQ + 1 - us]
+    futile = (not pv_node and not incheck and depth <= 2 and ev + 200 * depth <= alpha)
+    lmp_limit = 6 + 3 * depth * depth
+    for i in range(n):
+        if i < 4:
+            mv = _pick(S, ply, i, n)
+        else:
+            if i == 4:
+                _sort_rest(S, ply, i, n)
+            mv = S.moves[ply, i]
+        quiet = _is_quiet(P, mv)
+        code = _moving_code(P, mv)
+        # Futility and late-move pruning of quiet moves that do not give check.
+        prune = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
+                 and (futile or (depth <= 4 and searched >= lmp_limit)))
+        if prune and not _may_check(P, T, mv, eksq):
+            continue
+        do_move(P, T, mv)
+        gives_check = in_check(P, T)
+        if prune and not gives_check:
+            undo_move(P, T)
+            continue
+        new_depth = depth - 1
+        sgn = 1 if P.st[ST_STM] == us else -1  # side-change test: negamax flips only when the mover changes
+        if searched == 0:
+            lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+        else:
+            red = 0
+            if depth >= 3 and quiet and not incheck and not gives_check and not root:
+                red = S.lmr[min(depth, 63), min(searched, 63)]
+                if pv_node:
+                    red -= 1
+                if mv == S.killers[ply, 0] or mv == S.killers[ply, 1]:
+                    red -= 1
+                if red > new_depth - 1:
+                    red = new_depth - 1
+                if red < 0:
+                    red = 0
+            lo, hi = (alpha, alpha + 1) if sgn == 1 else (-alpha - 1, -alpha)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth - red, ply + 1, yes)
+            if v > alpha and red > 0:
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+            if v > alpha and v < beta:
+                lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+        undo_move(P, T)
+        if S.ctl[CTL_STOP] != 0:
+            return 0
+        searched += 1
+        if root:
+            S.root_scores[i] = v
+        if v > best:
+            best = v
+            if v > alpha:
+                best_move = mv
+                alpha = v
+                _update_pv(S, ply, mv)
+                if root:
+                    S.ctl[CTL_BEST_MOVE] = mv
+                    S.ctl[CTL_BEST_SCORE] = v
+                    _root_to_front(S, mv)
+                if v >= beta:
+                    if quiet and not root:
+                        if S.killers[ply, 0] != mv:
+                            S.killers[ply, 1] = S.killers[ply, 0]
+                            S.killers[ply, 0] = mv
+                        bonus = min(depth * depth * 16, HISTORY_MAX // 2)
+                        _history_add(S, code, mv & 0xFF, bonus)
+                        for j in range(i):
+                            m2 = S.moves[ply, j]
+                            if _is_quiet(P, m2):
+                                _history_add(S, _moving_code(P, m2), m2 & 0xFF, -bonus)
+                    break
+
+    # 7. Store and return.
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif best > orig_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    _tt_store(S, key, depth, ply, best, bound, best_move)
+    return best
+
+
+@kernel
+def hashfull(S):
+    """Permille of the first 1000 TT entries written in the current generation."""
+    gen = S.ctl[CTL_GEN] & 255
+    m = min(1000, S.tt_key.shape[0])
+    c = 0
+    for i in range(m):
+        if S.tt_gen[i] == gen and S.tt_depth[i] > 0:
+            c += 1
+    return c * 1000 // m

@@ -1,0 +1,249 @@
+"""Search and mate-search tests: mates, tactics, limits, MultiPV, searchmoves, stop, and strength vs weak players.
+
+Positions are constructed by hand and checked with the rules layer (engine.Position) independently of the search.
+"""
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from engine import Position, Repetition
+from eval import evaluate
+from search import Limits, MATE, Searcher, SearchInfo, bench_positions
+
+
+@pytest.fixture(scope="module")
+def searcher() -> Searcher:
+    s = Searcher(hash_mb=8)
+    s.warmup()
+    return s
+
+
+def usi(pos: Position, moves: list[int]) -> list[str]:
+    return [pos.move_usi(m) for m in moves]
+
+
+MATE1 = "8k/6S2/7G1/9/9/9/9/9/4K4 b G 1"  # G*1b mates
+MATE3 = "8l/7k1/6ppp/9/9/9/9/9/4K4 b RG 1"  # R*4b 2b2a G*2b (R*4b then G*2b against every reply)
+
+
+def _mates_in_one(pos: Position) -> list[int]:
+    out = []
+    for m in pos.legal_codes().tolist():
+        pos.push_unchecked(m)
+        if pos.is_checkmate():
+            out.append(m)
+        pos.pop()
+    return out
+
+
+def test_mate3_position_is_a_true_mate_in_three():
+    """Independent proof with the rules layer: no mate in 1, and R*4b leaves every reply a mate in 1."""
+    pos = Position.from_sfen(MATE3)
+    assert _mates_in_one(pos) == []
+    pos.push("R*4b")
+    assert pos.is_check()
+    replies = pos.legal_codes().tolist()
+    assert replies
+    for r in replies:
+        pos.push_unchecked(r)
+        assert _mates_in_one(pos), pos.sfen()
+        pos.pop()
+
+
+def test_mate_search_mate_in_one(searcher):
+    pos = Position.from_sfen(MATE1)
+    status, line = searcher.mate_search(pos, max_ms=5000)
+    assert status == "mate" and usi(pos, line) == ["G*1b"]
+
+
+def test_mate_search_mate_in_three(searcher):
+    pos = Position.from_sfen(MATE3)
+    status, line = searcher.mate_search(pos, max_ms=10000)
+    assert status == "mate" and len(line) == 3
+    assert usi(pos, line)[0] == "R*4b"
+    for m in line:
+        pos.push_unchecked(m)
+    assert pos.is_checkmate()
+
+
+def test_mate_search_nomate_and_timeout(searcher):
+    assert searcher.mate_search(Position.startpos(), max_ms=5000) == ("nomate", [])  # no check exists at all
+    pos = Position.from_sfen(bench_positions[4])
+    assert searcher.mate_search(pos, max_nodes=2000)[0] in ("timeout", "nomate")
+
+
+@pytest.mark.parametrize("sfen, plies, first", [(MATE1, 1, "G*1b"), (MATE3, 3, "R*4b")])
+def test_search_finds_mates(searcher, sfen, plies, first):
+    pos = Position.from_sfen(sfen)
+    r = searcher.search(pos, Limits(depth=4))
+    assert r.mate == plies and r.score_cp is None
+    if plies == 1:
+        assert pos.move_usi(r.best) == first
+    q = pos.copy()  # the PV is a mating line (R*5b mates in 3 as well as R*4b)
+    for m in r.pv:
+        q.push_unchecked(m)
+    assert len(r.pv) == plies and q.is_checkmate()
+    # The losing side sees the mate with a negative sign.
+    pos.push(first)
+    if plies == 3:
+        r2 = searcher.search(pos, Limits(depth=4))
+        assert r2.mate == -2
+
+
+def test_mated_position_has_no_best_move(searcher):
+    pos = Position.from_sfen(MATE1)
+    pos.push("G*1b")
+    r = searcher.search(pos, Limits(depth=3))
+    assert r.best is None and r.mate == 0
+
+
+TACTICS = [
+    # (sfen, acceptable first moves, material the side to move should win)
+    ("4k4/9/9/9/8r/9/9/9/4K4 b B 1", None, 700),          # bishop drop forks king and rook
+    ("4k1r2/9/9/9/9/9/9/9/4K4 b N 1", {"N*4c"}, 500),       # knight drop forks king and rook
+    ("4k4/9/4p4/3s5/9/9/9/4L4/4K4 b G 1", None, 300),       # gold drop / lance: win the silver
+]
+
+
+@pytest.mark.parametrize("sfen, firsts, gain", TACTICS)
+def test_tactics(searcher, sfen, firsts, gain):
+    pos = Position.from_sfen(sfen)
+    base = evaluate(pos)
+    r = searcher.search(pos, Limits(depth=4))
+    assert r.best is not None
+    if firsts is not None:
+        assert pos.move_usi(r.best) in firsts
+    assert r.score_cp is not None and r.score_cp >= base + gain, (usi(pos, r.pv), r.score_cp, base)
+
+
+def test_search_leaves_position_unchanged_and_streams_info(searcher):
+    pos = Position.from_sfen(bench_positions[3])
+    sfen, ply = pos.sfen(), pos.ply
+    infos: list[SearchInfo] = []
+    r = searcher.search(pos, Limits(depth=4), on_info=infos.append)
+    assert pos.sfen() == sfen and pos.ply == ply
+    assert [i.depth for i in infos if i.bound is None] == [1, 2, 3, 4]
+    assert r.best in pos.legal_codes().tolist() and r.pv[0] == r.best
+    q = pos.copy()
+    for m in r.pv:  # the PV is a legal line
+        assert m in q.legal_codes().tolist()
+        q.push_unchecked(m)
+
+
+def test_node_limit(searcher):
+    pos = Position.from_sfen(bench_positions[3])
+    r = searcher.search(pos, Limits(nodes=5000))
+    assert r.best in pos.legal_codes().tolist()
+    assert r.nodes <= 5000 + 100
+
+
+def test_multipv(searcher):
+    pos = Position.from_sfen(bench_positions[3])
+    infos: list[SearchInfo] = []
+    searcher.search(pos, Limits(depth=3, multipv=3), on_info=infos.append)
+    last = [i for i in infos if i.depth == 3]
+    assert [i.multipv for i in last] == [1, 2, 3]
+    firsts = [i.pv[0] for i in last]
+    assert len(set(firsts)) == 3
+    scores = [i.score_cp for i in last]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_searchmoves(searcher):
+    pos = Position.startpos()
+    allowed = [pos.parse_move("1g1f").code, pos.parse_move("9g9f").code]
+    r = searcher.search(pos, Limits(depth=3, searchmoves=allowed))
+    assert r.best in allowed
+
+
+def test_stop_from_another_thread(searcher):
+    pos = Position.from_sfen(bench_positions[3])
+    out = {}
+
+    def run():
+        out["r"] = searcher.search(pos, Limits(infinite=True))
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.5)
+    t0 = time.perf_counter()
+    searcher.stop()
+    th.join(5)
+    dt = time.perf_counter() - t0
+    assert not th.is_alive()
+    assert dt < 0.5, dt  # about 50 ms unloaded; generous for a shared machine
+    assert out["r"].best in pos.legal_codes().tolist()
+
+
+def test_hard_time_limit(searcher):
+    pos = Position.from_sfen(bench_positions[4])
+    t0 = time.perf_counter()
+    r = searcher.search(pos, Limits(soft_ms=100, hard_ms=200))
+    assert time.perf_counter() - t0 < 1.0
+    assert r.best in pos.legal_codes().tolist()
+
+
+def test_repetition_is_a_draw_in_search(searcher):
+    """Kings shuffling: after a repetition in the game history the search may claim a draw score; a move that
+    repeats must not be scored as a win or loss."""
+    pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 1")
+    for m in ["5i5h", "5a5b", "5h5i", "5b5a"] * 2:
+        pos.push(m)
+    r = searcher.search(pos, Limits(depth=3))
+    assert r.score_cp is not None and abs(r.score_cp) <= 50
+
+
+# ------------------------------------------------------------------ strength
+MATERIAL_CAP = 150
+
+
+def _random_player(rng):
+    def play(pos: Position) -> int:
+        return rng.choice(pos.legal_codes().tolist())
+    return play
+
+
+def _greedy_player(rng):
+    from eval import build_eval_tables
+    from engine.kernels.movegen import DROP
+
+    def play(pos: Position) -> int:
+        E = build_eval_tables(pos.variant)
+        moves = pos.legal_codes().tolist()
+        best, best_v = [], 0
+        for m in moves:
+            v = 0 if m & DROP else int(E.value[pos.state.board[m & 0xFF]])
+            if v > best_v:
+                best, best_v = [m], v
+            elif v == best_v and v > 0:
+                best.append(m)
+        return rng.choice(best) if best else rng.choice(moves)
+    return play
+
+
+def _play(searcher: Searcher, opponent, engine_color: int, depth: int) -> int:
+    """+1 engine wins, -1 loses, 0 draw (adjudicated by evaluation at the ply cap)."""
+    pos = Position.startpos()
+    while pos.ply < MATERIAL_CAP:
+        if not pos.legal_codes().size:
+            return -1 if pos.turn == engine_color else 1
+        if pos.repetition() is not Repetition.NONE:
+            return 0
+        if pos.turn == engine_color:
+            r = searcher.search(pos, Limits(depth=depth))
+            pos.push_unchecked(r.best)
+        else:
+            pos.push_unchecked(opponent(pos))
+    v = evaluate(pos) * (1 if pos.turn == engine_color else -1)  # adjudication (reached the ply cap)
+    return 1 if v > 1000 else (0 if v > -1000 else -1)
+
+
+@pytest.mark.parametrize("kind", ["random", "greedy"])
+def test_strength(searcher, kind):
+    rng = random.Random(1234)
+    opp = _random_player(rng) if kind == "random" else _greedy_player(rng)
+    results = [_play(searcher, opp, g % 2, depth=2) for g in range(20)]
+    assert results.count(1) == 20, results
