@@ -1,0 +1,548 @@
+"""Scripted USI dialogs against the engine loop, driven in-process.
+
+Most dialogs use :class:`FakeSearcher` (same API as ``search.Searcher``, no numba search to compile) so that they test
+the protocol state machine — threads, stop, ponderhit, exactly one bestmove — quickly and deterministically.
+``tests/test_usi_subprocess.py`` runs the real engine and search end to end.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+import pytest
+
+import engine
+from engine import Position
+from usi import engine as usi_engine
+from usi.engine import UsiEngine, parse_go
+
+MATE_IN_1 = "8k/6S2/7G1/9/9/9/9/9/4K4 b G 1"  # G*1b mates
+NO_MATE = "4k4/9/9/9/9/9/9/9/4K4 b - 1"
+ENTERING_KING = "9/B3K3R/PPPPPPPPP/9/9/9/9/9/4k4 b 2G2S2N2LP 1"
+
+
+# ----------------------------------------------------------------------------------------------- fakes
+@dataclass
+class FakeLimits:
+    depth: int | None = None
+    nodes: int | None = None
+    soft_ms: int | None = None
+    hard_ms: int | None = None
+    multipv: int = 1
+    searchmoves: list[int] | None = None
+    infinite: bool = False
+
+
+@dataclass
+class FakeInfo:
+    depth: int
+    seldepth: int
+    score_cp: int | None
+    mate: int | None
+    nodes: int
+    nps: int
+    time_ms: int
+    hashfull: int
+    pv: list[int]
+    multipv: int = 1
+    bound: str | None = None
+
+
+@dataclass
+class FakeResult:
+    best: int | None
+    ponder: int | None
+    score_cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    pv: list[int] = field(default_factory=list)
+
+
+class FakeSearcher:
+    """Plays the first legal move (or the first of ``searchmoves``); one iteration every ``step`` seconds.
+
+    Without depth, nodes or time limits (and always with ``infinite``) it runs until :meth:`stop`, like a real
+    search; like a real one it clears its stop flag when a search starts."""
+
+    instances: list["FakeSearcher"] = []
+
+    def __init__(self, hash_mb=16, seed=0, step=0.01):
+        self.hash_mb, self.seed, self.step = hash_mb, seed, step
+        self._stop = threading.Event()
+        self._deadline = None
+        self.calls: list[tuple[str, object]] = []
+        self.warmed = False
+        FakeSearcher.instances.append(self)
+
+    def set_hash(self, mb):
+        self.calls.append(("set_hash", mb))
+        self.hash_mb = mb
+
+    def clear(self):
+        self.calls.append(("clear", None))
+
+    def warmup(self):
+        self.warmed = True
+
+    def stop(self):
+        self._stop.set()
+
+    def update_limits(self, soft_ms, hard_ms):
+        self.calls.append(("update_limits", (soft_ms, hard_ms)))
+        self._deadline = self._t0 + hard_ms / 1000
+
+    def search(self, pos, limits, on_info=None):
+        self.calls.append(("search", limits))
+        self._stop.clear()
+        self._t0 = time.perf_counter()
+        self._deadline = None if limits.hard_ms is None else self._t0 + limits.hard_ms / 1000
+        unlimited = limits.infinite or (limits.depth is None and limits.nodes is None and limits.hard_ms is None)
+        moves = list(limits.searchmoves or [int(c) for c in pos.legal_codes()])
+        best, depth, nodes = moves[0], 0, 0
+        reply = None
+        pos2 = pos.copy()
+        pos2.push_unchecked(best)
+        replies = pos2.legal_codes()
+        reply = int(replies[0]) if len(replies) else None
+        while True:
+            if self._stop.is_set() or (self._deadline and time.perf_counter() >= self._deadline):
+                break
+            if limits.soft_ms is not None and (time.perf_counter() - self._t0) * 1000 >= limits.soft_ms:
+                break
+            if not unlimited and limits.depth is not None and depth >= limits.depth:
+                break
+            if not unlimited and limits.depth is None and limits.hard_ms is None and depth >= 3:
+                break
+            depth += 1
+            nodes += 100
+            if on_info:
+                for k in range(1, limits.multipv + 1):
+                    pv = [moves[(k - 1) % len(moves)]] + ([reply] if reply is not None and k == 1 else [])
+                    on_info(FakeInfo(depth, depth, 10 * k, None, nodes, nodes * 100, depth * 10, 0, pv, k))
+            if limits.nodes is not None and nodes >= limits.nodes and not unlimited:
+                break
+            time.sleep(self.step)
+        return FakeResult(best, reply, 10, None, depth, nodes, [best])
+
+    def mate_search(self, pos, max_ms=None, max_nodes=None):
+        for code in pos.legal_codes():
+            pos.push_unchecked(int(code))
+            mate = pos.is_checkmate()
+            pos.pop()
+            if mate:
+                return "mate", [int(code)]
+        return "nomate", []
+
+
+# ----------------------------------------------------------------------------------------------- harness
+class Sink:
+    """A thread-safe stdout stand-in that lets a test wait for a line."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+        self._buf = ""
+        self._cond = threading.Condition()
+
+    def write(self, text):
+        with self._cond:
+            self._buf += text
+            *done, self._buf = self._buf.split("\n")
+            self.lines.extend(done)
+            self._cond.notify_all()
+
+    def flush(self):
+        pass
+
+    def wait_for(self, prefix, start=0, timeout=10.0):
+        """First line at index >= start beginning with prefix; fails after timeout."""
+        end = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                for i in range(start, len(self.lines)):
+                    if self.lines[i].startswith(prefix):
+                        return i, self.lines[i]
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no line starting with {prefix!r} in {self.lines[start:]}")
+                self._cond.wait(left)
+
+
+class Dialog:
+    def __init__(self, searcher_factory=None, **searcher_kw):
+        self.out = Sink()
+        factory = searcher_factory or (lambda mb, seed: FakeSearcher(mb, seed, **searcher_kw))
+        self.eng = UsiEngine(out=self.out, searcher_factory=factory, limits_cls=FakeLimits)
+
+    def __call__(self, *lines):
+        start = len(self.out.lines)
+        for line in lines:
+            assert self.eng.handle(line) or line == "quit"
+        return start
+
+    def since(self, start):
+        return self.out.lines[start:]
+
+    def bestmove(self, start=0, timeout=10.0):
+        return self.out.wait_for("bestmove", start, timeout)[1]
+
+    def count(self, prefix):
+        return sum(1 for line in self.out.lines if line.startswith(prefix))
+
+    @property
+    def searcher(self):
+        return self.eng._searcher
+
+    def close(self):
+        self.eng.handle("quit")
+
+
+@pytest.fixture
+def dialog():
+    d = Dialog()
+    yield d
+    d.close()
+
+
+def legal_after(sfen_or_moves, move):
+    pos = Position.startpos()
+    for m in sfen_or_moves:
+        pos.push(m)
+    return pos.is_legal(move)
+
+
+# ----------------------------------------------------------------------------------------------- handshake
+def test_usi_answers_usiok_with_options(dialog):
+    start = dialog("usi")
+    lines = dialog.since(start)
+    assert lines[0].startswith("id name ") and lines[1].startswith("id author ")
+    assert lines[-1] == "usiok"
+    names = {line.split()[2] for line in lines if line.startswith("option name")}
+    assert {"USI_Hash", "USI_Ponder", "MultiPV", "USI_Variant", "NetworkDelay", "NodesLimit", "DepthLimit",
+            "Seed", "EnteringKingRule"} <= names
+    variant = next(line for line in lines if "USI_Variant" in line)
+    assert "type combo default shogi" in variant and all(f"var {v}" in variant for v in engine.VARIANT_IDS)
+    assert dialog.eng._searcher is None  # nothing built before isready
+
+
+def test_option_constants_match_the_rules_layer():
+    assert usi_engine.VARIANT_IDS == engine.VARIANT_IDS
+    assert set(usi_engine.ENTERING_KING_RULES) == {r.value for r in engine.EnteringKingRule}
+
+
+def test_isready_warms_up_and_answers_readyok(dialog):
+    start = dialog("usi", "isready")
+    assert dialog.since(start)[-1] == "readyok"
+    assert dialog.searcher.warmed
+
+
+def test_isready_prints_heartbeat_while_warmup_is_slow(monkeypatch):
+    monkeypatch.setattr(usi_engine, "HEARTBEAT_S", 0.05)
+
+    class Slow(FakeSearcher):
+        def warmup(self):
+            time.sleep(0.3)
+
+    d = Dialog(searcher_factory=lambda mb, seed: Slow(mb, seed))
+    start = d("isready")
+    lines = d.since(start)
+    assert lines[-1] == "readyok" and lines.count("") >= 2
+    d.close()
+
+
+def test_usinewgame_before_and_after_isready(dialog):
+    start = dialog("usi", "usinewgame", "isready", "position startpos", "go depth 1")
+    dialog.bestmove(start)
+    start = dialog("usinewgame", "isready", "usinewgame", "position startpos moves 7g7f", "go depth 1")
+    assert dialog.bestmove(start).startswith("bestmove ")
+    assert ("clear", None) in dialog.searcher.calls
+    assert dialog.count("info string error") == 0
+
+
+def test_garbage_lines_are_reported_not_fatal(dialog):
+    start = dialog("usi", "hello world", "   ", "GO", "isready", "setoption", "position", "go bogus 3 depth 1")
+    lines = dialog.since(start)
+    assert "info string error unknown command hello world" in lines
+    assert "info string error unknown command GO" in lines
+    assert any(line.startswith("info string error malformed setoption") for line in lines)
+    assert any("unknown go parameter 'bogus'" in line for line in lines)
+    assert dialog.bestmove(start).startswith("bestmove ")
+    assert "readyok" in lines
+
+
+def test_quit_returns_false_and_stops_a_search():
+    d = Dialog()
+    d("isready", "go infinite")
+    assert d.eng.handle("quit") is False
+    assert d.count("bestmove") == 1
+
+
+# ----------------------------------------------------------------------------------------------- options
+def test_setoption_values_and_errors(dialog):
+    start = dialog("usi", "setoption name MultiPV value 3", "setoption name multipv value 0",
+                   "setoption name USI_Ponder value maybe", "setoption name NoSuch value 1",
+                   "setoption name DepthLimit value x", "setoption name EnteringKingRule value CSARule24",
+                   "setoption name USI_Hash")
+    errors = [line for line in dialog.since(start) if line.startswith("info string error")]
+    assert len(errors) == 5
+    assert dialog.eng.opt("MultiPV") == 3 and dialog.eng.opt("EnteringKingRule") == "CSARule24"
+
+
+def test_variant_not_implemented_keeps_shogi(dialog):
+    start = dialog("setoption name USI_Variant value fantasista", "setoption name USI_Variant value chess")
+    lines = dialog.since(start)
+    assert lines[0] == "info string error variant fantasista not implemented yet; playing shogi"
+    assert lines[1].startswith("info string error option USI_Variant takes one of")
+    assert dialog.eng.opt("USI_Variant") == "shogi"
+    start = dialog("setoption name USI_Variant value shogi")
+    assert dialog.since(start) == []
+
+
+def test_setoption_between_games(dialog):
+    dialog("usi", "setoption name USI_Hash value 16", "isready", "usinewgame", "position startpos", "go depth 2")
+    dialog.bestmove()
+    first = dialog.searcher
+    start = dialog("gameover win", "setoption name USI_Hash value 64", "setoption name MultiPV value 2",
+                   "isready", "usinewgame", "position startpos", "go depth 2")
+    dialog.bestmove(start)
+    assert dialog.searcher is first and ("set_hash", 64) in first.calls
+    assert any(line.startswith("info") and "multipv 2" in line for line in dialog.since(start))
+    start = dialog("setoption name Seed value 7", "isready")
+    assert dialog.searcher is not first and dialog.searcher.seed == 7
+
+
+def test_depth_and_nodes_limit_options_reach_limits(dialog):
+    dialog("setoption name DepthLimit value 2", "setoption name NodesLimit value 5000", "isready", "go depth 5")
+    dialog.bestmove()
+    limits = [c[1] for c in dialog.searcher.calls if c[0] == "search"][-1]
+    assert limits.depth == 2 and limits.nodes == 5000
+
+
+# ----------------------------------------------------------------------------------------------- position
+def test_position_startpos_moves_and_d(dialog):
+    start = dialog("position startpos moves 7g7f 3c3d 8h2b+", "d")
+    lines = dialog.since(start)
+    assert any(line.startswith("sfen lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4")
+               for line in lines)
+
+
+def test_illegal_move_or_bad_sfen_keeps_previous_position(dialog):
+    dialog("position startpos moves 7g7f")
+    before = dialog.eng.pos.sfen()
+    for bad in ("position startpos moves 3c3d 3c3d", "position startpos moves 7g7x",
+                "position sfen 9/9/9 b - 1", "position sfen lnsgkgsnl/1r5b1/ppppppppp b", "position nonsense"):
+        start = dialog(bad)
+        lines = dialog.since(start)
+        assert len(lines) == 1 and lines[0].startswith("info string error position not changed"), (bad, lines)
+        assert dialog.eng.pos.sfen() == before
+
+
+def test_position_sfen_with_moves(dialog):
+    dialog(f"position sfen {MATE_IN_1} moves G*1b")
+    assert dialog.eng.pos.is_checkmate()
+
+
+# ----------------------------------------------------------------------------------------------- go
+def test_go_parameters_in_any_order():
+    g = parse_go("nodes 100 byoyomi 1000 btime 5 wtime 6 ponder binc 7 winc 8 movetime 9 depth 4".split())
+    c = g.clock
+    assert (c.btime, c.wtime, c.byoyomi, c.binc, c.winc, c.movetime, g.depth, g.nodes, g.ponder) == \
+        (5, 6, 1000, 7, 8, 9, 4, 100, True)
+    g = parse_go("mate 3000".split())
+    assert g.mate and g.mate_ms == 3000
+    g = parse_go("searchmoves 7g7f 2g2f infinite".split())
+    assert g.searchmoves == ["7g7f", "2g2f"] and g.infinite
+    assert parse_go(["btime"]).errors == ["go btime needs an integer"]
+
+
+def test_go_byoyomi_gives_one_legal_bestmove_with_info(dialog):
+    start = dialog("usi", "isready", "usinewgame", "position startpos moves 7g7f", "go btime 0 wtime 0 byoyomi 300")
+    line = dialog.bestmove(start)
+    move = line.split()[1]
+    assert legal_after(["7g7f"], move)
+    infos = [x for x in dialog.since(start) if x.startswith("info depth")]
+    assert infos and all(" pv " in x and " score cp " in x for x in infos)
+    info = infos[-1].split()
+    for key in ("depth", "seldepth", "time", "nodes", "nps", "hashfull", "multipv"):
+        assert key in info
+    limits = [c[1] for c in dialog.searcher.calls if c[0] == "search"][-1]
+    assert 0 < limits.soft_ms <= limits.hard_ms <= 300
+    assert dialog.count("bestmove") == 1
+
+
+def test_btime_is_sentes_clock(dialog):
+    dialog("isready", "position startpos", "go btime 10000 wtime 100")
+    dialog.bestmove()
+    sente = [c[1] for c in dialog.searcher.calls if c[0] == "search"][-1]
+    start = dialog("position startpos moves 7g7f", "go btime 10000 wtime 100")
+    dialog.bestmove(start)
+    gote = [c[1] for c in dialog.searcher.calls if c[0] == "search"][-1]
+    assert sente.hard_ms > 500 and gote.hard_ms < 100
+
+
+def test_bestmove_has_legal_ponder_move(dialog):
+    start = dialog("position startpos", "go depth 2")
+    parts = dialog.bestmove(start).split()
+    assert parts[2] == "ponder"
+    pos = Position.startpos()
+    pos.push(parts[1])
+    assert pos.is_legal(parts[3])
+
+
+def test_stop_during_go_infinite(dialog):
+    start = dialog("isready", "position startpos", "go infinite")
+    dialog.out.wait_for("info depth 3", start)
+    assert dialog.count("bestmove") == 0
+    dialog("stop")  # stop waits for the search thread: bestmove is out when it returns
+    assert dialog.count("bestmove") == 1
+    assert dialog.searcher.calls[-1][1].infinite
+
+
+def test_go_infinite_with_depth_waits_for_stop(dialog):
+    dialog("position startpos", "go infinite depth 1")
+    time.sleep(0.15)
+    assert dialog.count("bestmove") == 0
+    dialog("stop")
+    assert dialog.count("bestmove") == 1
+
+
+def test_stop_during_ponder(dialog):
+    start = dialog("setoption name USI_Ponder value true", "isready", "position startpos moves 7g7f 3c3d",
+                   "go ponder btime 1000 wtime 1000 byoyomi 1000")
+    dialog.out.wait_for("info depth 2", start)
+    assert dialog.count("bestmove") == 0
+    dialog("stop")
+    assert dialog.count("bestmove") == 1
+    start = dialog("position startpos moves 7g7f 3c3d 2g2f", "go btime 1000 wtime 1000 byoyomi 300")
+    dialog.bestmove(start)
+    assert dialog.count("bestmove") == 2
+
+
+def test_ponderhit_switches_to_the_clock(dialog):
+    start = dialog("isready", "position startpos moves 7g7f 3c3d", "go ponder btime 0 wtime 0 byoyomi 500")
+    dialog.out.wait_for("info depth 3", start)
+    time.sleep(0.1)
+    assert dialog.count("bestmove") == 0
+    t0 = time.monotonic()
+    dialog("ponderhit")
+    dialog.bestmove(start, timeout=5)
+    assert time.monotonic() - t0 < 1.5
+    updates = [c[1] for c in dialog.searcher.calls if c[0] == "update_limits"]
+    assert updates and updates[-1][1] >= 100  # hard limit counted from the search start, after the ponder time
+    dialog("stop")  # a late stop after bestmove does nothing
+    assert dialog.count("bestmove") == 1
+
+
+def test_ponder_search_finished_early_waits_for_ponderhit(dialog):
+    start = dialog("position startpos", "go ponder depth 1 btime 0 wtime 0 byoyomi 500")
+    dialog.out.wait_for("info depth 1", start)
+    time.sleep(0.2)
+    assert dialog.count("bestmove") == 0
+    dialog("ponderhit")
+    dialog.bestmove(start, timeout=2)
+    assert dialog.count("bestmove") == 1
+
+
+def test_isready_is_answered_while_searching(dialog):
+    start = dialog("isready", "position startpos", "go infinite")
+    i, _ = dialog.out.wait_for("info depth 1", start)
+    dialog("isready")
+    dialog.out.wait_for("readyok", i)
+    assert dialog.count("bestmove") == 0
+    dialog("stop")
+    assert dialog.count("bestmove") == 1
+
+
+def test_exactly_one_bestmove_per_go(dialog):
+    dialog("isready")
+    gos = ["go depth 1", "go nodes 200", "go movetime 50", "go btime 100 wtime 100", "go infinite",
+           "go ponder byoyomi 100", "go btime 1000 wtime 1000 binc 100 winc 100"]
+    for n, go in enumerate(gos, 1):
+        start = dialog("position startpos moves 2g2f", go)
+        if "infinite" in go or "ponder" in go:
+            time.sleep(0.05)
+            dialog("ponderhit" if "ponder" in go else "stop")
+        dialog.bestmove(start)
+        dialog("stop")
+        assert dialog.count("bestmove") == n, go
+    # a go while a search runs: the first one is finished and answered first
+    dialog("go infinite", "go depth 1")
+    dialog.out.wait_for("bestmove", len(dialog.out.lines) - 1)
+    time.sleep(0.1)
+    assert dialog.count("bestmove") == len(gos) + 2
+
+
+def test_stop_right_after_go_is_still_answered(dialog):
+    for _ in range(5):
+        dialog("position startpos", "go infinite", "stop")
+    assert dialog.count("bestmove") == 5
+
+
+def test_searchmoves_restricts_the_root(dialog):
+    start = dialog("position startpos", "go depth 1 searchmoves 9g9f 1g1f 5a5b")
+    assert dialog.bestmove(start).split()[1] == "9g9f"
+    assert any("5a5b is not legal" in line for line in dialog.since(start))
+
+
+def test_bare_gameover_and_gameover_during_ponder(dialog):
+    start = dialog("position startpos", "go ponder byoyomi 100")
+    dialog.out.wait_for("info depth 1", start)
+    dialog("gameover")
+    assert dialog.count("bestmove") == 1
+    start = dialog("gameover lose", "gameover draw", "usinewgame", "position startpos", "go depth 1")
+    dialog.bestmove(start)
+    assert dialog.count("info string error") == 0
+
+
+def test_bestmove_resign_when_mated(dialog):
+    pos = Position.from_sfen(MATE_IN_1)
+    pos.push("G*1b")
+    start = dialog(f"position sfen {MATE_IN_1} moves G*1b", "go byoyomi 100")
+    assert dialog.bestmove(start) == "bestmove resign"
+    assert pos.is_checkmate()
+
+
+def test_bestmove_win_on_entering_king(dialog):
+    start = dialog(f"position sfen {ENTERING_KING}", "go byoyomi 100")
+    assert dialog.bestmove(start) == "bestmove win"
+    start = dialog("setoption name EnteringKingRule value NoEnteringKing", "go byoyomi 100")
+    assert dialog.bestmove(start) != "bestmove win"
+
+
+def test_go_mate_protocol(dialog):
+    start = dialog(f"position sfen {MATE_IN_1}", "go mate 1000")
+    assert dialog.out.wait_for("checkmate", start)[1] == "checkmate G*1b"
+    start = dialog(f"position sfen {NO_MATE}", "go mate infinite")
+    assert dialog.out.wait_for("checkmate", start)[1] == "checkmate nomate"
+    assert dialog.count("bestmove") == 0
+
+
+# ----------------------------------------------------------------------------------------------- debug
+def test_go_perft_divide(dialog):
+    start = dialog("position startpos", "go perft 3")
+    lines = dialog.since(start)
+    moves = [line for line in lines if ":" in line and not line.startswith(("Nodes", "info"))]
+    assert len(moves) == 30
+    assert sum(int(line.split(": ")[1]) for line in moves) == 25470
+    assert "Nodes searched: 25470" in lines
+    assert "7g7f: 900" in lines or "7g7f: " in " ".join(lines)
+
+
+def test_bench_prints_totals(dialog, monkeypatch):
+    monkeypatch.setattr(usi_engine, "BENCH_SFENS", usi_engine.BENCH_SFENS[:2])
+    import sys
+    monkeypatch.setitem(sys.modules, "search", None)  # force the built-in list even if search exists
+    start = dialog("bench 1")
+    lines = dialog.since(start)
+    assert any(line.startswith("Nodes searched  : ") for line in lines)
+    assert any(line.startswith("Nodes/second    : ") for line in lines)
+
+
+def test_info_formatting_mate_and_bounds():
+    pos = Position.startpos()
+    code = int(pos.parse_move("7g7f").code)
+    info = FakeInfo(5, 7, None, -3, 1000, 5000, 200, 12, [code], 2, "upperbound")
+    line = usi_engine.format_info(info, pos)
+    assert line == ("info depth 5 seldepth 7 time 200 nodes 1000 nps 5000 hashfull 12 score mate -3 upperbound "
+                    "multipv 2 pv 7g7f")

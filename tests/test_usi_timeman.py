@@ -1,0 +1,77 @@
+"""Time manager: soft/hard limits never exceed what the clock allows, and use byoyomi well."""
+import pytest
+
+from usi.timeman import MIN_MS, SAFETY_MS, Clock, allocate, moves_to_go
+
+DELAY = 120
+OVERHEAD = DELAY + SAFETY_MS
+
+
+def test_no_clock_means_no_time_limit():
+    assert allocate(Clock(), side=0) is None
+
+
+@pytest.mark.parametrize("byo", [1000, 3000, 10_000, 60_000])
+def test_byoyomi_only_uses_most_of_it(byo):
+    b = allocate(Clock(btime=0, wtime=0, byoyomi=byo), side=0, network_delay=DELAY)
+    assert b.hard_ms == byo - OVERHEAD  # all of the byoyomi but the overhead: never more
+    assert b.soft_ms >= 0.8 * (byo - OVERHEAD)  # and most of it planned (unused byoyomi is lost)
+    assert b.soft_ms <= b.hard_ms
+
+
+def test_byoyomi_shorter_than_the_overhead_still_moves():
+    b = allocate(Clock(btime=0, wtime=0, byoyomi=100), side=1, network_delay=DELAY)
+    assert b.soft_ms == b.hard_ms == MIN_MS
+
+
+def test_byoyomi_with_main_time_adds_a_share_of_it():
+    only = allocate(Clock(btime=0, wtime=0, byoyomi=5000), side=0, network_delay=DELAY)
+    both = allocate(Clock(btime=600_000, wtime=0, byoyomi=5000), side=0, network_delay=DELAY)
+    assert both.soft_ms > only.soft_ms
+    assert both.hard_ms <= 600_000 + 5000 - OVERHEAD
+    assert both.hard_ms < 600_000 // 4  # never bet a large part of the main time on one move
+
+
+def test_btime_is_sentes_clock_and_wtime_gotes():
+    clock = Clock(btime=100_000, wtime=2_000)
+    sente, gote = allocate(clock, side=0), allocate(clock, side=1)
+    assert sente.soft_ms > gote.soft_ms
+    assert gote.hard_ms < 2_000
+
+
+@pytest.mark.parametrize("left", [0, 50, 200, 500, 1000, 3000])
+def test_sudden_death_with_little_time_never_flags(left):
+    b = allocate(Clock(btime=left, wtime=60_000), side=0, ply=150, network_delay=DELAY)
+    assert MIN_MS <= b.soft_ms <= b.hard_ms
+    assert b.hard_ms <= max(MIN_MS, left - OVERHEAD)  # hard limit + overhead fits in what is left
+
+
+def test_sudden_death_budget_spreads_over_the_game():
+    b = allocate(Clock(btime=600_000, wtime=600_000), side=0, ply=0, network_delay=DELAY)
+    assert 600_000 / 60 <= b.soft_ms <= 600_000 / 20
+    assert b.soft_ms <= b.hard_ms <= 0.6 * 600_000
+
+
+def test_fischer_spends_about_the_increment():
+    b = allocate(Clock(btime=60_000, wtime=60_000, binc=5_000, winc=5_000), side=1, ply=40, network_delay=DELAY)
+    assert 4_000 <= b.soft_ms <= 60_000 * 0.5
+    assert b.hard_ms <= 0.75 * (60_000 - OVERHEAD)
+
+
+def test_fischer_with_a_tiny_bank_stays_inside_it():
+    b = allocate(Clock(btime=500, wtime=500, binc=2_000, winc=2_000), side=0, network_delay=DELAY)
+    assert b.hard_ms < 500 - OVERHEAD
+
+
+def test_fischer_uses_own_increment():
+    clock = Clock(btime=10_000, wtime=10_000, binc=0, winc=3_000)
+    assert allocate(clock, side=1).soft_ms > allocate(clock, side=0).soft_ms
+
+
+def test_movetime_is_fixed():
+    b = allocate(Clock(movetime=2_000, btime=1), side=0, network_delay=DELAY)
+    assert b.soft_ms == b.hard_ms == 2_000 - OVERHEAD
+
+
+def test_moves_to_go_shrinks_then_floors():
+    assert moves_to_go(0) > moves_to_go(80) >= moves_to_go(400) == 20

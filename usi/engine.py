@@ -1,0 +1,717 @@
+"""The engine side of USI: a reader loop (the caller's thread) and one search thread.
+
+Run it with ``fantasista`` or ``python -m usi``. The loop answers ``usi`` at once: nothing numba-heavy is imported
+before ``usiok`` (the rules layer and the search are imported lazily, and compiled on ``isready``, with an empty line
+every two seconds while that takes long). ``stop``, ``ponderhit`` and ``isready`` are answered while the search
+thread runs; every ``go`` ends in exactly one ``bestmove`` (or one ``checkmate`` for ``go mate``), and after
+``go infinite`` or ``go ponder`` only once ``stop`` or ``ponderhit`` has arrived.
+
+See ``docs/usi.md`` for the commands, the options and the debug commands.
+
+>>> import io
+>>> out = io.StringIO()
+>>> eng = UsiEngine(out=out)
+>>> eng.handle("usi")
+True
+>>> out.getvalue().splitlines()[-1]
+'usiok'
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, TextIO
+
+from .timeman import Clock, allocate
+
+ENGINE_NAME = "Fantasista 0.1.0"
+ENGINE_AUTHOR = "the Fantasista developers"
+
+#: Copies of ``engine.VARIANT_IDS`` and the ``engine.EnteringKingRule`` values, so that the option list can be
+#: printed before the rules layer (numba) is imported. A test keeps them equal to the originals.
+VARIANT_IDS = ("shogi", "fantasista", "turncoat", "mawarikudoi", "daishogi2017", "enokian")
+ENTERING_KING_RULES = ("NoEnteringKing", "CSARule24", "CSARule27")
+
+HEARTBEAT_S = 2.0  # empty line this often while isready compiles
+
+
+# --------------------------------------------------------------------------------------------- options
+@dataclass
+class Option:
+    """One USI option: ``kind`` is check, spin, combo, button, string or filename."""
+
+    name: str
+    kind: str
+    default: Any = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+    value: Any = None
+
+    def __post_init__(self) -> None:
+        if self.value is None:
+            self.value = self.default
+
+    def usi(self) -> str:
+        line = f"option name {self.name} type {self.kind}"
+        if self.kind == "check":
+            line += f" default {'true' if self.default else 'false'}"
+        elif self.kind == "spin":
+            line += f" default {self.default} min {self.min} max {self.max}"
+        elif self.kind == "combo":
+            line += f" default {self.default}" + "".join(f" var {v}" for v in self.vars)
+        elif self.kind in ("string", "filename"):
+            line += f" default {self.default if self.default not in (None, '') else '<empty>'}"
+        return line
+
+    def parse(self, text: str | None) -> Any:
+        """The value for ``text``; raises ``ValueError`` with a message for a bad one."""
+        if self.kind == "button":
+            return True
+        if text is None:
+            raise ValueError(f"option {self.name} needs a value")
+        if self.kind == "check":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"option {self.name} takes true or false, not {text!r}")
+            return text.lower() == "true"
+        if self.kind == "spin":
+            try:
+                v = int(text)
+            except ValueError:
+                raise ValueError(f"option {self.name} takes an integer, not {text!r}") from None
+            if not self.min <= v <= self.max:
+                raise ValueError(f"option {self.name} must be in {self.min}..{self.max}, not {v}")
+            return v
+        if self.kind == "combo":
+            for var in self.vars:
+                if var.lower() == text.lower():
+                    return var
+            raise ValueError(f"option {self.name} takes one of {', '.join(self.vars)}, not {text!r}")
+        return "" if text == "<empty>" else text
+
+
+def default_options() -> dict[str, Option]:
+    opts = [
+        Option("USI_Hash", "spin", 16, 1, 4096),
+        Option("USI_Ponder", "check", False),
+        Option("MultiPV", "spin", 1, 1, 600),
+        Option("USI_Variant", "combo", "shogi", vars=VARIANT_IDS),
+        Option("NetworkDelay", "spin", 120, 0, 60_000),
+        Option("NodesLimit", "spin", 0, 0, 2**31 - 1),
+        Option("DepthLimit", "spin", 0, 0, 127),
+        Option("Seed", "spin", 0, 0, 2**31 - 1),
+        Option("EnteringKingRule", "combo", "CSARule27", vars=ENTERING_KING_RULES),
+    ]
+    return {o.name.lower(): o for o in opts}
+
+
+# ------------------------------------------------------------------------------------------------ go
+GO_INT_PARAMS = ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "depth", "nodes", "perft")
+GO_KEYWORDS = set(GO_INT_PARAMS) | {"ponder", "infinite", "mate", "searchmoves"}
+
+
+@dataclass
+class GoCommand:
+    """A parsed ``go`` line (parameters in any order)."""
+
+    clock: Clock = field(default_factory=Clock)
+    ponder: bool = False
+    infinite: bool = False
+    depth: int | None = None
+    nodes: int | None = None
+    perft: int | None = None
+    mate: bool = False
+    mate_ms: int | None = None  # None with mate=True: infinite
+    searchmoves: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def parse_go(tokens: list[str]) -> GoCommand:
+    """Parse the tokens after ``go``. Bad values are reported in ``errors`` and otherwise ignored.
+
+    >>> g = parse_go("byoyomi 1000 wtime 5000 ponder btime 6000".split())
+    >>> (g.clock.btime, g.clock.wtime, g.clock.byoyomi, g.ponder)
+    (6000, 5000, 1000, True)
+    >>> parse_go("mate infinite".split()).mate_ms is None
+    True
+    >>> parse_go("searchmoves 7g7f 2g2f depth 3".split()).searchmoves
+    ['7g7f', '2g2f']
+    """
+    g = GoCommand()
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i].lower()
+        i += 1
+        if tok == "ponder":
+            g.ponder = True
+        elif tok == "infinite":
+            g.infinite = True
+        elif tok == "mate":
+            g.mate = True
+            if i < len(tokens) and tokens[i].lower() == "infinite":
+                i += 1
+            elif i < len(tokens) and tokens[i].lstrip("-").isdigit():
+                g.mate_ms = max(0, int(tokens[i]))
+                i += 1
+        elif tok == "searchmoves":
+            while i < len(tokens) and tokens[i].lower() not in GO_KEYWORDS:
+                g.searchmoves.append(tokens[i])
+                i += 1
+        elif tok in GO_INT_PARAMS:
+            if i >= len(tokens) or not tokens[i].lstrip("-").isdigit():
+                g.errors.append(f"go {tok} needs an integer")
+                continue
+            value = int(tokens[i])
+            i += 1
+            if tok in Clock.__dataclass_fields__:
+                setattr(g.clock, tok, max(0, value))
+            else:
+                setattr(g, tok, max(0, value))
+        else:
+            g.errors.append(f"unknown go parameter {tokens[i - 1]!r}")
+    return g
+
+
+# ------------------------------------------------------------------------------------------- the job
+class _Job:
+    """One ``go`` in flight: its flags, shared between the reader and the search thread."""
+
+    def __init__(self, go: GoCommand, t0: float) -> None:
+        self.go = go
+        self.t0 = t0  # perf_counter when the go line arrived
+        self.pondering = go.ponder
+        self.stop_requested = threading.Event()
+        self.release = threading.Event()  # bestmove may be printed (set at once unless ponder / infinite)
+        if not (go.ponder or go.infinite):
+            self.release.set()
+        self.searching = threading.Event()  # Searcher.search is running
+        self.timer: threading.Timer | None = None
+        self.search_t0: float | None = None
+        self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
+        self.thread: threading.Thread | None = None
+
+    def elapsed_ms(self) -> int:
+        """ms since the go line arrived."""
+        return int((time.perf_counter() - self.t0) * 1000)
+
+    def search_elapsed_ms(self) -> int:
+        """ms since Searcher.search was called (the searcher's own time base)."""
+        return int((time.perf_counter() - (self.search_t0 or self.t0)) * 1000)
+
+
+# ---------------------------------------------------------------------------------------- the engine
+class UsiEngine:
+    """The USI protocol state machine. Feed it lines with :meth:`handle` (or run :meth:`loop` on a stream).
+
+    ``searcher_factory(hash_mb, seed)`` builds the searcher (default: :class:`search.Searcher`) and ``limits_cls``
+    its limits (default: :class:`search.Limits`); tests pass fakes to check the protocol without compiling a search.
+    """
+
+    def __init__(self, out: TextIO | None = None,
+                 searcher_factory: Callable[[int, int], Any] | None = None,
+                 limits_cls: type | None = None) -> None:
+        self._out = out if out is not None else sys.stdout
+        self._out_lock = threading.Lock()
+        self._searcher_factory = searcher_factory
+        self._limits_cls = limits_cls
+        self.options = default_options()
+        self._searcher = None
+        self._searcher_key: tuple[int, int] | None = None  # (hash_mb, seed) the searcher was built with
+        self._warm = False
+        self._need_clear = False
+        self._pos = None  # engine.Position, created lazily
+        self._job: _Job | None = None
+
+    # ------------------------------------------------------------------ output
+    def send(self, line: str) -> None:
+        """Write one line and flush (thread-safe)."""
+        with self._out_lock:
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # the GUI went away; the reader will see EOF
+
+    def error(self, message: str) -> None:
+        self.send(f"info string error {message}")
+
+    # ------------------------------------------------------------------ lazy layers
+    def opt(self, name: str) -> Any:
+        return self.options[name.lower()].value
+
+    @property
+    def pos(self):
+        if self._pos is None:
+            import engine
+            self._pos = engine.Position.startpos(self.opt("USI_Variant"))
+        return self._pos
+
+    def _make_searcher(self):
+        if self._searcher_factory is not None:
+            return self._searcher_factory(self.opt("USI_Hash"), self.opt("Seed"))
+        from search import Searcher
+        return Searcher(hash_mb=self.opt("USI_Hash"), seed=self.opt("Seed"))
+
+    def _limits(self) -> type:
+        if self._limits_cls is None:
+            from search import Limits
+            self._limits_cls = Limits
+        return self._limits_cls
+
+    def _ensure_searcher(self):
+        """The searcher, built or resized to the current options (only called while no search runs)."""
+        key = (self.opt("USI_Hash"), self.opt("Seed"))
+        if self._searcher is None or self._searcher_key[1] != key[1]:
+            self._searcher = self._make_searcher()
+            self._warm = False
+            self._need_clear = False
+        elif self._searcher_key[0] != key[0]:
+            self._searcher.set_hash(key[0])
+        self._searcher_key = key
+        if self._need_clear:
+            self._searcher.clear()
+            self._need_clear = False
+        return self._searcher
+
+    def _warmup(self) -> None:
+        """Import and compile everything a search needs (numba kernels are cached on disk after the first run)."""
+        _ = self.pos
+        self.pos.legal_codes()
+        searcher = self._ensure_searcher()
+        if not self._warm:
+            searcher.warmup()
+            self._warm = True
+
+    # ------------------------------------------------------------------ the loop
+    def loop(self, stream: TextIO) -> None:
+        """Read commands until ``quit`` or end of input."""
+        try:
+            for raw in stream:
+                if not self.handle(raw):
+                    return
+        finally:
+            self._finish_search()
+
+    def handle(self, raw: str) -> bool:
+        """Handle one line; ``False`` after ``quit``."""
+        line = raw.strip()
+        if not line:
+            return True
+        tokens = line.split()
+        cmd, args = tokens[0], tokens[1:]
+        handler = getattr(self, f"cmd_{cmd}", None) if cmd.isidentifier() and cmd.islower() else None
+        if handler is None:
+            self.error(f"unknown command {line}")
+            return True
+        try:
+            return handler(args, line) is not False
+        except Exception as exc:  # never crash on a command: report and carry on
+            self.error(f"{cmd} failed: {type(exc).__name__}: {exc}")
+            return True
+
+    @property
+    def searching(self) -> bool:
+        job = self._job
+        return job is not None and job.thread is not None and job.thread.is_alive()
+
+    # ------------------------------------------------------------------ commands
+    def cmd_usi(self, args, line):
+        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id author {ENGINE_AUTHOR}")
+        for opt in self.options.values():
+            self.send(opt.usi())
+        self.send("usiok")
+
+    def cmd_isready(self, args, line):
+        if self.searching:  # the searcher is warm already
+            self.send("readyok")
+            return
+        done = threading.Event()
+
+        def heartbeat():
+            while not done.wait(HEARTBEAT_S):
+                self.send("")
+
+        beat = threading.Thread(target=heartbeat, name="usi-heartbeat", daemon=True)
+        beat.start()
+        try:
+            self._warmup()
+        except Exception as exc:  # still answer readyok: a GUI waiting for it would give up on us
+            self.error(f"warm-up failed: {type(exc).__name__}: {exc}")
+        finally:
+            done.set()
+            beat.join()
+        self.send("readyok")
+
+    def cmd_setoption(self, args, line):
+        if not args or args[0].lower() != "name" or len(args) < 2:
+            self.error(f"malformed setoption (expected: setoption name <id> [value <x>]): {line}")
+            return
+        lowered = [a.lower() for a in args]
+        vi = lowered.index("value") if "value" in lowered[2:] else len(args)
+        name = " ".join(args[1:vi])
+        value = " ".join(args[vi + 1:]) if vi < len(args) else None
+        opt = self.options.get(name.lower())
+        if opt is None:
+            self.error(f"unknown option {name}")
+            return
+        try:
+            v = opt.parse(value)
+        except ValueError as exc:
+            self.error(str(exc))
+            return
+        if opt.name == "USI_Variant":
+            import engine
+            try:
+                engine.get_variant(v)
+            except ValueError:
+                self.error(f"variant {v} not implemented yet; playing {self.opt('USI_Variant')}")
+                return
+            if v != opt.value:
+                opt.value = v
+                self._pos = None  # the new variant's start position
+            return
+        opt.value = v
+
+    def cmd_usinewgame(self, args, line):
+        self._finish_search()
+        self._need_clear = True
+        if self._searcher is not None:
+            self._searcher.clear()
+            self._need_clear = False
+
+    def cmd_position(self, args, line):
+        import engine
+        if not args:
+            self.error("position needs startpos or sfen")
+            return
+        try:
+            mi = [a.lower() for a in args].index("moves")
+        except ValueError:
+            mi = len(args)
+        head, moves = args[:mi], args[mi + 1:]
+        variant = self.opt("USI_Variant")
+        try:
+            if head[0].lower() == "startpos" and len(head) == 1:
+                pos = engine.Position.startpos(variant)
+            elif head[0].lower() == "sfen" and len(head) > 1:
+                pos = engine.Position.from_sfen(" ".join(head[1:]), variant)
+            else:
+                raise engine.SfenError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)!r}")
+        except (engine.SfenError, ValueError) as exc:
+            self.error(f"position not changed: {exc}")
+            return
+        for i, text in enumerate(moves):
+            try:
+                pos.push(text)
+            except (engine.IllegalMoveError, engine.MoveParseError, ValueError) as exc:
+                self.error(f"position not changed: move {i + 1} ({text}): {exc}")
+                return
+        self._pos = pos
+
+    def cmd_go(self, args, line):
+        t0 = time.perf_counter()
+        go = parse_go(args)
+        for msg in go.errors:
+            self.error(msg)
+        if go.perft is not None:
+            self._perft(go.perft)
+            return
+        self._finish_search()  # a go while searching: finish the old one first (it prints its bestmove)
+        pos = self.pos.copy()
+        try:
+            searcher = self._ensure_searcher()
+        except Exception as exc:
+            # No searcher at all: still honour "every go ends in one bestmove" with any legal move.
+            self.error(f"search unavailable: {type(exc).__name__}: {exc}")
+            searcher = None
+        job = _Job(go, t0)
+        job.side, job.game_ply = pos.turn, pos.move_number - 1
+        target = self._mate_worker if go.mate else self._search_worker
+        job.thread = threading.Thread(target=target, args=(job, pos, searcher), name="usi-search", daemon=True)
+        self._job = job
+        job.thread.start()
+
+    def cmd_stop(self, args, line):
+        job = self._job
+        if job is None:
+            return
+        job.stop_requested.set()
+        job.pondering = False
+        if self._searcher is not None:
+            self._searcher.stop()
+        job.release.set()
+        # Repeat the stop until the thread is done: a stop that lands just before Searcher.search (or
+        # mate_search) resets its flag would otherwise be lost.
+        while job.thread is not None and job.thread.is_alive():
+            if self._searcher is not None:
+                self._searcher.stop()
+            job.thread.join(0.05)
+
+    def cmd_ponderhit(self, args, line):
+        job = self._job
+        if job is None or not job.pondering:
+            return
+        job.pondering = False
+        budget = self._budget(job.go, job.side, job.game_ply)
+        if budget is not None and self._searcher is not None:
+            now = job.search_elapsed_ms()
+            self._searcher.update_limits(now + budget.soft_ms, now + budget.hard_ms)
+            self._arm_timer(job, budget.hard_ms)
+        elif budget is None and not job.go.infinite and job.go.depth is None and job.go.nodes is None:
+            # ponder without any clock: nothing says when to stop, so answer now.
+            if self._searcher is not None:
+                self._searcher.stop()
+        if not job.go.infinite:
+            job.release.set()
+
+    def cmd_gameover(self, args, line):
+        if args and args[0].lower() not in ("win", "lose", "draw"):
+            self.error(f"gameover takes win, lose or draw, not {args[0]}")
+        self._finish_search()
+
+    def cmd_quit(self, args, line):
+        self._finish_search()
+        return False
+
+    # debug commands
+    def cmd_d(self, args, line):
+        for text in str(self.pos).splitlines():
+            self.send(text)
+
+    def cmd_bench(self, args, line):
+        if self.searching:
+            self.error("bench while searching")
+            return
+        depth = int(args[0]) if args and args[0].isdigit() else None
+        self._bench(depth)
+
+    # ------------------------------------------------------------------ helpers
+    def _budget(self, go: GoCommand, side: int, ply: int):
+        return allocate(go.clock, side, ply, network_delay=self.opt("NetworkDelay"))
+
+    def _arm_timer(self, job: _Job, hard_ms: int) -> None:
+        """Safety net: stop the search at the hard limit even if the searcher overruns it (ms from now)."""
+        if job.timer is not None:
+            job.timer.cancel()
+        searcher = self._searcher
+        if searcher is None:
+            return
+        job.timer = threading.Timer(hard_ms / 1000 + 0.02, searcher.stop)
+        job.timer.daemon = True
+        job.timer.start()
+
+    def _finish_search(self) -> None:
+        """Stop any search in flight and wait for its bestmove."""
+        if self._job is not None and self._job.thread is not None and self._job.thread.is_alive():
+            self.cmd_stop([], "stop")
+
+    def _perft(self, depth: int) -> None:
+        if self.searching:
+            self.error("go perft while searching")
+            return
+        t0 = time.perf_counter()
+        pos = self.pos.copy()
+        total = 0
+        for move, count in pos.divide(depth).items() if depth > 0 else []:
+            self.send(f"{move}: {count}")
+            total += count
+        if depth == 0:
+            total = 1
+        ms = int((time.perf_counter() - t0) * 1000)
+        self.send(f"Nodes searched: {total}")
+        self.send(f"info string perft {depth} time {ms} nps {total * 1000 // max(ms, 1)}")
+
+    # ------------------------------------------------------------------ search thread
+    def _search_worker(self, job: _Job, pos, searcher) -> None:
+        best, ponder = None, None
+        try:
+            best, ponder = self._run_search(job, pos, searcher)
+        except Exception as exc:
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            codes = pos.legal_codes()
+            best = pos.move_usi(int(codes[0])) if len(codes) else "resign"
+        finally:
+            if job.timer is not None:
+                job.timer.cancel()
+            job.release.wait()
+            self.send(f"bestmove {best or 'resign'}" + (f" ponder {ponder}" if ponder else ""))
+
+    def _run_search(self, job: _Job, pos, searcher) -> tuple[str, str | None]:
+        import engine
+        codes = [int(c) for c in pos.legal_codes()]
+        if not codes:
+            return "resign", None
+        if pos.can_declare_win(engine.EnteringKingRule(self.opt("EnteringKingRule"))):
+            return "win", None
+        if searcher is None:
+            return pos.move_usi(codes[0]), None
+        go = job.go
+        Limits = self._limits()
+
+        searchmoves = None
+        if go.searchmoves:
+            legal = set(codes)
+            searchmoves = []
+            for text in go.searchmoves:
+                try:
+                    code = pos.parse_move(text).code
+                except ValueError as exc:
+                    self.error(f"searchmoves: {exc}")
+                    continue
+                if code in legal:
+                    searchmoves.append(code)
+                else:
+                    self.error(f"searchmoves: {text} is not legal here")
+            searchmoves = searchmoves or None
+
+        depth = _min_set(go.depth, self.opt("DepthLimit") or None)
+        nodes = _min_set(go.nodes, self.opt("NodesLimit") or None)
+        limits = Limits(depth=depth, nodes=nodes, multipv=self.opt("MultiPV"), searchmoves=searchmoves,
+                        infinite=go.infinite)
+        if not go.ponder and not go.infinite:
+            budget = self._budget(go, job.side, job.game_ply)
+            if budget is not None:
+                spent = job.elapsed_ms()
+                limits.soft_ms = max(1, budget.soft_ms - spent)
+                limits.hard_ms = max(1, budget.hard_ms - spent)
+                self._arm_timer(job, limits.hard_ms)
+        if job.stop_requested.is_set():  # stop arrived before the search started: answer at depth 1
+            limits = Limits(depth=1, multipv=1, searchmoves=searchmoves)
+
+        def on_info(info) -> None:
+            if job.stop_requested.is_set():
+                searcher.stop()  # a stop sent before search() reset its flag
+            self.send(format_info(info, pos))
+
+        job.searching.set()
+        job.search_t0 = time.perf_counter()
+        result = searcher.search(pos, limits, on_info)
+        job.searching.clear()
+        if result.best is None or result.best not in codes:
+            if result.best is not None:
+                self.error(f"search returned an illegal move {pos.move_usi(result.best)}")
+            return pos.move_usi(codes[0]), None
+        best = pos.move_usi(result.best)
+        ponder = None
+        if result.ponder is not None:
+            pos.push_unchecked(result.best)
+            if int(result.ponder) in {int(c) for c in pos.legal_codes()}:
+                ponder = pos.move_usi(result.ponder)
+            pos.pop()
+        return best, ponder
+
+    def _mate_worker(self, job: _Job, pos, searcher) -> None:
+        answer = "timeout"
+        try:
+            if searcher is None:
+                answer = "notimplemented"
+            else:
+                job.searching.set()
+                kind, moves = searcher.mate_search(pos, max_ms=job.go.mate_ms, max_nodes=job.go.nodes)
+                job.searching.clear()
+                if kind == "mate":
+                    line, p = [], pos.copy()
+                    for code in moves:
+                        line.append(p.move_usi(code))
+                        p.push_unchecked(int(code))
+                    answer = " ".join(line)
+                elif kind == "nomate":
+                    answer = "nomate"
+        except Exception as exc:
+            self.error(f"mate search failed: {type(exc).__name__}: {exc}")
+        finally:
+            job.release.wait()
+            self.send(f"checkmate {answer}")
+
+    # ------------------------------------------------------------------ bench
+    def _bench(self, depth: int | None) -> None:
+        import engine
+        Limits = self._limits()
+        try:
+            from search import bench_positions as positions
+        except ImportError:
+            positions = BENCH_SFENS
+        self._warmup()
+        searcher = self._searcher
+        total_nodes, t0 = 0, time.perf_counter()
+        for item in positions:
+            sfen, d = (item, None) if isinstance(item, str) else (item[0], item[1])
+            d = depth or d or BENCH_DEPTH
+            pos = engine.Position.from_sfen(sfen)
+            searcher.clear()
+            result = searcher.search(pos, Limits(depth=d))
+            total_nodes += result.nodes
+            self.send(f"info string bench depth {d} nodes {result.nodes} bestmove "
+                      f"{pos.move_usi(result.best) if result.best is not None else 'resign'} sfen {sfen}")
+        ms = max(1, int((time.perf_counter() - t0) * 1000))
+        self.send(f"Total time (ms) : {ms}")
+        self.send(f"Nodes searched  : {total_nodes}")
+        self.send(f"Nodes/second    : {total_nodes * 1000 // ms}")
+
+
+BENCH_DEPTH = 4
+BENCH_SFENS = (
+    "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+    "ln1g1gsnl/1r1s1k3/p1pppp1pp/6p2/1p7/2P3P2/PPSPPP2P/7R1/LN1GKGSNL b Bb 15",
+    "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+    "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
+)
+
+
+def _min_set(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return min(a, b)
+
+
+def format_info(info, pos) -> str:
+    """``info depth .. pv ..`` for a :class:`search.SearchInfo`."""
+    parts = [f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} time {info.time_ms} "
+             f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull}"]
+    if info.mate is not None:
+        parts.append(f"score mate {info.mate}")
+    elif info.score_cp is not None:
+        parts.append(f"score cp {info.score_cp}")
+    if parts[-1].startswith("score") and info.bound in ("lowerbound", "upperbound"):
+        parts.append(info.bound)
+    parts.append(f"multipv {info.multipv}")
+    if info.pv:
+        p, moves = pos.copy(), []
+        for code in info.pv:
+            moves.append(p.move_usi(int(code)))
+            p.push_unchecked(int(code))
+        parts.append("pv " + " ".join(moves))
+    return " ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point: the USI loop on stdin/stdout. Extra arguments are run as commands first
+    (``fantasista bench`` or ``fantasista "go perft 4" quit``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    # GUIs pipe stderr and never read it: a warning flood could fill the pipe and block us.
+    warnings.filterwarnings("ignore")
+    for stream in (sys.stdin, sys.stdout):
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError):
+            pass
+    eng = UsiEngine()
+    for cmd in argv:
+        if not eng.handle(cmd):
+            eng._finish_search()
+            return 0
+    try:
+        eng.loop(sys.stdin)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
