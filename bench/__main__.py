@@ -1,0 +1,89 @@
+"""``python -m bench [perft|search] [--depth N] [--search-depth N] [--no-peers] [--out DIR]``.
+
+Prints one table (perft nodes/s against cshogi and python-shogi with ratios, then search speed and time to
+depth), writes ``bench/results/<date-time>.json`` and a PNG bar chart next to it (matplotlib when importable,
+otherwise a small built-in PNG writer).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import platform
+import sys
+from pathlib import Path
+
+from . import chart
+from . import perft as perft_bench
+from . import search as search_bench
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def _fmt_nps(x: float) -> str:
+    return f"{x / 1e6:.2f}M" if x >= 1e6 else f"{x / 1e3:.1f}k"
+
+
+def perft_table(rows: list[dict]) -> list[str]:
+    head = f"{'perft':<14}{'ours d':>7}{'nodes':>12}{'nodes/s':>10}{'cshogi d':>9}{'nodes/s':>10}{'ratio':>8}" \
+           f"{'pyshogi d':>10}{'nodes/s':>10}{'ratio':>9}"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        o = r["ours"]
+        line = f"{r['position']:<14}{o['depth']:>7}{o['nodes']:>12,}{_fmt_nps(o['nps']):>10}"
+        for peer in ("cshogi", "python-shogi"):
+            p = r.get(peer)
+            if p:
+                mark = "" if p.get("agrees", True) else "!"
+                line += f"{p['depth']:>{9 if peer == 'cshogi' else 10}}{_fmt_nps(p['nps']):>10}" \
+                        f"{o['nps'] / p['nps']:>{8 if peer == 'cshogi' else 9}.1f}x{mark}"
+            else:
+                line += f"{'-':>{9 if peer == 'cshogi' else 10}}{'-':>10}{'-':>{8 if peer == 'cshogi' else 9}}"
+        out.append(line)
+    out.append("ratio = our nodes/s over the peer's ('!' marks a node count that disagrees with ours)")
+    return out
+
+
+def search_table(rows: list[dict]) -> list[str]:
+    head = f"{'search':<14}{'depth':>7}{'nodes':>12}{'nodes/s':>10}{'time to depth':>15}"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        out.append(f"{r['position']:<14}{r['depth']:>7}{r['nodes']:>12,}{_fmt_nps(r['nps']):>10}"
+                   f"{r['seconds']:>14.2f}s")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench", description="perft and search benchmarks")
+    p.add_argument("part", nargs="?", choices=["all", "perft", "search"], default="all")
+    p.add_argument("--depth", type=int, help="cap every perft depth (e.g. 2 for a quick run)")
+    p.add_argument("--search-depth", type=int, default=5)
+    p.add_argument("--no-peers", action="store_true", help="time our perft only")
+    p.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON and PNG (default bench/results)")
+    args = p.parse_args(argv)
+    result = {"when": _dt.datetime.now().isoformat(timespec="seconds"), "python": sys.version.split()[0],
+              "machine": platform.machine(), "processor": platform.processor()}
+    lines = []
+    if args.part in ("all", "perft"):
+        result["perft"] = perft_bench.run(args.depth, peers=not args.no_peers)
+        lines += perft_table(result["perft"])
+    if args.part in ("all", "search"):
+        rows = search_bench.run(args.search_depth)
+        if rows is not None:
+            result["search"] = rows
+            lines += [""] + search_table(rows)
+    print("\n".join(lines))
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / f"bench-{_dt.datetime.now():%Y%m%d-%H%M%S}"
+    stem.with_suffix(".json").write_text(json.dumps(result, indent=2))
+    bars = [(f"{r['position']} ours", r["ours"]["nps"]) for r in result.get("perft", [])]
+    bars += [(f"{r['position']} cshogi", r["cshogi"]["nps"]) for r in result.get("perft", []) if r.get("cshogi")]
+    bars += [(f"search {r['position']}", r["nps"]) for r in result.get("search", [])]
+    if bars:
+        chart.bar_chart(bars, stem.with_suffix(".png"), title="nodes/s")
+    print(f"\nwrote {stem.with_suffix('.json')} and {stem.with_suffix('.png')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

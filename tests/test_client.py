@@ -1,0 +1,184 @@
+"""The USI client: scripted dialogs against python-chess's mock transport, then real engine processes."""
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+import chess.engine
+import pytest
+
+from usi.client import (Cp, EngineError, EngineTerminatedError, Mate, UsiEngine, UsiLimit, UsiProtocol, parse_info,
+                        parse_option)
+
+FAKES = Path(__file__).parent / "fake_engines"
+FSF = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"  # a real peer: .ci/run installs it
+
+
+def run(coro_fn):
+    return asyncio.run(coro_fn())
+
+
+def handshake(mock, extra=()):
+    mock.expect("usi", ["id name Mock", "id author Tester", "option name USI_Hash type spin default 256 min 1 max 4096",
+                        "option name Book type check default true", "option name Style type combo default a var a var b",
+                        "option name BookFile type filename default <empty>", "option name Clear type button", *extra,
+                        "usiok"])
+
+
+def test_handshake_options_and_setoption():
+    async def main():
+        protocol = UsiProtocol()
+        mock = chess.engine.MockTransport(protocol)
+        handshake(mock)
+        await protocol.initialize()
+        assert protocol.id == {"name": "Mock", "author": "Tester"}
+        assert protocol.options["USI_Hash"].max == 4096 and protocol.options["Book"].default is True
+        assert protocol.options["BookFile"].type == "file" and protocol.options["BookFile"].default == ""
+        mock.expect("setoption name USI_Hash value 16")
+        mock.expect("setoption name Book value false")
+        mock.expect("setoption name Style value b")
+        mock.expect("setoption name Clear")
+        mock.expect("setoption name USI_Ponder value true")  # always accepted, listed or not
+        await protocol.configure({"USI_Hash": 16, "Book": "false", "Style": "b", "Clear": None, "USI_Ponder": True})
+        with pytest.raises(EngineError):
+            await protocol.configure({"Nope": 1})
+        with pytest.raises(EngineError):
+            await protocol.configure({"USI_Hash": 0})  # below min
+        mock.expect("isready", ["", "info string warming up", "readyok"])
+        await protocol.ping()
+        mock.expect("usinewgame")
+        await protocol.new_game()
+        mock.assert_done()
+
+    run(main)
+
+
+def test_play_every_limit_and_info():
+    async def main():
+        protocol = UsiProtocol()
+        mock = chess.engine.MockTransport(protocol)
+        handshake(mock)
+        await protocol.initialize()
+        mock.expect("position startpos moves 7g7f")
+        mock.expect("go btime 1000 wtime 2000 byoyomi 300", [
+            "info depth 1 seldepth 2 time 5 nodes 40 nps 8000 hashfull 1 score cp 12 multipv 1 pv 3c3d 2g2f",
+            "info depth 2 score mate -3 upperbound currmove 3c3d",
+            "info string hello there",
+            "bestmove 3c3d ponder 2g2f"])
+        res = await protocol.play(("startpos", ["7g7f"]), UsiLimit(btime=1000, wtime=2000, byoyomi=300))
+        assert res.move == "3c3d" and res.ponder == "2g2f" and not res.resign
+        assert res.info["depth"] == 2 and res.info["seldepth"] == 2 and res.info["nodes"] == 40
+        assert res.info["score"] == Mate(-3) and res.info["upperbound"] and res.info["pv"] == ["3c3d", "2g2f"]
+        assert res.info["string"] == "hello there" and res.info["time"] == 0.005 and res.info["currmove"] == "3c3d"
+        sfen = "4k4/9/9/9/9/9/9/9/4K4 b G 1"
+        mock.expect(f"position sfen {sfen}")
+        mock.expect("go btime 0 wtime 0 binc 100 winc 100", ["bestmove resign"])
+        assert (await protocol.play(sfen, UsiLimit(btime=0, wtime=0, binc=100, winc=100))).resign
+        mock.expect("position startpos")
+        mock.expect("go movetime 50 depth 3 nodes 1000", ["bestmove win"])
+        assert (await protocol.play("startpos", UsiLimit(movetime=50, depth=3, nodes=1000))).win
+        mock.expect("position startpos")
+        mock.expect("go mate 1000", ["bestmove resign"])
+        await protocol.play("startpos", UsiLimit(mate=1000))
+        mock.expect("gameover win")
+        await protocol.gameover("win")
+        mock.assert_done()
+
+    run(main)
+
+
+def test_ponder_ponderhit_and_stop_on_timeout():
+    async def main():
+        protocol = UsiProtocol()
+        mock = chess.engine.MockTransport(protocol)
+        handshake(mock)
+        await protocol.initialize()
+        mock.expect("position startpos moves 7g7f 3c3d")
+        mock.expect("go ponder btime 1000 wtime 1000 byoyomi 100")
+        task = asyncio.ensure_future(protocol.play(("startpos", ["7g7f", "3c3d"]),
+                                                   UsiLimit(btime=1000, wtime=1000, byoyomi=100), ponder=True))
+        await asyncio.sleep(0.01)
+        assert not task.done()  # pondering: no bestmove until ponderhit
+        mock.expect("ponderhit", ["info depth 5 score cp 30", "bestmove 2g2f"])
+        protocol.ponderhit()
+        res = await task
+        assert res.move == "2g2f" and res.info["score"] == Cp(30)
+        # a time-out cancels the command, which sends stop; the late bestmove is swallowed
+        mock.expect("position startpos")
+        mock.expect("go infinite")
+        mock.expect("stop", ["bestmove 7g7f"])
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(protocol.play("startpos", UsiLimit(infinite=True)), 0.05)
+        await asyncio.sleep(0.01)
+        mock.expect("isready", ["readyok"])
+        await protocol.ping()
+        mock.assert_done()
+
+    run(main)
+
+
+def test_analysis_streams_info_until_stop():
+    async def main():
+        protocol = UsiProtocol()
+        mock = chess.engine.MockTransport(protocol)
+        handshake(mock)
+        await protocol.initialize()
+        mock.expect("position startpos")
+        mock.expect("go infinite", ["info depth 1 score cp 5 pv 7g7f", "info depth 2 score cp 7 pv 2g2f"])
+        analysis = await protocol.analysis("startpos")
+        first = await analysis.get()
+        assert first["depth"] == 1
+        mock.expect("stop", ["bestmove 2g2f"])
+        analysis.stop()
+        best = await analysis.wait()
+        assert best.move == "2g2f" and analysis.info["depth"] == 2
+        mock.assert_done()
+
+    run(main)
+
+
+def test_parsers():
+    assert parse_info("score mate + pv 1a1b")["score"] == Mate(1)
+    assert parse_info("depth x") == {}
+    o = parse_option("name Threads type spin default 1 min 1 max 512")
+    assert (o.name, o.default) == ("Threads", 1)
+
+
+# ------------------------------------------------------------- real engines
+def test_random_engine_process():
+    with UsiEngine.popen_usi([sys.executable, str(FAKES / "random_engine.py")], timeout=20) as engine:
+        assert engine.id["name"] == "RandomMover"
+        engine.configure({"Seed": 5})
+        engine.isready()
+        engine.new_game()
+        res = engine.play("position startpos moves 7g7f", UsiLimit(depth=1), timeout=10)
+        assert res.move and isinstance(res.info["score"], Cp) and res.elapsed >= 0
+        engine.gameover("draw")
+        engine.quit()
+    assert engine.returncode.result(timeout=5) == 0
+
+
+def test_faulty_engine_processes():
+    with pytest.raises((asyncio.TimeoutError, TimeoutError)):
+        UsiEngine.popen_usi([sys.executable, str(FAKES / "no_usiok.py")], timeout=1)
+    engine = UsiEngine.popen_usi([sys.executable, str(FAKES / "crash.py")], timeout=10)
+    with pytest.raises(EngineTerminatedError):
+        engine.play("startpos", UsiLimit(depth=1), timeout=10)
+    engine.close()
+    engine = UsiEngine.popen_usi([sys.executable, str(FAKES / "hang.py")], timeout=10)
+    with pytest.raises((asyncio.TimeoutError, TimeoutError)):
+        engine.play("startpos", UsiLimit(depth=1), timeout=0.5)
+    engine.close()
+
+
+def test_fairy_stockfish_speaks_usi():
+    with UsiEngine.popen_usi([FSF], timeout=10) as engine:
+        assert "Fairy-Stockfish" in engine.id["name"]
+        engine.configure({"USI_Hash": 16, "Threads": 1})
+        engine.isready()
+        engine.new_game()
+        res = engine.play(("startpos", ["7g7f"]), UsiLimit(nodes=2000), timeout=10)
+        assert res.move and "score" in res.info and res.info["pv"][0] == res.move
+        res = engine.play("startpos", UsiLimit(btime=100, wtime=100, byoyomi=100), timeout=10)
+        assert res.move
+        engine.quit()

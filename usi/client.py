@@ -1,0 +1,601 @@
+"""A USI engine driver built on python-chess's engine protocol machinery.
+
+:class:`UsiProtocol` subclasses :class:`chess.engine.Protocol`: every exchange with the engine (handshake,
+``isready``, a search) is a small :class:`chess.engine.BaseCommand` state machine fed one line at a time over an
+asyncio subprocess transport, exactly as python-chess drives UCI engines. Positions and moves stay USI strings: the
+client does not know the rules, the referee (:mod:`usi.match`) does.
+
+:class:`UsiEngine` is the blocking wrapper, a :class:`chess.engine.SimpleEngine` subclass (a background event
+loop thread per engine), which is what the referee uses::
+
+    engine = UsiEngine.popen_usi(["fairy-stockfish"], timeout=10)
+    engine.configure({"USI_Hash": 16})
+    engine.new_game()
+    result = engine.play("position startpos moves 7g7f", UsiLimit(nodes=1000))
+    result.move, result.info.get("score")
+    engine.gameover("win"); engine.quit()
+
+Times in :class:`UsiLimit` are milliseconds (USI's unit); ``btime``/``binc`` are sente's (black's).
+"""
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import logging
+import shlex
+import time
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
+
+import chess.engine
+from chess.engine import (AnalysisResult, BaseCommand, BestMove, Cp, EngineError, EngineTerminatedError, Mate,
+                          Option, Score, UciOptionMap)
+
+__all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info", "parse_bestmove",
+           "parse_option", "EngineError", "EngineTerminatedError", "score_to_cp"]
+
+LOGGER = logging.getLogger("usi.client")
+MATE_CP = 32000  # centipawn stand-in for "mate in 0" when a mate score is flattened to a number
+
+#: Options a USI GUI may always send, whether or not the engine lists them.
+_IMPLICIT_OPTIONS = {"USI_Hash": Option("USI_Hash", "spin", 256, 1, None, []),
+                     "USI_Ponder": Option("USI_Ponder", "check", False, None, None, [])}
+
+#: ``info`` keys whose value is one integer.
+_INT_INFO = ("depth", "seldepth", "nodes", "nps", "hashfull", "multipv", "tbhits", "cpuload")
+
+
+@dataclasses.dataclass
+class UsiLimit:
+    """The limits of one ``go``. Times are integer milliseconds; ``b*`` is sente (black), ``w*`` gote."""
+
+    btime: Optional[int] = None
+    wtime: Optional[int] = None
+    byoyomi: Optional[int] = None
+    binc: Optional[int] = None
+    winc: Optional[int] = None
+    movetime: Optional[int] = None
+    depth: Optional[int] = None
+    nodes: Optional[int] = None
+    mate: Optional[Union[int, str]] = None  # ``go mate <ms>|infinite``
+    infinite: bool = False
+
+    def go_command(self, *, ponder: bool = False, searchmoves: Iterable[str] = ()) -> str:
+        """The ``go`` line for these limits.
+
+        >>> UsiLimit(btime=1000, wtime=2000, byoyomi=500).go_command()
+        'go btime 1000 wtime 2000 byoyomi 500'
+        >>> UsiLimit(nodes=100, depth=3).go_command(ponder=True)
+        'go ponder depth 3 nodes 100'
+        """
+        parts = ["go"]
+        if ponder:
+            parts.append("ponder")
+        if self.mate is not None:
+            parts += ["mate", str(self.mate)]
+            return " ".join(parts)
+        for key in ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "depth", "nodes"):
+            value = getattr(self, key)
+            if value is not None:
+                parts += [key, str(int(value))]
+        if self.infinite:
+            parts.append("infinite")
+        searchmoves = list(searchmoves)
+        if searchmoves:
+            parts += ["searchmoves", *searchmoves]
+        return " ".join(parts)
+
+    def budget(self, turn: int) -> Optional[float]:
+        """Seconds the side ``turn`` (0 sente, 1 gote) may think at most, or ``None`` when not time-limited."""
+        if self.infinite or self.mate is not None:
+            return None
+        if self.movetime is not None:
+            return self.movetime / 1000
+        clock = self.btime if turn == 0 else self.wtime
+        inc = self.binc if turn == 0 else self.winc
+        if clock is None and self.byoyomi is None and inc is None:
+            return None
+        return ((clock or 0) + (self.byoyomi or 0) + (inc or 0)) / 1000
+
+
+@dataclasses.dataclass
+class UsiPlayResult:
+    """The answer to one ``go``: ``move`` is a USI move, or ``None`` for ``resign``/``win``."""
+
+    move: Optional[str]
+    ponder: Optional[str] = None
+    info: dict = dataclasses.field(default_factory=dict)
+    resign: bool = False
+    win: bool = False  # ``bestmove win``: an entering-king declaration
+    elapsed: float = 0.0  # seconds from ``go`` (or ``ponderhit``) to ``bestmove``
+    raw: str = ""  # the ``bestmove`` line's arguments as sent
+
+    @property
+    def token(self) -> str:
+        """What the engine answered, as one word: the move, ``resign`` or ``win``."""
+        return "resign" if self.resign else "win" if self.win else (self.move or "")
+
+
+def score_to_cp(score: Optional[Score]) -> Optional[int]:
+    """Flatten a relative score to centipawns, mates as ``±(MATE_CP - distance)``.
+
+    >>> score_to_cp(Cp(31)), score_to_cp(Mate(3)), score_to_cp(Mate(-2)), score_to_cp(None)
+    (31, 31997, -31998, None)
+    """
+    if score is None:
+        return None
+    return score.score(mate_score=MATE_CP)
+
+
+def parse_info(arg: str) -> dict[str, Any]:
+    """Parse the arguments of an ``info`` line into a dict.
+
+    Keys: ``depth seldepth nodes nps hashfull multipv`` (int), ``time`` (seconds, float), ``score`` (a relative
+    :class:`chess.engine.Score`: ``Cp`` or ``Mate``; ``mate +``/``mate -`` without a distance become ``Mate(+1)``
+    / ``Mate(-1)``), ``lowerbound``/``upperbound`` (True when given), ``currmove`` (str), ``pv`` (list of USI
+    strings, always the rest of the line) and ``string`` (the rest of the line).
+
+    >>> d = parse_info("depth 3 seldepth 5 time 12 nodes 300 score cp -42 lowerbound pv 7g7f 3c3d")
+    >>> d["depth"], d["time"], d["score"], d["lowerbound"], d["pv"]
+    (3, 0.012, Cp(-42), True, ['7g7f', '3c3d'])
+    >>> parse_info("score mate -4 string hello world")["string"]
+    'hello world'
+    """
+    info: dict[str, Any] = {}
+    tokens = arg.split()
+    i = 0
+    while i < len(tokens):
+        key = tokens[i]
+        i += 1
+        try:
+            if key in _INT_INFO:
+                info[key] = int(tokens[i])
+                i += 1
+            elif key == "time":
+                info["time"] = int(tokens[i]) / 1000
+                i += 1
+            elif key == "score":
+                kind, value = tokens[i], tokens[i + 1]
+                i += 2
+                if kind == "cp":
+                    info["score"] = Cp(int(value))
+                elif kind == "mate":
+                    if value in ("+", "-"):
+                        info["score"] = Mate(1 if value == "+" else -1)
+                    else:
+                        n = int(value)
+                        info["score"] = Mate(n) if n != 0 else Mate(-0)
+                else:
+                    raise ValueError(kind)
+            elif key in ("lowerbound", "upperbound"):
+                info[key] = True
+            elif key == "currmove":
+                info["currmove"] = tokens[i]
+                i += 1
+            elif key == "currmovenumber":
+                info["currmovenumber"] = int(tokens[i])
+                i += 1
+            elif key == "pv":
+                info["pv"] = tokens[i:]
+                break
+            elif key == "string":
+                info["string"] = " ".join(tokens[i:])
+                break
+            else:
+                LOGGER.debug("unknown info token %r in %r", key, arg)
+        except (IndexError, ValueError):
+            LOGGER.warning("malformed info line: %r", arg)
+            break
+    return info
+
+
+def parse_bestmove(arg: str) -> UsiPlayResult:
+    """Parse the arguments of a ``bestmove`` line.
+
+    >>> parse_bestmove("7g7f ponder 3c3d").ponder
+    '3c3d'
+    >>> parse_bestmove("resign").resign, parse_bestmove("win").win
+    (True, True)
+    """
+    tokens = arg.split()
+    if not tokens:
+        raise EngineError("empty bestmove")
+    first = tokens[0]
+    ponder = tokens[2] if len(tokens) >= 3 and tokens[1] == "ponder" else None
+    if first == "resign":
+        return UsiPlayResult(None, resign=True, raw=arg)
+    if first == "win":
+        return UsiPlayResult(None, win=True, raw=arg)
+    return UsiPlayResult(first, ponder, raw=arg)
+
+
+def parse_option(arg: str) -> Option:
+    """Parse the arguments of an ``option`` line (USI types check/spin/combo/button/string/filename).
+
+    >>> o = parse_option("name USI_Hash type spin default 256 min 1 max 1024")
+    >>> o.name, o.type, o.default, o.min, o.max
+    ('USI_Hash', 'spin', 256, 1, 1024)
+    >>> parse_option("name BookFile type filename default <empty>").default
+    ''
+    >>> parse_option("name V type combo default a var a var b c").var
+    ['a', 'b c']
+    """
+    fields: dict[str, str] = {}
+    var: list[str] = []
+    current = None
+    keywords = ("name", "type", "default", "min", "max", "var")
+    for token in arg.split():
+        if token in keywords and not (current == "name" and token != "type"):
+            current = token
+            if token == "var":
+                var.append("")
+            else:
+                fields.setdefault(token, "")
+        elif current == "var":
+            var[-1] = f"{var[-1]} {token}".strip()
+        elif current is not None:
+            fields[current] = f"{fields[current]} {token}".strip()
+    otype = fields.get("type", "string")
+    otype = {"filename": "file"}.get(otype, otype)
+    name = fields.get("name", "")
+    default: Any = fields.get("default")
+    if default == "<empty>":
+        default = ""
+
+    def as_int(key: str) -> Optional[int]:
+        try:
+            return int(fields[key]) if fields.get(key) else None
+        except ValueError:
+            return None
+
+    lo, hi = as_int("min"), as_int("max")
+    bare = Option(name, otype, None, lo, hi, var)
+    try:
+        if otype == "check" and default is not None:
+            default = default == "true"
+        elif default is not None:
+            default = bare.parse(default)
+    except EngineError:
+        pass
+    return Option(name, otype, default, lo, hi, var)
+
+
+def _format_value(value: Any) -> str:
+    if value is True or value is False:
+        return "true" if value else "false"
+    return str(value)
+
+
+class UsiProtocol(chess.engine.Protocol):
+    """The USI protocol (Shogidokoro's specification) as a python-chess engine protocol.
+
+    Coroutines: :meth:`initialize` (``usi`` → ``usiok``), :meth:`ping` (``isready`` → ``readyok``),
+    :meth:`configure` (``setoption``), :meth:`new_game` (``usinewgame``), :meth:`play` (``position`` + ``go`` →
+    ``bestmove``), :meth:`analysis` (``go infinite`` streamed), :meth:`gameover`, :meth:`quit`. :meth:`stop` and
+    :meth:`ponderhit` are plain lines sent while a ``play`` command runs.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.options: UciOptionMap[Option] = UciOptionMap()
+        self.config: UciOptionMap[Any] = UciOptionMap()
+        self.id: dict[str, str] = {}
+        self.ponderhit_time: Optional[float] = None
+
+    # ------------------------------------------------------------ handshake
+    async def initialize(self) -> None:
+        class UsiInitializeCommand(BaseCommand[None]):
+            def __init__(self, engine: UsiProtocol) -> None:
+                super().__init__(engine)
+                self.engine = engine
+
+            def check_initialized(self) -> None:
+                if self.engine.initialized:
+                    raise EngineError("engine already initialized")
+
+            def start(self) -> None:
+                self.engine.send_line("usi")
+
+            def line_received(self, line: str) -> None:
+                token, _, rest = line.strip().partition(" ")
+                if token == "usiok" and not self.result.done():
+                    self.engine.initialized = True
+                    self.result.set_result(None)
+                    self.set_finished()
+                elif token == "id":
+                    key, _, value = rest.partition(" ")
+                    self.engine.id[key] = value.strip()
+                elif token == "option":
+                    option = parse_option(rest)
+                    self.engine.options[option.name] = option
+                    if option.default is not None:
+                        self.engine.config[option.name] = option.default
+
+        return await self.communicate(UsiInitializeCommand)
+
+    async def ping(self) -> None:
+        """``isready`` → ``readyok`` (blank lines and ``info`` lines while the engine warms up are ignored)."""
+
+        class UsiPingCommand(BaseCommand[None]):
+            def __init__(self, engine: UsiProtocol) -> None:
+                super().__init__(engine)
+                self.engine = engine
+
+            def start(self) -> None:
+                self.engine.send_line("isready")
+
+            def line_received(self, line: str) -> None:
+                if line.strip() == "readyok":
+                    self.result.set_result(None)
+                    self.set_finished()
+                elif line.strip() and not line.startswith("info"):
+                    LOGGER.warning("%s: unexpected engine output: %r", self.engine, line)
+
+        return await self.communicate(UsiPingCommand)
+
+    # -------------------------------------------------------------- options
+    def _setoption(self, name: str, value: Any) -> None:
+        option = self.options.get(name)
+        if option is None and name in _IMPLICIT_OPTIONS:  # every USI engine accepts these without listing them
+            option = _IMPLICIT_OPTIONS[name]
+        if option is None:
+            raise EngineError(f"engine does not support option {name} (available: {', '.join(self.options)})")
+        if option.type != "button":
+            if option.type == "check" and isinstance(value, str):
+                value = value.lower() == "true"
+            value = option.parse(value)
+        line = f"setoption name {option.name}"
+        if option.type != "button":
+            line += f" value {_format_value(value)}"
+        self.send_line(line)
+        self.config[option.name] = value
+
+    async def configure(self, options: Mapping[str, Any]) -> None:
+        """Send ``setoption`` for each entry (raises :class:`EngineError` for an option the engine lacks)."""
+
+        class UsiConfigureCommand(BaseCommand[None]):
+            def __init__(self, engine: UsiProtocol) -> None:
+                super().__init__(engine)
+                self.engine = engine
+
+            def start(self) -> None:
+                for name, value in options.items():
+                    self.engine._setoption(name, value)
+                self.result.set_result(None)
+                self.set_finished()
+
+        return await self.communicate(UsiConfigureCommand)
+
+    async def send_opponent_information(self, *, opponent: Any = None, engine_rating: Optional[int] = None) -> None:
+        """USI has no opponent information: nothing is sent."""
+
+    # ---------------------------------------------------------------- games
+    def _send_now(self, line: str) -> Callable[[], None]:
+        class UsiLineCommand(BaseCommand[None]):
+            def __init__(self, engine: UsiProtocol) -> None:
+                super().__init__(engine)
+                self.engine = engine
+
+            def start(self) -> None:
+                self.engine.send_line(line)
+                self.result.set_result(None)
+                self.set_finished()
+
+        return UsiLineCommand
+
+    async def new_game(self) -> None:
+        """``usinewgame``."""
+        return await self.communicate(self._send_now("usinewgame"))
+
+    async def gameover(self, result: str) -> None:
+        """``gameover win|lose|draw`` (from this engine's point of view)."""
+        if result not in ("win", "lose", "draw"):
+            raise ValueError(f"gameover takes win, lose or draw, not {result!r}")
+        return await self.communicate(self._send_now(f"gameover {result}"))
+
+    async def send_game_result(self, board: Any, winner: Any = None, game_ending: Optional[str] = None,
+                               game_complete: bool = True) -> None:
+        """python-chess's hook; for USI pass ``winner`` as ``"win"``/``"lose"``/``"draw"`` (default draw)."""
+        await self.gameover(winner if winner in ("win", "lose", "draw") else "draw")
+
+    @staticmethod
+    def position_command(position: Union[str, tuple]) -> str:
+        """A ``position`` line from a ready line, ``"startpos"``/an SFEN, or ``(sfen_or_startpos, moves)``.
+
+        >>> UsiProtocol.position_command(("startpos", ["7g7f"]))
+        'position startpos moves 7g7f'
+        >>> UsiProtocol.position_command("9/9/9/9/9/9/9/9/9 b - 1")
+        'position sfen 9/9/9/9/9/9/9/9/9 b - 1'
+        """
+        if isinstance(position, tuple):
+            base, moves = position
+            line = UsiProtocol.position_command(base)
+            return f"{line} moves {' '.join(moves)}" if moves else line
+        text = position.strip()
+        if text.startswith("position "):
+            return text
+        if text == "startpos" or text.startswith("startpos ") or text.startswith("sfen "):
+            return f"position {text}"
+        return f"position sfen {text}"
+
+    async def play(self, position: Union[str, tuple], limit: UsiLimit, *, ponder: bool = False,
+                   searchmoves: Iterable[str] = (), on_info: Optional[Callable[[dict], None]] = None
+                   ) -> UsiPlayResult:
+        """Send the position and ``go``; return at ``bestmove``. ``info`` lines are merged into
+        ``result.info`` (the last value of each key wins) and each is passed to ``on_info``.
+
+        With ``ponder=True`` the ``go ponder`` search runs until :meth:`ponderhit` or :meth:`stop` is sent.
+        Cancelling (e.g. by a time-out around this coroutine) sends ``stop``; the late ``bestmove`` is swallowed.
+        """
+        position_line = self.position_command(position)
+        go_line = limit.go_command(ponder=ponder, searchmoves=searchmoves)
+        engine = self
+
+        class UsiPlayCommand(BaseCommand[UsiPlayResult]):
+            def __init__(self, engine_: UsiProtocol) -> None:
+                super().__init__(engine_)
+                self.engine = engine_
+
+            def start(self) -> None:
+                self.info: dict[str, Any] = {}
+                engine.ponderhit_time = None
+                self.engine.send_line(position_line)
+                self.engine.send_line(go_line)
+                self.start_time = time.perf_counter()
+
+            def line_received(self, line: str) -> None:
+                token, _, rest = line.strip().partition(" ")
+                if token == "info":
+                    parsed = parse_info(rest)
+                    self.info.update(parsed)
+                    if on_info is not None:
+                        on_info(parsed)
+                elif token == "bestmove":
+                    if self.state == chess.engine.CommandState.ACTIVE and not self.result.done():
+                        started = engine.ponderhit_time or self.start_time
+                        result = parse_bestmove(rest)
+                        result.info = self.info
+                        result.elapsed = time.perf_counter() - started
+                        self.result.set_result(result)
+                    self.set_finished()
+                elif token:
+                    LOGGER.debug("%s: unexpected engine output: %r", self.engine, line)
+
+            def cancel(self) -> None:
+                self.engine.send_line("stop")
+
+        return await self.communicate(UsiPlayCommand)
+
+    def stop(self) -> None:
+        """``stop`` the running search (its ``bestmove`` still ends the ``play`` command)."""
+        self.send_line("stop")
+
+    def ponderhit(self) -> None:
+        """``ponderhit``: the pondered move was played; the search's clock starts now."""
+        self.ponderhit_time = time.perf_counter()
+        self.send_line("ponderhit")
+
+    async def analysis(self, board: Any, limit: Optional[UsiLimit] = None, *, multipv: Optional[int] = None,
+                       game: object = None, info: Any = None, root_moves: Any = None,
+                       options: Mapping[str, Any] = {}) -> AnalysisResult:
+        """Start an analysis of ``board`` (a position as for :meth:`play`); iterate the returned
+        :class:`chess.engine.AnalysisResult` for info dicts and call its ``stop()`` to end it."""
+        position_line = self.position_command(board)
+        go_line = (limit or UsiLimit(infinite=True)).go_command(searchmoves=root_moves or ())
+
+        class UsiAnalysisCommand(BaseCommand[AnalysisResult]):
+            def __init__(self, engine: UsiProtocol) -> None:
+                super().__init__(engine)
+                self.engine = engine
+
+            def start(self) -> None:
+                self.analysis = AnalysisResult(stop=lambda: self.cancel())
+                if multipv is not None and "MultiPV" in self.engine.options:
+                    self.engine._setoption("MultiPV", multipv)
+                for name, value in options.items():
+                    self.engine._setoption(name, value)
+                self.engine.send_line(position_line)
+                self.engine.send_line(go_line)
+                self.result.set_result(self.analysis)
+
+            def line_received(self, line: str) -> None:
+                token, _, rest = line.strip().partition(" ")
+                if token == "info":
+                    self.analysis.post(parse_info(rest))  # type: ignore[arg-type]
+                elif token == "bestmove":
+                    best = parse_bestmove(rest)
+                    self.set_finished()
+                    self.analysis.set_finished(BestMove(best.move, best.ponder))  # type: ignore[arg-type]
+
+            def cancel(self) -> None:
+                self.engine.send_line("stop")
+
+            def engine_terminated(self, exc: Exception) -> None:
+                self.analysis.set_exception(exc)
+
+        return await self.communicate(UsiAnalysisCommand)
+
+    async def quit(self) -> None:
+        """``quit`` and wait for the process to exit."""
+        self.send_line("quit")
+        await asyncio.shield(self.returncode)
+
+
+class UsiEngine(chess.engine.SimpleEngine):
+    """Blocking wrapper over :class:`UsiProtocol` (python-chess's :class:`~chess.engine.SimpleEngine` pattern:
+    the protocol runs on a background event loop; each method waits for its command, with a time-out).
+
+    ``timeout`` (seconds) bounds the handshake and the short commands; :meth:`play` takes its own ``timeout``
+    (``None`` waits forever) and raises :class:`TimeoutError` when it passes (``stop`` has then been sent).
+    """
+
+    @classmethod
+    def popen_usi(cls, command: Union[str, list[str]], *, timeout: Optional[float] = 10.0,
+                  debug: Optional[bool] = None, setpgrp: bool = False, **popen_args: Any) -> "UsiEngine":
+        """Start ``command`` (a list, or a string split like a shell would) and run the ``usi`` handshake."""
+        if isinstance(command, str):
+            command = shlex.split(command)
+        return cls.popen(UsiProtocol, command, timeout=timeout, debug=debug, setpgrp=setpgrp,
+                         **popen_args)  # type: ignore[return-value]
+
+    def _run(self, coro: Any, timeout: Optional[float]) -> Any:
+        with self._not_shut_down():
+            future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout), self.protocol.loop)
+        return future.result()
+
+    def _call_soon(self, fn: Callable[[], None]) -> None:
+        with self._not_shut_down():
+            self.protocol.loop.call_soon_threadsafe(fn)
+
+    @property
+    def usi(self) -> UsiProtocol:
+        return self.protocol  # type: ignore[return-value]
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return dict(self.usi.config)
+
+    def configure(self, options: Mapping[str, Any]) -> None:
+        return self._run(self.usi.configure(options), self.timeout)
+
+    def isready(self, timeout: Optional[float] = None) -> None:
+        return self._run(self.usi.ping(), timeout or self.timeout)
+
+    def new_game(self) -> None:
+        return self._run(self.usi.new_game(), self.timeout)
+
+    def play(self, position: Union[str, tuple], limit: UsiLimit, *, ponder: bool = False,  # type: ignore[override]
+             searchmoves: Iterable[str] = (), timeout: Optional[float] = None) -> UsiPlayResult:
+        return self._run(self.usi.play(position, limit, ponder=ponder, searchmoves=searchmoves), timeout)
+
+    def play_async(self, position: Union[str, tuple], limit: UsiLimit, *, ponder: bool = False,
+                   timeout: Optional[float] = None) -> "concurrent.futures.Future[UsiPlayResult]":
+        """Like :meth:`play` but return at once with a future (use with ``ponder=True``, then
+        :meth:`ponderhit` or :meth:`stop`)."""
+        with self._not_shut_down():
+            coro = asyncio.wait_for(self.usi.play(position, limit, ponder=ponder), timeout)
+            return asyncio.run_coroutine_threadsafe(coro, self.protocol.loop)
+
+    def stop(self) -> None:
+        self._call_soon(self.usi.stop)
+
+    def ponderhit(self) -> None:
+        self._call_soon(self.usi.ponderhit)
+
+    def gameover(self, result: str) -> None:
+        return self._run(self.usi.gameover(result), self.timeout)
+
+    def quit(self, timeout: Optional[float] = None) -> None:
+        """``quit``, then kill the process if it has not exited within ``timeout`` (default: the engine's)."""
+        try:
+            self._run(self.usi.quit(), timeout or self.timeout)
+        except (asyncio.TimeoutError, TimeoutError, EngineError, concurrent.futures.CancelledError):
+            pass
+        finally:
+            self.close()
+
+    def __enter__(self) -> "UsiEngine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
