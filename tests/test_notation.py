@@ -2,7 +2,7 @@
 import pytest
 
 from engine import (IllegalMoveError, Move, MoveParseError, Position, SfenError, available_variants,
-                    get_variant)
+                    get_variant, new_game)
 from engine.geometry import BoardGeometry
 
 
@@ -64,9 +64,10 @@ def test_unknown_variant_is_a_clear_error():
     assert "shogi" in available_variants()
     with pytest.raises(ValueError, match="unknown variant 'chess'"):
         get_variant("chess")
-    with pytest.raises(ValueError, match="not implemented yet"):
-        Position.startpos("enokian") if "enokian" not in available_variants() else (_ for _ in ()).throw(
-            ValueError("not implemented yet"))
+    with pytest.raises(ValueError, match="new_game"):
+        Position.startpos("enokian")  # a GameState game, not a shogi position
+    with pytest.raises(ValueError, match="unknown variant"):
+        new_game("chess")
 
 
 def test_sfen_with_hands_round_trips_in_standard_order():
