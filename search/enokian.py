@@ -1,0 +1,170 @@
+"""Expectimax for Enokian shogi: maximise the player's win probability over the remaining deck.
+
+The player knows the draw pile as a multiset (never its order), so every draw is a chance node over the cards left.
+Cards are grouped by effect (27 classes, see :mod:`engine.variants.enokian.kernels`): a number card by rank and axis,
+J and Q of a suit together, all tens together. The tree alternates the player's decisions (max) and draws
+(expectation); a number card drawn first is a second chance node for the card that pairs with it.
+
+Iterative deepening counts the player's decisions. Once the depth exceeds the cards left the tree reaches the end of
+the game everywhere and the value is exact. Before that a leaf (a decision node at depth 0) is scored by the static
+evaluation, or by the mean of Monte Carlo rollouts played by a one-ply greedy policy (``leaf='rollout'``). Values are
+memoised in a transposition table keyed on the board, the headings, the class counts of the deck and the pending card.
+
+Scores: 1 for a win by survival, ``1 + SUBDUE_BONUS`` for a win by subduing Michizane (the tie-break), 0 for a loss;
+so a score is the win probability to within ``SUBDUE_BONUS``.
+
+>>> from engine.variants.enokian import EnokianState
+>>> r = EnokianSearch().search(EnokianState.from_sfen(
+...     "9/9/9/9/+r3K3k/9/9/9/9 b - 1 SxCeHxDx/-/K/-/-/-"))
+>>> r.best, r.exact, round(r.winprob, 3)     # step off the dragon's rank before the last card (KC)
+('5e4d', True, 1.0)
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.game import NodeKind
+from engine.variants.enokian import kernels as K
+from engine.variants.enokian.state import EnokianState, move_name
+
+STACK_ROWS = 180  # > plies of a whole game (52 draws + 52 decisions) + 3 rollout work rows
+MAX_MOVES = 128
+LEAF_MODES = {"static": 0, "rollout": 1}
+
+
+@dataclass
+class SearchResult:
+    best: str  # the chosen action token ('' at chance and terminal nodes)
+    score: float  # expectimax score of the best action (win probability + subdue tie-break)
+    depth: int  # player decisions searched
+    exact: bool  # the tree reached the end of the game everywhere
+    nodes: int
+    seconds: float
+    values: dict[str, float] = field(default_factory=dict)  # score of every legal action
+
+    @property
+    def winprob(self) -> float:
+        return min(1.0, self.score)
+
+
+class EnokianSearch:
+    """An expectimax searcher with its own transposition table (``2**tt_bits`` entries, kept between searches)."""
+
+    def __init__(self, tt_bits: int = 20, params: np.ndarray | None = None, seed: int = 0):
+        self.params = (K.EVAL_PARAMS if params is None else np.asarray(params, dtype=np.float64)).copy()
+        self.zob = K.make_zobrist()
+        self.tt_key = np.zeros(1 << tt_bits, dtype=np.uint64)
+        self.tt_val = np.zeros(1 << tt_bits, dtype=np.float64)
+        self.tt_depth = np.full(1 << tt_bits, -1, dtype=np.int32)
+        self.stack = np.zeros((STACK_ROWS, K.SEARCH_LEN), dtype=np.int32)
+        self.moves = np.zeros((STACK_ROWS, MAX_MOVES), dtype=np.int32)
+        self.tgt = np.zeros(4, dtype=np.int32)
+        self.deckbuf = np.zeros(64, dtype=np.int32)
+        self.frames = np.zeros((STACK_ROWS, K.FRAME_INTS), dtype=np.int64)
+        self.fvals = np.zeros((STACK_ROWS, 2), dtype=np.float64)
+        self.fkeys = np.zeros(STACK_ROWS, dtype=np.uint64)
+        self.work = np.zeros(K.SEARCH_LEN, dtype=np.int32)
+        self.counters = np.zeros(2, dtype=np.int64)
+        self.out_moves = np.zeros(MAX_MOVES, dtype=np.int32)
+        self.out_vals = np.zeros(MAX_MOVES, dtype=np.float64)
+        K.seed_rng(seed)
+
+    def clear(self) -> None:
+        """Forget the transposition table (needed only if the evaluation parameters change)."""
+        self.tt_depth[:] = -1
+        self.tt_key[:] = 0
+
+    # ------------------------------------------------------------------ values
+    def value(self, state: EnokianState, depth: int = 1000, leaf: str = "static", rollouts: int = 8) -> float:
+        """Expectimax score of any node (chance, decision or terminal) searching ``depth`` decisions."""
+        s = state.s[:K.SEARCH_LEN].copy()
+        return float(K.expectimax(s, depth, self.stack, self.moves, self.frames, self.fvals, self.fkeys, self.tgt,
+                                  self.tt_key, self.tt_val, self.tt_depth, self.zob, self.params, self.counters,
+                                  LEAF_MODES[leaf], rollouts, self.deckbuf))
+
+    def _root(self, s: np.ndarray, depth: int, leaf: int, rollouts: int) -> int:
+        return int(K.root_values(s, depth, self.work, self.stack, self.moves, self.frames, self.fvals, self.fkeys,
+                                 self.tgt, self.tt_key, self.tt_val, self.tt_depth, self.zob, self.params,
+                                 self.counters, leaf, rollouts, self.deckbuf, self.out_moves, self.out_vals))
+
+    def stop(self) -> None:
+        """Abort a running search from another thread (the kernel polls this; the last finished iteration counts)."""
+        self.counters[1] = 1
+
+    def search(self, state: EnokianState, depth: int | None = None, max_time: float | None = None,
+               max_nodes: int | None = None, leaf: str = "static", rollouts: int = 8,
+               on_iteration=None) -> SearchResult:
+        """Choose the player's action at a decision node.
+
+        Iterative deepening from one decision up to ``depth`` (default: until exact), until ``max_time`` seconds
+        would be exceeded by the next iteration (its cost is predicted from the last ones), or until ``max_nodes``
+        nodes (an iteration that hits the limit is discarded). Depth 1 is always completed, and is what
+        :meth:`stop` leaves if it comes earlier. ``on_iteration(result)`` is called after every iteration (the USI
+        loop prints ``info`` there).
+        """
+        if leaf not in LEAF_MODES:
+            raise ValueError(f"leaf must be one of {sorted(LEAF_MODES)}")
+        if state.node_kind() is not NodeKind.DECISION:
+            score = self.value(state, depth if depth is not None else 1, leaf, rollouts)
+            return SearchResult("", score, depth or 1, False, int(self.counters[0]), 0.0)
+        s = state.s[:K.SEARCH_LEN].copy()
+        t0 = time.perf_counter()
+        self.counters[:] = 0
+        total_nodes = 0
+        n_cards = int(s[K.O_NCARDS])
+        limit = depth if depth is not None else n_cards + 1
+        result = None
+        last, prev = 0.0, 0.0
+        d = 1
+        while True:
+            t_it = time.perf_counter()
+            self.counters[0] = 0
+            if d > 1 and max_nodes is not None:
+                self.counters[1] = max(1, max_nodes - total_nodes)
+            nm = self._root(s, d, LEAF_MODES[leaf], rollouts)
+            if nm < 0 and result is None:  # stopped during depth 1 (a few ms): finish it anyway
+                self.counters[:] = 0
+                nm = self._root(s, d, LEAF_MODES[leaf], rollouts)
+            spent = time.perf_counter() - t_it
+            total_nodes += int(self.counters[0])
+            if nm < 0:  # aborted: keep the previous iteration
+                break
+            exact = d > n_cards
+            if nm == 0:
+                result = SearchResult("pass", 0.0, d, exact, 0, 0.0)
+                result.score = self.value(_after(state, "pass"), max(d - 1, 0), leaf, rollouts)
+                result.values = {"pass": result.score}
+            else:
+                vals = self.out_vals[:nm]
+                order = np.argsort(-vals, kind="stable")
+                result = SearchResult(move_name(int(self.out_moves[order[0]])), float(vals[order[0]]), d, exact, 0,
+                                      0.0, {move_name(int(self.out_moves[i])): float(vals[i]) for i in order})
+            result.nodes = total_nodes
+            result.seconds = time.perf_counter() - t0
+            if on_iteration is not None:
+                on_iteration(result)
+            if exact or d >= limit:
+                break
+            if max_time is not None:
+                # a first iteration's leaves each grow a tree about as big as half the whole first iteration
+                growth = spent / prev if prev > 0 else max(30.0, result.nodes / 2)
+                if result.seconds + spent * max(growth, 2.0) > max_time:
+                    break
+            prev, last = spent, spent
+            d += 1
+        return result
+
+    def best_action(self, state: EnokianState, **kw) -> str:
+        return self.search(state, **kw).best
+
+
+def _after(state: EnokianState, token: str) -> EnokianState:
+    g = state.copy()
+    g.apply(token)
+    return g
+
+
+__all__ = ["EnokianSearch", "SearchResult"]
