@@ -1,0 +1,15 @@
+"""Ousho Fantasista (王将ファンタジスタ): shogi with fairies, d20 magic, token pieces and multi-part turns.
+
+Rules as implemented, the readings, piece letters and the turn notation: ``docs/fantasista.md``. This is an
+:class:`engine.game.GameState` game; its board and full-turn generator are in :mod:`.board`.
+
+>>> g = new_game(("hiko", "ayumi"))
+>>> g.sfen()
+'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 f=ha'
+>>> len(g.legal_actions()), g.node_kind().value
+(30, 'decision')
+"""
+from .state import (FAIRIES, RESERVED_CHOICES, VARIANT_ID, FantasistaState, magic_after, new_game,
+                    roll_effect)
+
+__all__ = ["FAIRIES", "RESERVED_CHOICES", "VARIANT_ID", "FantasistaState", "magic_after", "new_game", "roll_effect"]

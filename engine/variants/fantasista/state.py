@@ -1,0 +1,460 @@
+"""Ousho Fantasista as an :class:`engine.game.GameState`: nodes, tokens, rolls, extended SFEN.
+
+Nodes of one ply::
+
+    decision  a whole turn (one token; its parts joined by commas)           side to move
+    chance    "roll=N" (N = 1..20, each 1/20)  only right after ply 15k and 15k+1, for the side that just moved
+    decision  "target:<sq>"                     only after ayumi 3 / yokaku 3 with an eligible piece, same side
+
+Extended SFEN: the four standard fields (board with the letters of ``pieces.py``, side, ordinary hand, move
+number = the number of the next ply) and one more field of ``key=value`` items joined by ``;`` (see
+``docs/fantasista.md``)::
+
+    lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1 f=ha
+"""
+from __future__ import annotations
+
+import re
+
+from ...game import GameError, NodeKind
+from . import pieces as PC
+from .board import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, Board, follow_wave, legal_turns
+from .pieces import CARRIER, INVINCIBLE, SPECIALS, TOKEN
+
+VARIANT_ID = "fantasista"
+START_BOARD = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
+FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
+FAIRY_LETTERS = "hayg"
+#: Effects of a roll after the ``reserved`` mapping: "1", "2", "3", "4-8", "nothing".
+RESERVED_CHOICES = ("4-8", "1", "2", "3", "nothing")
+RIGHT_LETTERS = "ACWE"  # awakening, curtain, wave, emblem (sente upper case, gote lower case)
+
+
+def roll_effect(n: int, reserved: str = "4-8") -> str:
+    """The table row a d20 roll selects: "1", "2", "3", "4-8" or "nothing" (9-18 follow the ``reserved`` option)."""
+    if not 1 <= n <= 20:
+        raise ValueError(f"a d20 roll is 1..20, not {n}")
+    if n <= 3:
+        return str(n)
+    if n <= 8:
+        return "4-8"
+    if n <= 18:
+        return reserved
+    return "nothing"
+
+
+def magic_after(ply: int) -> bool:
+    """**[reading]** The side that has just played ply ``ply`` (counted from 1) receives a magic after 15k, 15k+1."""
+    return ply >= 15 and ply % 15 in (0, 1)
+
+
+class FantasistaState:
+    """A game of Ousho Fantasista. ``FantasistaState(("hiko", "ayumi"))`` is the start position with those fairies.
+
+    Options: ``reserved`` (what rolls 9-18 give: one of :data:`RESERVED_CHOICES`), ``max_plies`` (a draw after that
+    many plies, 0 = none).
+    """
+
+    variant_id = VARIANT_ID
+
+    def __init__(self, fairies=("hiko", "hiko"), reserved: str = "4-8", max_plies: int = 0) -> None:
+        if reserved not in RESERVED_CHOICES:
+            raise ValueError(f"reserved must be one of {RESERVED_CHOICES}, not {reserved!r}")
+        self.fairy = [FAIRIES.index(f) if isinstance(f, str) else int(f) for f in fairies]
+        self.reserved = reserved
+        self.max_plies = max_plies
+        self.bd = Board()
+        self.move_number = 1
+        self.phase = "move"  # "move", "roll", "target"
+        self.pending = ""  # "i" (invincible) or "c" (carrier) while phase == "target"
+        self._hist: list[tuple] = []  # key of every move-phase position reached (for repetition)
+        self._checks: list[bool] = []
+        self._cache = None
+        self._load_board(START_BOARD + " b -")
+        self._record()
+
+    # ------------------------------------------------------------ creation
+    @classmethod
+    def from_sfen(cls, sfen: str, reserved: str = "4-8", max_plies: int = 0) -> "FantasistaState":
+        g = cls.__new__(cls)
+        g.reserved, g.max_plies = reserved, max_plies
+        g.bd = Board()
+        g.phase, g.pending = "move", ""
+        g._hist, g._checks, g._cache = [], [], None
+        fields = sfen.split()
+        if len(fields) != 5:
+            raise GameError(f"a fantasista SFEN has 5 fields (board side hand move-number state), got {sfen!r}")
+        g._load_board(" ".join(fields[:3]))
+        if not fields[3].isdigit() or int(fields[3]) < 1:
+            raise GameError(f"bad move number {fields[3]!r}")
+        g.move_number = int(fields[3])
+        g._load_extra(fields[4])
+        g._validate()
+        g._record()
+        return g
+
+    def copy(self) -> "FantasistaState":
+        g = FantasistaState.__new__(FantasistaState)
+        g.fairy, g.reserved, g.max_plies = self.fairy[:], self.reserved, self.max_plies
+        g.bd = self.bd.copy()
+        g.move_number, g.phase, g.pending = self.move_number, self.phase, self.pending
+        g._hist, g._checks, g._cache = self._hist[:], self._checks[:], self._cache
+        return g
+
+    def _load_board(self, text: str) -> None:
+        board_text, side, hand_text = text.split()
+        bd = self.bd
+        ranks = board_text.split("/")
+        if len(ranks) != 9:
+            raise GameError(f"the board has {len(ranks)} ranks, expected 9")
+        for r, rank_text in enumerate(ranks):
+            f = 8
+            for tok in re.findall(r"\d|\+?[A-Za-z]|.", rank_text):
+                if tok.isdigit():
+                    f -= int(tok)
+                    continue
+                pt = PC.LETTER_TO_PT.get(tok.upper())
+                if pt is None or f < 0:
+                    raise GameError(f"bad piece {tok!r} or too many files on rank {r + 1}")
+                s = PC.square(f, r)
+                bd.b[s] = pt + (0 if tok[-1].isupper() else 32)
+                bd.m[s] = TOKEN if pt in SPECIALS else 0
+                f -= 1
+            if f != -1:
+                raise GameError(f"rank {r + 1} does not cover 9 files")
+        if side not in ("b", "w"):
+            raise GameError(f"side to move must be b or w, not {side!r}")
+        bd.stm = 0 if side == "b" else 1
+        _parse_hand(hand_text, bd.hand, allowed=PC.HAND_ORDER)
+
+    def _load_extra(self, text: str) -> None:
+        items = {}
+        for item in text.split(";"):
+            if "=" not in item:
+                raise GameError(f"bad state item {item!r} (expected key=value)")
+            k, v = item.split("=", 1)
+            if k in items or k not in "frmhn" or len(k) != 1:
+                raise GameError(f"unknown or repeated state item {k!r}")
+            items[k] = v
+        f = items.get("f", "")
+        if len(f) != 2 or any(ch not in FAIRY_LETTERS for ch in f):
+            raise GameError(f"f= needs two fairy letters from {FAIRY_LETTERS!r}, got {f!r}")
+        self.fairy = [FAIRY_LETTERS.index(ch) for ch in f]
+        bd = self.bd
+        for count, letter in _hand_tokens(items.get("r", "")):
+            c = 0 if letter.isupper() else 1
+            i = RIGHT_LETTERS.find(letter.upper())
+            if i < 0:
+                raise GameError(f"unknown right {letter!r}")
+            if i == 3:
+                bd.emblem[c] = True
+            else:
+                bd.rights[c][i] += count
+        for entry in filter(None, items.get("m", "").split(",")):
+            mt = re.fullmatch(r"(\d[a-i])('?)(!?)(?:@(?:(\+?[A-Za-z])('?)(!?))?)?", entry)
+            if not mt:
+                raise GameError(f"bad mark entry {entry!r}")
+            s = PC.parse_square(mt.group(1))
+            if not bd.b[s]:
+                raise GameError(f"mark on the empty square {mt.group(1)}")
+            bd.m[s] |= (TOKEN if mt.group(2) else 0) | (INVINCIBLE if mt.group(3) else 0)
+            if "@" in entry:
+                bd.m[s] |= CARRIER
+                if mt.group(4):
+                    pt = PC.LETTER_TO_PT.get(mt.group(4).upper())
+                    if pt is None or pt == PC.K:
+                        raise GameError(f"bad rider {mt.group(4)!r}")
+                    bd.r[s] = pt + (bd.b[s] & 32)
+                    bd.rm[s] = (TOKEN if mt.group(5) or pt in SPECIALS else 0) | (INVINCIBLE if mt.group(6) else 0)
+        _parse_hand(items.get("h", ""), bd.th, allowed=PC.TOKEN_HAND_ORDER)
+        n = items.get("n", "")
+        if n == "roll":
+            self.phase = "roll"
+        elif n in ("target:i", "target:c"):
+            self.phase, self.pending = "target", n[-1]
+        elif n:
+            raise GameError(f"bad node item n={n!r}")
+
+    def _validate(self) -> None:
+        bd = self.bd
+        for c in (0, 1):
+            kings = sum(1 for s in range(81) if bd.b[s] == PC.K + 32 * c)
+            if kings > 1:
+                raise GameError("a side has two kings")
+        for s in range(81):
+            pt, mk = bd.b[s] & 31, bd.m[s]
+            if mk & CARRIER and pt not in (PC.B, PC.PB):
+                raise GameError(f"carrier on {PC.square_name(s)} is not a bishop or horse")
+            if mk & INVINCIBLE and pt not in (PC.P, PC.PP):
+                raise GameError(f"invincible piece on {PC.square_name(s)} is not a pawn or tokin")
+            if bd.b[s] and PC.must_promote(pt, bd.b[s] >> 5, s):
+                raise GameError(f"piece on {PC.square_name(s)} could never move")
+        if self.phase == "move" and bd.in_check(1 - bd.stm):
+            raise GameError("the side not to move is in check")
+
+    # ---------------------------------------------------------------- output
+    def sfen(self) -> str:
+        bd = self.bd
+        rows = []
+        for r in range(9):
+            row, empty = "", 0
+            for f in range(8, -1, -1):
+                code = bd.b[PC.square(f, r)]
+                if not code:
+                    empty += 1
+                    continue
+                if empty:
+                    row, empty = row + str(empty), 0
+                row += _letter(code)
+            rows.append(row + (str(empty) if empty else ""))
+        hand = _format_hand(bd.hand, PC.HAND_ORDER) or "-"
+        items = ["f=" + "".join(FAIRY_LETTERS[x] for x in self.fairy)]
+        rights = ""
+        for c in (0, 1):
+            for i, letter in enumerate(RIGHT_LETTERS):
+                n = int(bd.emblem[c]) if i == 3 else bd.rights[c][i]
+                if n:
+                    rights += (str(n) if n > 1 else "") + (letter if c == 0 else letter.lower())
+        if rights:
+            items.append("r=" + rights)
+        marks = []
+        for r in range(9):
+            for f in range(8, -1, -1):
+                s = PC.square(f, r)
+                mk = bd.m[s]
+                if not bd.b[s] or not (mk & (INVINCIBLE | CARRIER) or (mk & TOKEN and (bd.b[s] & 31) not in SPECIALS)):
+                    continue
+                e = PC.square_name(s) + _flags(bd.b[s], mk)
+                if mk & CARRIER:
+                    e += "@"
+                    if bd.r[s]:
+                        e += _letter(bd.r[s]) + _flags(bd.r[s], bd.rm[s])
+                marks.append(e)
+        if marks:
+            items.append("m=" + ",".join(marks))
+        th = _format_hand(bd.th, PC.TOKEN_HAND_ORDER)
+        if th:
+            items.append("h=" + th)
+        if self.phase == "roll":
+            items.append("n=roll")
+        elif self.phase == "target":
+            items.append("n=target:" + self.pending)
+        return f"{'/'.join(rows)} {'bw'[bd.stm]} {hand} {self.move_number} {';'.join(items)}"
+
+    def __repr__(self) -> str:
+        return f"FantasistaState.from_sfen({self.sfen()!r})"
+
+    # ---------------------------------------------------------------- nodes
+    def node_kind(self) -> NodeKind:
+        if self.phase == "roll":
+            return NodeKind.CHANCE
+        if self.phase == "target":
+            return NodeKind.DECISION
+        return NodeKind.TERMINAL if self.result() is not None else NodeKind.DECISION
+
+    def side_to_move(self) -> int:
+        """The side to decide: the roller while a magic target is chosen, else the side whose turn it is."""
+        return 1 - self.bd.stm if self.phase in ("roll", "target") else self.bd.stm
+
+    def turns(self) -> tuple[dict[str, Board], dict[str, str], dict[tuple, str]]:
+        """Legal turns (cached): see :func:`.board.legal_turns`."""
+        if self.phase != "move":
+            return {}, {}, {}
+        if self._cache is None or self._cache[0] is not self.bd:
+            self._cache = (self.bd, legal_turns(self.bd))
+        return self._cache[1]
+
+    def target_squares(self) -> list[int]:
+        """Squares eligible for the pending magic target (ayumi 3: own pawn/tokin not yet invincible, riders
+        included; yokaku 3: own bishop/horse not yet a carrier)."""
+        bd, c = self.bd, 1 - self.bd.stm
+        out = []
+        for s in range(81):
+            if self.pending == "i":
+                for code, mk in ((bd.b[s], bd.m[s]), (bd.r[s], bd.rm[s])):
+                    if code and code >> 5 == c and code & 31 in (PC.P, PC.PP) and not mk & INVINCIBLE:
+                        out.append(s)
+            elif self.pending == "c":
+                code = bd.b[s]
+                if code and code >> 5 == c and code & 31 in (PC.B, PC.PB) and not bd.m[s] & CARRIER:
+                    out.append(s)
+        return out
+
+    def legal_actions(self) -> list[str]:
+        if self.phase == "target":
+            return [f"target:{PC.square_name(s)}" for s in self.target_squares()]
+        if self.phase != "move" or self.result() is not None:
+            return []
+        return list(self.turns()[0])
+
+    def chance_events(self) -> list[tuple[str, float]]:
+        if self.phase != "roll":
+            return []
+        return [(f"roll={n}", 0.05) for n in range(1, 21)]
+
+    # ---------------------------------------------------------------- moves
+    def apply(self, token: str) -> None:
+        if not isinstance(token, str):
+            raise GameError(f"a token must be a string, not {type(token).__name__}")
+        token = token.strip()
+        if self.phase == "roll":
+            m = re.fullmatch(r"roll=(\d{1,2})", token)
+            if not m or not 1 <= int(m.group(1)) <= 20:
+                raise GameError(f"a roll (roll=1..20) is due, not {token!r}")
+            self._receive(int(m.group(1)))
+            return
+        if self.phase == "target":
+            if token not in self.legal_actions():
+                raise GameError(f"{token!r} is not an eligible target (expected one of {self.legal_actions()})")
+            s = PC.parse_square(token.split(":")[1])
+            bd = self.bd.copy()
+            if self.pending == "i":
+                if bd.b[s] & 31 in (PC.P, PC.PP) and bd.b[s] >> 5 == 1 - bd.stm:
+                    bd.m[s] |= INVINCIBLE
+                else:
+                    bd.rm[s] |= INVINCIBLE
+            else:
+                bd.m[s] |= CARRIER
+            self.bd, self.phase, self.pending = bd, "move", ""
+            self._hist[-1] = self.bd.key()
+            return
+        if self.result() is not None:
+            raise GameError(f"the game is over ({self.result()[1]})")
+        text = self.canonical(token)
+        self.bd = self.turns()[0][text]
+        ply = self.move_number
+        self.move_number += 1
+        if magic_after(ply):
+            self.phase = "roll"
+        self._record()
+
+    def canonical(self, token: str) -> str:
+        """The canonical spelling of a legal turn token (raises :class:`GameError` if it is not legal)."""
+        turns, alias, by_key = self.turns()
+        text = alias.get(token, token)
+        if text not in turns and token.startswith("wave:"):
+            nb = follow_wave(self.bd, token)  # another order of the same silver moves
+            text = by_key.get(nb.key(), token) if nb is not None else token
+        if text not in turns:
+            raise GameError(f"illegal or malformed turn {token!r} in {self.sfen()}")
+        return text
+
+    def _receive(self, n: int) -> None:
+        """The side that just moved receives the magic of roll ``n`` in its fairy's table."""
+        c = 1 - self.bd.stm
+        bd = self.bd.copy()
+        eff = roll_effect(n, self.reserved)
+        fairy = FAIRIES[self.fairy[c]]
+        self.phase = "move"
+        if eff == "1":
+            {"hiko": lambda: _add(bd.th[c], PC.D, 1), "ayumi": lambda: bd.emblem.__setitem__(c, True),
+             "yokaku": lambda: _add(bd.th[c], PC.T, 1),
+             "ginsara": lambda: _add(bd.rights[c], RIGHT_CURTAIN, 1)}[fairy]()
+        elif eff == "2":
+            {"hiko": lambda: _add(bd.th[c], PC.O, 1), "ayumi": lambda: _add(bd.th[c], PC.Y, 2),
+             "yokaku": lambda: _add(bd.th[c], PC.H, 1), "ginsara": lambda: _add(bd.th[c], PC.W, 1)}[fairy]()
+        elif eff == "3":
+            if fairy == "hiko":
+                bd.rights[c][RIGHT_AWAKEN] += 1
+            elif fairy == "ginsara":
+                bd.rights[c][RIGHT_WAVE] += 1
+            else:
+                self.phase, self.pending = "target", "i" if fairy == "ayumi" else "c"
+        elif eff == "4-8":
+            if fairy == "hiko":
+                _add(bd.th[c], PC.R, 1)
+            elif fairy == "ayumi":
+                _add(bd.th[c], PC.P, 2)
+                _add(bd.th[c], PC.G, 1)
+            elif fairy == "yokaku":
+                _add(bd.th[c], PC.B, 1)
+            else:
+                _add(bd.th[c], PC.S, 2)
+        self.bd = bd
+        if self.phase == "target" and not self.target_squares():
+            self.phase, self.pending = "move", ""  # no eligible piece: the magic is nothing
+        self._hist[-1] = self.bd.key()
+        self._cache = None
+
+    def _record(self) -> None:
+        self._hist.append(self.bd.key())
+        self._checks.append(self.bd.in_check(self.bd.stm))
+        self._cache = None
+
+    # ---------------------------------------------------------------- result
+    def repetition(self) -> str | None:
+        """"draw", "win" or "loss" (for the side to move) at the fourth occurrence of a position, else None."""
+        keys = self._hist
+        ply = len(keys) - 1
+        same = [i for i in range(ply - 4, -1, -2) if keys[i] == keys[ply]]
+        if len(same) < 3:
+            return None
+        first = same[2]
+        if all(self._checks[i] for i in range(first + 2, ply + 1, 2)):
+            return "win"
+        if all(self._checks[i] for i in range(first + 1, ply + 1, 2)):
+            return "loss"
+        return "draw"
+
+    def result(self) -> tuple[float, str] | None:
+        if self.phase != "move":
+            return None
+        c = self.bd.stm
+        lose = 1.0 if c == 1 else 0.0
+        if not self.turns()[0]:
+            return lose, "checkmate" if self.bd.in_check(c) else "no legal turn"
+        rep = self.repetition()
+        if rep == "draw":
+            return 0.5, "sennichite"
+        if rep is not None:
+            return (1.0 - lose if rep == "win" else lose), "perpetual check"
+        if self.max_plies and self.move_number > self.max_plies:
+            return 0.5, "move limit"
+        return None
+
+
+def new_game(fairies=("hiko", "hiko"), reserved: str = "4-8", max_plies: int = 0) -> FantasistaState:
+    return FantasistaState(fairies, reserved, max_plies)
+
+
+# ------------------------------------------------------------------ helpers
+def _add(arr, i, n):
+    arr[i] += n
+
+
+def _letter(code: int) -> str:
+    x = PC.LETTERS[code & 31]
+    return x if code >> 5 == 0 else x.lower()
+
+
+def _flags(code: int, mark: int) -> str:
+    tok = "'" if mark & TOKEN and (code & 31) not in SPECIALS else ""
+    return tok + ("!" if mark & INVINCIBLE else "")
+
+
+def _hand_tokens(text: str):
+    toks = re.findall(r"(\d*)([A-Za-z])", text)
+    if "".join(n + ch for n, ch in toks) != text:
+        raise GameError(f"malformed count list {text!r}")
+    return [(int(n) if n else 1, ch) for n, ch in toks]
+
+
+def _parse_hand(text: str, hands, allowed) -> None:
+    if text in ("-", ""):
+        return
+    for count, letter in _hand_tokens(text):
+        pt = PC.LETTER_TO_PT.get(letter.upper())
+        if pt is None or pt not in allowed:
+            raise GameError(f"{letter!r} cannot be in this hand")
+        hands[0 if letter.isupper() else 1][pt] += count
+
+
+def _format_hand(hands, order) -> str:
+    out = ""
+    for c in (0, 1):
+        for pt in order:
+            n = hands[c][pt]
+            if n:
+                x = PC.LETTERS[pt]
+                out += (str(n) if n > 1 else "") + (x if c == 0 else x.lower())
+    return out
