@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.variant import N_CODES, Variant
+from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
 from .kernels import C_TEMPO, EvalTables, evaluate_k
@@ -68,7 +68,14 @@ def build_eval_tables(variant: Variant) -> EvalTables:
             king_rel[a, b] = df * (2 * n_ranks - 1) + dr
     for pt, piece in enumerate(variant.pieces, start=1):
         letter = piece.letter
-        val = EP.PIECE_VALUES.get(letter, piece.value if not piece.royal else 0)
+        # Standard pieces take the tuned shogi values; other variants' kinds carry their own (PieceType.value,
+        # e.g. from eval.material for dai shogi). Royals have no material value.
+        if piece.royal:
+            val = 0
+        elif variant.pieces is STANDARD_PIECES:
+            val = EP.PIECE_VALUES.get(letter, piece.value)
+        else:
+            val = piece.value
         if pt in variant.hand_ptypes:
             hv = val * EP.HAND_NUM // EP.HAND_DEN + EP.HAND_BONUS
             hand_val[0, pt], hand_val[1, pt] = hv, -hv

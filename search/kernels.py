@@ -17,12 +17,14 @@ from collections import namedtuple
 import numpy as np
 
 from engine.kernels import kernel
-from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, PROMOTE, ST_KSQ, ST_PLY, ST_STM, do_move, generate,
-                                    in_check, is_attacked, undo_move)
+from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, do_move,
+                                    generate, in_check, is_attacked, undo_move)
+from engine.variant import P_LAST_ROYAL
 from eval.kernels import evaluate_k
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
 MAX_DEPTH = 64           # iterative-deepening depth limit
+QS_MAX_PLIES = 16        # quiescence plies below the horizon before the static evaluation is taken
 INF = 32001
 MATE = 32000
 MATE_BOUND = MATE - MAX_PLY  # |score| > MATE_BOUND: a mate score
@@ -331,6 +333,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
 
     # 0. Quiescence.
     if depth <= 0 and ply > 0:
+        if depth <= -QS_MAX_PLIES:
+            return evaluate_k(P, T, E)  # long capture chains (13x13 boards, exchange captures): stop here
+        if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
+            incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         if incheck:
             n = generate(P, T, GEN_SEARCH, S.moves[ply])
             if n == 0:
@@ -361,9 +367,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                     continue  # a losing capture on a defended square (a cheap stand-in for SEE)
             do_move(P, T, mv)
             if P.st[ST_STM] == us:
-                v = search(P, T, E, S, alpha, beta, zero, ply + 1, no)
+                v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
             else:
-                v = -search(P, T, E, S, -beta, -alpha, zero, ply + 1, no)
+                v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no)
             undo_move(P, T)
             if S.ctl[CTL_STOP] != 0:
                 return 0

@@ -188,3 +188,52 @@ def test_two_leg_notation_round_trips():
     for code in pos.legal_codes():
         text = pos.move_usi(code)
         assert pos.parse_move(text).code == code
+
+
+def _self_play(games: int, max_plies: int = 300) -> list[str]:
+    from search import Limits, Searcher
+
+    searcher = Searcher(hash_mb=4)
+    reasons = []
+    for g in range(games):
+        rng = random.Random(g)
+        pos = Position.startpos(V)
+        for _ in range(rng.randrange(0, 6)):  # a few random opening plies so the games differ
+            pos.push_unchecked(int(rng.choice(list(pos.legal_codes()))))
+        verdict = pos.result()
+        while verdict is None and pos.ply < max_plies:
+            best = searcher.search(pos, Limits(depth=1)).best
+            assert best is not None and best in pos.legal_codes()
+            pos.push_unchecked(best)
+            verdict = pos.result()
+        reasons.append(verdict[1] if verdict else "cap")
+    return reasons
+
+
+def test_self_play_at_tiny_depth_runs_clean():
+    reasons = _self_play(6)
+    assert len(reasons) == 6
+
+
+@pytest.mark.slow
+def test_two_hundred_self_play_games_run_clean():
+    assert len(_self_play(200)) == 200
+
+
+def test_match_against_a_random_mover_through_the_referee(tmp_path):
+    """20 games of our USI engine (depth 1) against a random mover, refereed by our rules: won 20-0."""
+    import sys
+
+    from usi import match as M
+
+    engines = [M.EngineSpec.parse([f"cmd={sys.executable} -m usi", "name=fantasista", "depth=1"]),
+               M.EngineSpec.parse([f"cmd={sys.executable} tests/fake_engines/random_engine.py", "name=random"])]
+    settings = M.MatchSettings(variant=V, max_plies=600, ready_timeout=600, move_timeout=120)
+    pool, close = M.make_executor(2)
+    try:
+        res = M.run_match(engines, games=20, settings=settings, seed=11, out=tmp_path, executor=pool,
+                          formats=())
+    finally:
+        close()
+    st = res.stats["fantasista vs random"]
+    assert (st.wins, st.draws, st.losses) == (20, 0, 0), [r["reason"] for r in res.records]

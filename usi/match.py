@@ -140,6 +140,9 @@ class MatchSettings:
     handshake_timeout: float = 10.0  # s for ``usi`` -> ``usiok``
     ready_timeout: float = 120.0  # s for ``isready`` -> ``readyok`` (numba compilation happens here)
     move_timeout: float = 60.0  # s for a move without a time limit (nodes, depth)
+    #: rule options of the variant (``FantasistaFairySente`` ...; see usi/games.py): the referee's own game uses
+    #: them, and they are sent to every engine that offers them.
+    variant_options: dict = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -164,8 +167,6 @@ def parse_opening(line: str, index: int = 0, variant: str = "shogi") -> Opening:
     >>> o.sfen, o.moves
     ('startpos', ['7g7f', '3c3d'])
     """
-    from engine import Position
-
     text = line.strip()
     if text.startswith("position "):
         text = text[len("position "):].strip()
@@ -183,6 +184,14 @@ def parse_opening(line: str, index: int = 0, variant: str = "shogi") -> Opening:
         sfen = " ".join(head)
     else:
         sfen, moves = "startpos", words
+    from . import games
+
+    if games.is_game_variant(variant):  # validated by the variant's GameState (moves and events alike)
+        games.build_state(variant, ["startpos"] if sfen == "startpos" else ["sfen", *sfen.split()], moves,
+                          games.option_getter({}))
+        return Opening(sfen, moves, index, line.strip())
+    from engine import Position
+
     pos = Position.from_sfen(sfen, variant)
     for m in moves:
         pos.push(m)
@@ -281,6 +290,9 @@ class Referee:
                 options[offered["seed"]] = self.task.seed % 2**31
             if self.settings.variant != "shogi" and "usi_variant" in offered:
                 options[offered["usi_variant"]] = self.settings.variant
+            for key, value in self.settings.variant_options.items():
+                if key.lower() in offered and not any(k.lower() == key.lower() for k in options):
+                    options[offered[key.lower()]] = value
             engine.configure(options)
             engine.isready(timeout=s.ready_timeout)
             engine.new_game()
@@ -375,20 +387,18 @@ class Referee:
         }
 
     def _end_check(self) -> None:
-        """After a move (or at the start): mate, no legal moves, repetition, maximum length."""
-        from engine import Repetition
-
+        """After a move (or at the start): the rules' own verdict (``Position.result()``: mate, no legal moves,
+        a lost last royal, a try, sennichite, perpetual check), then the match's maximum length."""
         pos = self.pos
-        to_move = pos.turn
-        if len(pos.legal_codes()) == 0:
-            raise GameOver(SIDES[1 - to_move], "checkmate" if pos.is_check() else "no legal moves")
-        rep = pos.repetition()
-        if rep == Repetition.DRAW:
-            raise GameOver("draw", "sennichite")
-        if rep == Repetition.WIN:
-            raise GameOver(SIDES[to_move], "perpetual check", f"{self.specs[1 - to_move].name} checked every move")
-        if rep == Repetition.LOSS:
-            raise GameOver(SIDES[1 - to_move], "perpetual check", f"{self.specs[to_move].name} checked every move")
+        verdict = pos.result()
+        if verdict is not None:
+            score, reason = verdict
+            winner = "draw" if score == 0.5 else SIDES[0 if score == 1.0 else 1]
+            detail = ""
+            if reason == "perpetual check":
+                checker = 1 - SIDES.index(winner)
+                detail = f"{self.specs[checker].name} checked every move"
+            raise GameOver(winner, reason, detail)
         if sum(1 for h in self.history if not h.is_event) >= self.settings.max_plies:
             raise GameOver("draw", "max plies", f"{self.settings.max_plies} plies")
 
@@ -465,6 +475,12 @@ def asyncio_timeout_errors() -> tuple:
 
 def play_game(task: GameTask) -> dict:
     """Play one game (the function the executors run)."""
+    from . import games
+
+    if games.is_game_variant(task.settings.variant):
+        from .game_referee import make_referee
+
+        return make_referee(task).play()
     return Referee(task).play()
 
 
@@ -607,6 +623,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an engine: cmd=\"...\" [name=...] [option.<Name>=<value> ...] [nodes=N] [depth=N] "
                         "[movetime=MS]; give two or more")
     p.add_argument("--variant", default="shogi", help="game id (default shogi)")
+    p.add_argument("--variant-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option of the variant (e.g. FantasistaFairyGote=ayumi, EnokianMichizane=9i); the "
+                        "referee plays by it and sends it to the engines that offer it")
     p.add_argument("--games", type=int, default=2, help="number of games (openings are played in pairs)")
     tc = p.add_argument_group("time control (seconds; combine --time with --byoyomi or --inc)")
     tc.add_argument("--time", type=float, help="main time per side (alone: sudden death)")
@@ -641,7 +660,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         from engine.variants import get_variant
 
-        get_variant(args.variant)
+        from . import games
+
+        if games.is_game_variant(args.variant):
+            games.game_module(args.variant)
+        else:
+            get_variant(args.variant)
+        variant_options = {}
+        for item in args.variant_option:
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"--variant-option {item!r} is not NAME=VALUE")
+            variant_options[key] = value
+        if games.is_game_variant(args.variant):  # the rule options must make a game
+            games.new_state(args.variant, games.option_getter(variant_options))
         engines = [EngineSpec.parse(items) for items in args.engine]
         if len(engines) < 2:
             raise ValueError("give at least two --engine")
@@ -657,7 +689,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                        movetime=_ms(args.movetime), nodes=args.nodes, depth=args.depth),
         max_plies=args.max_plies, resign_score=args.resign_score, resign_moves=args.resign_moves,
         entering_king_rule=args.entering_king, margin=args.margin, handshake_timeout=args.handshake_timeout,
-        ready_timeout=args.ready_timeout, move_timeout=args.move_timeout)
+        ready_timeout=args.ready_timeout, move_timeout=args.move_timeout, variant_options=variant_options)
     out = args.out or f"matches/{_dt.datetime.now():%Y%m%d-%H%M%S}"
     sprt = dict(zip(("elo0", "elo1", "alpha", "beta"), args.sprt)) if args.sprt else None
     executor, close = make_executor(args.concurrency, args.cluster)

@@ -1,4 +1,5 @@
-"""A random-mover USI engine for runner tests: legal moves from ``engine.Position``, seeded by the ``Seed`` option.
+"""A random-mover USI engine for runner tests: legal moves from ``engine.Position`` (shogi or ``USI_Variant``
+daishogi2017), seeded by the ``Seed`` option.
 
 It resigns when mated (no legal move), declares ``win`` when the entering-king rule allows it, and reports a
 random ``score cp`` so that score recording can be tested. ``--delay <ms>`` sleeps before each ``bestmove``.
@@ -15,13 +16,16 @@ Position = None  # engine.Position, imported after usiok so that the handshake i
 def main() -> None:
     delay = float(sys.argv[sys.argv.index("--delay") + 1]) / 1000 if "--delay" in sys.argv else 0.0
     global Position
-    seed, pos = 0, None
+    seed, pos, variant = 0, None, "shogi"
     rng = random.Random(seed)
     for line in sys.stdin:
         cmd, _, rest = line.strip().partition(" ")
         if cmd == "usi":
             print("id name RandomMover\nid author tests\noption name Seed type spin default 0 min 0 max 2147483647")
-            print("option name USI_Hash type spin default 16 min 1 max 1024\nusiok", flush=True)
+            print("option name USI_Hash type spin default 16 min 1 max 1024")
+            print("option name USI_Variant type combo default shogi var shogi var daishogi2017\nusiok", flush=True)
+        elif cmd == "setoption" and rest.split()[1] == "USI_Variant":
+            variant = rest.split()[-1]
         elif cmd == "setoption" and rest.split()[1] == "Seed":
             seed = int(rest.split()[-1])
             rng = random.Random(seed)
@@ -34,7 +38,8 @@ def main() -> None:
         elif cmd == "position":
             words = rest.split()
             moves = words.index("moves") if "moves" in words else len(words)
-            pos = Position.startpos() if words[0] == "startpos" else Position.from_sfen(" ".join(words[1:moves]))
+            pos = (Position.startpos(variant) if words[0] == "startpos"
+                   else Position.from_sfen(" ".join(words[1:moves]), variant))
             for m in words[moves + 1:]:
                 pos.push(m)
         elif cmd == "go":
