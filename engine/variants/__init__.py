@@ -23,6 +23,7 @@ _GAMES: dict[str, str] = {
     "fantasista": "engine.variants.fantasista",
     "turncoat": "engine.variants.turncoat",
     "enokian": "engine.variants.enokian",
+    "mawarikudoi": "engine.variants.mawarikudoi",
 }
 
 

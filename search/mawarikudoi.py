@@ -1,0 +1,422 @@
+"""Mawarikudoi shogi search: exact single-runner race tables, win probability, expectimax over throws.
+
+**Race tables** (:class:`RaceTables`). For one side alone (gold throws only, no stomps: the *solitaire* race), every
+runner state s gets the expected number of turns to finish, ``E[s] = 1 + sum_N p(N) min_{e in R_N(s)} E[e]``, where
+``R_N(s)`` are the end states of an N-action turn (the win, once reachable, stays reachable for every larger N). The
+policy "minimise the expected remaining turns" is solved exactly by value iteration, runner by runner from the king
+down (relays only go forward, so each runner's block only needs the blocks after it). ``min_{R_N}`` is computed for
+every N at once by a backward min-plus recursion ``V_k(s) = min_j V_{k-1}(succ_j(s))``. Under that policy the
+distribution of the number of turns to finish, ``P(T_s <= t)``, follows by a forward recursion over t.
+
+**Win probability.** As in backgammon bear-off databases, two independent races are combined: with A to move,
+``P(A wins) = sum_t P(T_A = t) P(T_B >= t)``. After A's turn ends in e, ``P(A wins) = P(T_e < T_B)``.
+
+**Search.** At the throw decision each allowed throw is valued by expectimax over its exact distribution: for every
+N, the best end state of the N-action turn (found by the turn DP in :mod:`engine.variants.mawarikudoi.kernels`),
+scored by the win probability above. The stomp and the mixed throw are seen in the turn being searched; the tables
+behind the leaves assume gold throws and no stomps for the future turns of both sides, except that the leaves weigh
+the chance that a lower opponent stomps the end square on its next turn (``Engine._with_stomp_risk``).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from engine.kernels import kernel
+from engine.variants.mawarikudoi import board as B
+from engine.variants.mawarikudoi import kernels as K
+from engine.variants.mawarikudoi import throws as T
+from engine.variants.mawarikudoi.state import MawarikudoiState, _generator
+
+UNREACHABLE = 10 ** 9
+
+
+@kernel
+def _matvec(rows, vec, out):
+    """``out = rows @ vec`` without BLAS threads (the machine is shared; calls are small)."""
+    for i in range(rows.shape[0]):
+        acc = 0.0
+        for j in range(rows.shape[1]):
+            acc += rows[i, j] * vec[j]
+        out[i] = acc
+
+
+@dataclass
+class SearchResult:
+    action: str  # a token for the state's current decision
+    winprob: float  # for the side to move
+
+
+@kernel
+def _leaf_kernel(rows_g, rows_m3, rows_m4, surv_g, surv_m3, surv_m4, rb, opp_right, my_right, out):
+    """Win probability after my turn for every end state e (opponent, rank ``rb``, throws next).
+
+    The next throw of each side is mixed when that side keeps its right and its runner is lower than the other's
+    (with 3 silvers if a runner is a silver, else 4); every later throw is gold."""
+    n_s = rows_g.shape[0] - 1
+    per_runner = n_s // 7
+    for e in range(n_s + 1):
+        re = e // per_runner if e < n_s else 7
+        n_silver = 4 - (1 if re == 3 else 0) - (1 if rb == 3 else 0)
+        surv = surv_g
+        if opp_right and rb < re:
+            surv = surv_m3 if n_silver == 3 else surv_m4
+        rows = rows_g
+        if my_right and re < rb:
+            rows = rows_m3 if n_silver == 3 else rows_m4
+        acc = 0.0
+        for t in range(rows.shape[1]):
+            acc += rows[e, t] * surv[t]
+        out[e] = acc
+
+
+@kernel
+def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
+    """``land[sq]`` = fewest actions for the runner of ``start`` (no relay on the way) to end a move on ``sq``
+    (kmax + 1 if more). Scratch ``mark``/``cur``/``nxt`` as for the turn kernels."""
+    for i in range(land.shape[0]):
+        land[i] = kmax + 1
+    for i in range(mark.shape[0]):
+        mark[i] = -1
+    runner = start // 1620
+    cur[0] = start * 2
+    n_cur = 1
+    for k in range(1, kmax + 1):
+        n_nxt = 0
+        for i in range(n_cur):
+            s2 = cur[i]
+            s = s2 >> 1
+            f = (s // 5) % 4
+            sq = (s // 20) % 81
+            nt = n_targets[runner, sq, f]
+            for a in range(nt + 3):
+                if a < nt:
+                    t_sq = targets[runner, sq, f, a]
+                    if land[t_sq] > k:
+                        land[t_sq] = k
+                t = K.step(s2, a, targets, n_targets, -1, -1)
+                if t < 0 or t >= 2 * 11340 or (t >> 1) // 1620 != runner:
+                    continue  # relayed or won: its landings no longer threaten
+                if mark[t] != k:
+                    mark[t] = k
+                    nxt[n_nxt] = t
+                    n_nxt += 1
+        for i in range(n_nxt):
+            cur[i] = nxt[i]
+        n_cur = n_nxt
+
+
+class RaceTables:
+    """Exact solitaire race tables for one set of face probabilities (see the module docstring).
+
+    Attributes (index = runner state in sente's frame, ``board.WIN`` last):
+    ``expected[s]`` expected turns to finish; ``cdf[t, s]`` = P(T_s <= t); ``pmf_rows[s, t]`` = P(T_s = t);
+    ``distance[s]`` fewest actions to finish; ``valid[s]`` False for states that can never finish (a bishop off the
+    corners' colour, never reached in play).
+    """
+
+    def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, tol: float = 1e-12,
+                 max_turns: int = 400) -> None:
+        t0 = time.perf_counter()
+        S = B.N_STATES
+        self.probs = probs
+        succ = np.full((S, B.MAX_ACTIONS), -1, dtype=np.int32)
+        deg = np.zeros(S, dtype=np.int32)
+        K.solitaire_successors(B.TARGETS, B.N_TARGETS, succ, deg)
+        dist = np.zeros(S + 1, dtype=np.int64)
+        K.distance_to_win(succ, deg, dist)
+        self.distance = dist
+        self.valid = dist < UNREACHABLE
+        kmax = int(dist[self.valid].max())
+        self.kmax = kmax
+        d = T.gold_distribution(probs)
+        steps = np.nonzero(d[:kmax + 1])[0].astype(np.int64)
+        p = d[steps].copy()
+        tail = float(d[kmax + 1:].sum())  # those throws finish from anywhere
+        e = np.where(self.valid, 0.0, 1e300)
+        e[S] = 0.0
+        vk = np.full((kmax + 1, S + 1), 1e300)
+        arg = np.full((kmax + 1, S + 1), S, dtype=np.int32)
+        iters = []
+        for r in range(B.N_RUNNERS - 1, -1, -1):
+            lo, hi = r * S // B.N_RUNNERS, (r + 1) * S // B.N_RUNNERS
+            iters.append(K.expected_turns_block(succ, deg, lo, hi, steps, p, tail, e, vk, arg, kmax, tol, 100000))
+        self.iterations = iters[::-1]
+        self.expected = e
+        self.policy_arg = arg  # arg[k, s]: the end state of least E among those k actions away (solitaire)
+        policy = np.ascontiguousarray(arg[steps, :])
+        cdf = np.zeros((max_turns + 1, S + 1))
+        K.turn_cdf(policy, p, tail, self.valid, cdf)
+        worst = 1.0 - cdf[:, :S][:, self.valid[:S]].min(axis=1)
+        n_t = int(np.searchsorted(-worst, -1e-13)) + 1  # first t with every valid state done to 1e-13
+        self.cdf = np.ascontiguousarray(cdf[:min(n_t + 1, max_turns + 1)])
+        self.tail_mass = float(worst[self.cdf.shape[0] - 1])
+        pmf = np.diff(self.cdf, axis=0, prepend=0.0)
+        self.pmf_rows = np.ascontiguousarray(pmf.T)
+        # "Next throw mixed, then gold": the same policy (argmin E over R_N) for the mixed throw's N.
+        self.cdf_mixed_next = {}
+        self.pmf_rows_mixed_next = {}
+        for n_silvers in (3, 4):
+            dm = T.mixed_distribution(n_silvers, probs)
+            ms = np.nonzero(dm)[0]
+            cm = np.zeros_like(self.cdf)
+            cm[:, S] = 1.0
+            for n, pn in zip(ms, dm[ms]):
+                cm[1:] += pn * self.cdf[:-1, arg[n]]
+            cm[:, S] = 1.0
+            cm[:, ~self.valid] = 0.0
+            self.cdf_mixed_next[n_silvers] = cm
+            self.pmf_rows_mixed_next[n_silvers] = np.ascontiguousarray(np.diff(cm, axis=0, prepend=0.0).T)
+        self.seconds = time.perf_counter() - t0
+
+    @property
+    def max_turns(self) -> int:
+        return self.cdf.shape[0] - 1
+
+    def survival(self, s: int, mixed_silvers: int = 0) -> np.ndarray:
+        """``P(T_s > t)`` for t = 0..max_turns (next throw mixed with that many silvers if ``mixed_silvers``)."""
+        cdf = self.cdf_mixed_next[mixed_silvers] if mixed_silvers else self.cdf
+        return 1.0 - cdf[:, s]
+
+    def rows(self, mixed_silvers: int = 0) -> np.ndarray:
+        """``P(T_s = t)`` as rows [s, t] (next throw mixed with that many silvers if ``mixed_silvers``)."""
+        return self.pmf_rows_mixed_next[mixed_silvers] if mixed_silvers else self.pmf_rows
+
+    def win_after_move(self, opponent: int) -> np.ndarray:
+        """For every state e of the side that just moved: P(it finishes before ``opponent``, who moves next)."""
+        out = np.empty(self.pmf_rows.shape[0])
+        _matvec(self.pmf_rows, np.ascontiguousarray(self.survival(opponent)), out)
+        return out
+
+    def leaf_values(self, opponent: int, opp_rank: int, opp_right: bool, my_right: bool,
+                    out: np.ndarray | None = None) -> np.ndarray:
+        """For every end state e of the side that just moved: P(it wins), the opponent throwing next, each side's
+        next throw mixed where allowed (see ``_leaf_kernel``)."""
+        if out is None:
+            out = np.empty(self.pmf_rows.shape[0])
+        if opponent == B.WIN:
+            out[:] = 0.0
+            out[B.WIN] = 1.0
+            return out
+        _leaf_kernel(self.pmf_rows, self.pmf_rows_mixed_next[3], self.pmf_rows_mixed_next[4],
+                     np.ascontiguousarray(self.survival(opponent)), np.ascontiguousarray(self.survival(opponent, 3)),
+                     np.ascontiguousarray(self.survival(opponent, 4)), opp_rank, opp_right, my_right, out)
+        return out
+
+    def win_to_move(self, me: int, opponent: int) -> float:
+        """P(the side to move, before its throw, in state ``me`` wins against ``opponent``)."""
+        if me == B.WIN:
+            return 1.0
+        if opponent == B.WIN:
+            return 0.0
+        surv_b = np.concatenate(([1.0], self.survival(opponent)[:-1]))  # P(T_b >= t)
+        return float(self.pmf_rows[me] @ surv_b)
+
+
+@lru_cache(maxsize=8)
+def race_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RaceTables:
+    """The tables for a set of face probabilities, built once per process."""
+    return RaceTables(probs)
+
+
+# ------------------------------------------------------------------ players
+class Engine:
+    """Expectimax over throws with race-table leaves; ``search`` answers any decision of a state.
+
+    The leaves are the plain gold-only race (:meth:`RaceTables.win_after_move`). ``mixed_aware=True`` lets them see
+    each side's next throw as mixed where it will be allowed (:meth:`RaceTables.leaf_values`); measured weaker
+    (85/200 against greedy, against 83/150 without), because it rewards staying behind for a mixed throw that the
+    opponent's next turn often takes away. Kept as an option for further work.
+    """
+
+    name = "engine"
+
+    def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
+                 stomp_aware: bool = True) -> None:
+        self.tables = race_tables(probs)
+        self.probs = probs
+        self.mixed_aware = mixed_aware
+        self.stomp_aware = stomp_aware
+        self._land = np.empty(B.N_SQUARES, dtype=np.int64)
+        sf = {0: T.gold_distribution(probs)[::-1].cumsum()[::-1]}
+        for n_silvers in (3, 4):
+            sf[n_silvers] = T.mixed_distribution(n_silvers, probs)[::-1].cumsum()[::-1]
+        self._at_least = {k: np.concatenate((v, [0.0] * (T.GOLD_MAX + 2 - len(v)))) for k, v in sf.items()}
+        self._rank = np.minimum(np.arange(B.N_STATES + 1) // (B.N_STATES // B.N_RUNNERS), B.N_RUNNERS)
+        self._sq = (np.arange(B.N_STATES + 1) // (B.N_FACINGS * B.N_CORNER_CODES)) % B.N_SQUARES
+        self._best = np.empty((2, T.GOLD_MAX + 1))
+        self._value2 = np.empty((2, B.N_STATES2 + 1))
+
+    def leaf_values(self, state: MawarikudoiState, my_right: bool) -> np.ndarray:
+        """Win probability of the side to move for each end state of its turn (sente's frame)."""
+        opp = state.sides[1 - state.side]
+        b = state.frame_state(1 - state.side)
+        if not self.mixed_aware:
+            w = self.tables.win_after_move(b)
+        else:
+            w = self.tables.leaf_values(b, opp.runner, opp.mixed_right, my_right)
+        if self.stomp_aware and b != B.WIN and opp.runner < B.KING:
+            w = self._with_stomp_risk(state, w, b, opp)
+        return w
+
+    def _with_stomp_risk(self, state: MawarikudoiState, w: np.ndarray, b: int, opp) -> np.ndarray:
+        """Blend in the chance that the opponent, lower in the order, stomps my runner on its next turn.
+
+        ``q(e)`` = P(the opponent's throw reaches a move onto e's square before any relay), the throw being mixed
+        when the opponent keeps the right; a stomp is taken as relaying it to its next runner's start, with me to
+        move: ``w'(e) = (1 - q) w(e) + q P(e wins, moving first, against that start)``."""
+        gen = _generator()
+        _landing_steps(b, 50, B.TARGETS, B.N_TARGETS, self._land, gen.mark, gen.cur, gen.nxt)
+        rank = self._rank
+        threatened = (rank > opp.runner) & (rank < B.N_RUNNERS)
+        if not threatened.any():
+            return w
+        land = self._land[B.N_SQUARES - 1 - self._sq]  # my frame -> the opponent's frame
+        n_silver = 4 - (rank == B.SILVER) - (opp.runner == B.SILVER)
+        if opp.mixed_right:
+            q = np.where(n_silver == 3, self._at_least[3][land], self._at_least[4][land])
+        else:
+            q = self._at_least[0][land]
+        q = np.where(threatened, q, 0.0)
+        # The stomp relays the opponent to its next runner's start and uses its turn; the rest of its throw is left
+        # out (measured: adding the expected rest, r = E[N - L | N >= L] actions of the next runner, played 460/1000
+        # against greedy, this simpler form 506/1000).
+        b_next = B.pack(opp.runner + 1, B.START_SQ, B.START_FACING, 0)
+        surv = self.tables.survival(b_next)
+        ge = np.ascontiguousarray(np.concatenate(([1.0], surv[:-1])))  # P(T_b' >= t)
+        first = np.empty_like(w)
+        _matvec(self.tables.pmf_rows, ge, first)
+        return (1.0 - q) * w + q * first
+
+    def throw_values(self, state: MawarikudoiState, kinds: list[str] | None = None) -> dict[str, float]:
+        """Expected win probability of each throw (the side to move, before throwing; default: the allowed ones)."""
+        if kinds is None:
+            kinds = ["gold", "mixed"] if state.mixed_allowed(state.side) else ["gold"]
+        right = state.sides[state.side].mixed_right
+        vectors = [right] + ([False] if "mixed" in kinds and right else [])
+        for m, r in enumerate(vectors):
+            w = self.leaf_values(state, r)
+            self._value2[m, :-1] = np.repeat(w[:-1], 2)
+            self._value2[m, -1] = 1.0
+        gen = _generator()
+        esq, erank = state.enemy_in_frame(state.side)
+        start2 = state.frame_state(state.side) * 2
+        dists = {kind: state.throw_distribution(kind) for kind in kinds}
+        nmax = max(int(np.nonzero(d)[0].max()) for d in dists.values())
+        # One DP serves both throws: best[N] depends only on the start, the enemy, N and the leaf vector.
+        K.best_by_steps(start2, nmax, esq, erank, B.TARGETS, B.N_TARGETS, self._value2[:len(vectors)], self._best,
+                        gen.mark, gen.cur, gen.nxt)
+        out = {}
+        for kind, d in dists.items():
+            best = self._best[0, :len(d)]
+            if kind == "mixed" and len(vectors) == 2:  # a mixed throw of 10 or more ends the right
+                best = np.where(np.arange(len(d)) >= T.MIXED_LOSS_THRESHOLD, self._best[1, :len(d)], best)
+            out[kind] = float(d @ best)
+        return out
+
+    def choose_throw(self, state: MawarikudoiState) -> tuple[str, float]:
+        values = self.throw_values(state)
+        kind = max(values, key=lambda k: (values[k], k == "gold"))
+        return kind, values[kind]
+
+    def choose_end(self, state: MawarikudoiState) -> tuple[int, float]:
+        ends = state.end_states()
+        if ends[-1] == B.WIN:
+            return B.WIN, 1.0
+        w = self.leaf_values(state, state.sides[state.side].mixed_right)[ends]
+        e = self.tables.expected[ends]
+        i = int(np.lexsort((e, -w))[0])
+        return int(ends[i]), float(w[i])
+
+    def winprob(self, state: MawarikudoiState) -> float:
+        """Win probability of the side to move at any node (terminal: 1 or 0 for it)."""
+        if state.phase == "end":
+            return 1.0 if state.winner == state.side else 0.0
+        if state.phase == "turn":
+            return self.choose_end(state)[1]
+        if state.phase == "choose":
+            return self.choose_throw(state)[1]
+        return self.throw_values(state, [state.phase])[state.phase]
+
+    def search(self, state: MawarikudoiState) -> SearchResult:
+        """The action token to play at the current decision node, and the win probability of the side to move."""
+        if state.phase == "choose":
+            kind, v = self.choose_throw(state)
+            return SearchResult("throw:" + kind, v)
+        if state.phase == "turn":
+            end, v = self.choose_end(state)
+            return SearchResult(state.turn_token(end), v)
+        raise ValueError(f"no decision to make at the {state.phase!r} node")
+
+
+class Greedy:
+    """Most progress this turn: the end state with the fewest actions left to finish; always the mixed throw."""
+
+    name = "greedy"
+
+    def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> None:
+        self.distance = race_tables(probs).distance
+
+    def choose_throw(self, state: MawarikudoiState) -> tuple[str, float]:
+        return ("mixed" if state.mixed_allowed(state.side) else "gold"), float("nan")
+
+    def choose_end(self, state: MawarikudoiState) -> tuple[int, float]:
+        ends = state.end_states()
+        return int(ends[int(np.argmin(self.distance[ends]))]), float("nan")
+
+
+class RandomPlayer:
+    """Uniform among the allowed throws and among the distinct end states of the turn."""
+
+    name = "random"
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def choose_throw(self, state: MawarikudoiState) -> tuple[str, float]:
+        kinds = ["gold", "mixed"] if state.mixed_allowed(state.side) else ["gold"]
+        return kinds[int(self.rng.integers(len(kinds)))], float("nan")
+
+    def choose_end(self, state: MawarikudoiState) -> tuple[int, float]:
+        ends = state.end_states()
+        return int(ends[int(self.rng.integers(len(ends)))]), float("nan")
+
+
+def play_game(players, rng: np.random.Generator, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES,
+              max_turns: int = 10000) -> int:
+    """Play one game between ``players[0]`` (sente) and ``players[1]``; return the winner (0 or 1)."""
+    state = MawarikudoiState(probs=probs)
+    while state.phase != "end":
+        if state.turn > max_turns:
+            raise RuntimeError("game too long")
+        player = players[state.side]
+        if state.phase == "choose":
+            state.choose_throw(player.choose_throw(state)[0])
+        d = state.throw_distribution(state.phase)
+        state.apply_throw_value(int(rng.choice(len(d), p=d)))
+        state.apply_end_state(player.choose_end(state)[0])
+    return state.winner
+
+
+def match(a, b, n_games: int, seed: int = 0, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES):
+    """``a`` against ``b``, colours alternating; returns (wins of a, games, 95% Wilson interval of a's rate)."""
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for g in range(n_games):
+        if g % 2 == 0:
+            wins += play_game((a, b), rng, probs) == 0
+        else:
+            wins += play_game((b, a), rng, probs) == 1
+    return wins, n_games, wilson(wins, n_games)
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion k/n."""
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return centre - half, centre + half
