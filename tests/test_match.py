@@ -139,8 +139,8 @@ def test_openings_file_and_cli(tmp_path, capsys):
     bad.write_text("7g7f 7g7f\n")
     with pytest.raises(ValueError, match="bad.txt:1"):
         M.read_openings(bad)
-    assert M.main(["--engine", *RANDOM, "--engine", *RANDOM, "--variant", "fantasista"]) == 2
-    assert "not implemented yet" in capsys.readouterr().err
+    assert M.main(["--engine", *RANDOM, "--engine", *RANDOM, "--variant", "chess"]) == 2
+    assert "unknown variant" in capsys.readouterr().err
     out = tmp_path / "cli"
     code = M.main(["--engine", *RANDOM, "name=a", "--engine", *RANDOM, "name=b", "--games", "2", "--openings", str(book),
                    "--max-plies", "30", "--out", str(out), "--quiet", "--seed", "3"])

@@ -289,7 +289,13 @@ def test_setoption_values_and_errors(dialog):
     assert dialog.eng.opt("MultiPV") == 3 and dialog.eng.opt("EnteringKingRule") == "CSARule24"
 
 
-def test_variant_not_implemented_keeps_shogi(dialog):
+def test_variant_not_implemented_keeps_shogi(dialog, monkeypatch):
+    from usi import games
+
+    def missing(variant_id):  # a variant whose rules module is not there yet
+        raise ValueError(f"variant {variant_id} not implemented yet")
+
+    monkeypatch.setattr(games, "game_module", missing)
     start = dialog("setoption name USI_Variant value fantasista", "setoption name USI_Variant value chess")
     lines = dialog.since(start)
     assert lines[0] == "info string error variant fantasista not implemented yet; playing shogi"

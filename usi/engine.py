@@ -25,6 +25,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
+from . import games
 from .timeman import Clock, allocate
 
 ENGINE_NAME = "Fantasista 0.1.0"
@@ -105,6 +106,9 @@ def default_options() -> dict[str, Option]:
         Option("Seed", "spin", 0, 0, 2**31 - 1),
         Option("EnteringKingRule", "combo", "CSARule27", vars=ENTERING_KING_RULES),
     ]
+    # each variant's rule options (usi/games.py); they only matter once USI_Variant selects that variant
+    opts += [Option(name, kind, default, lo, hi, vars=tuple(vs)) for name, kind, default, lo, hi, vs, _
+             in games.RULE_OPTIONS]
     return {o.name.lower(): o for o in opts}
 
 
@@ -192,6 +196,7 @@ class _Job:
         self.search_t0: float | None = None
         self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
         self.thread: threading.Thread | None = None
+        self.limits = None  # games.ThinkLimits for a GameState variant
 
     def elapsed_ms(self) -> int:
         """ms since the go line arrived."""
@@ -224,6 +229,11 @@ class UsiEngine:
         self._need_clear = False
         self._pos = None  # engine.Position, created lazily
         self._job: _Job | None = None
+        # GameState variants (usi/games.py): the state, its decision-token count, the thinker and its key
+        self._game = None
+        self._game_ply = 0
+        self._thinker = None
+        self._thinker_key: tuple | None = None
 
     # ------------------------------------------------------------------ output
     def send(self, line: str) -> None:
@@ -276,8 +286,42 @@ class UsiEngine:
             self._need_clear = False
         return self._searcher
 
+    # GameState variants ------------------------------------------------
+    @property
+    def is_game(self) -> bool:
+        """Whether the current variant is played as a GameState (usi/games.py) rather than an engine.Position."""
+        return games.is_game_variant(self.opt("USI_Variant"))
+
+    @property
+    def game(self):
+        if self._game is None:
+            self._game = games.new_state(self.opt("USI_Variant"), self.opt)
+            self._game_ply = 0
+        return self._game
+
+    def _ensure_thinker(self):
+        """The variant's thinker, rebuilt when the variant, its rule options or the seed change."""
+        key = games.thinker_key(self.opt("USI_Variant"), self.opt, self.opt("Seed"))
+        if self._thinker is None or self._thinker_key != key:
+            self._thinker = games.make_thinker(self.opt("USI_Variant"), self.opt, self.opt("Seed"))
+            self._thinker_key = key
+        return self._thinker
+
+    def _stop_searchers(self) -> None:
+        if self._searcher is not None:
+            self._searcher.stop()
+        if self._thinker is not None:
+            self._thinker.stop()
+
     def _warmup(self) -> None:
         """Import and compile everything a search needs (numba kernels are cached on disk after the first run)."""
+        if self.is_game:
+            _ = self.game
+            thinker = self._ensure_thinker()
+            if not getattr(thinker, "warm", False):
+                thinker.warmup()
+                thinker.warm = True
+            return
         _ = self.pos
         self.pos.legal_codes()
         searcher = self._ensure_searcher()
@@ -364,20 +408,39 @@ class UsiEngine:
             self.error(str(exc))
             return
         if opt.name == "USI_Variant":
-            import engine
             try:
-                engine.get_variant(v)
+                if games.is_game_variant(v):
+                    games.game_module(v)
+                else:
+                    import engine
+                    engine.get_variant(v)
             except ValueError:
                 self.error(f"variant {v} not implemented yet; playing {self.opt('USI_Variant')}")
                 return
             if v != opt.value:
+                self._finish_search()
                 opt.value = v
                 self._pos = None  # the new variant's start position
+                self._game = None
+            return
+        if opt.name.lower() in games.RULE_OPTION_NAMES and v != opt.value:
+            old = opt.value
+            opt.value = v
+            if games.RULE_OPTION_NAMES[opt.name.lower()] == self.opt("USI_Variant"):
+                try:
+                    games.rule_kwargs(self.opt("USI_Variant"), self.opt)
+                except ValueError as exc:  # e.g. face probabilities that do not sum to 1000 yet: allowed for now
+                    self.send(f"info string {exc}")
+                self._game = None  # the start position follows the rule options
             return
         opt.value = v
 
     def cmd_usinewgame(self, args, line):
         self._finish_search()
+        if self.is_game:
+            if self._thinker is not None:
+                self._thinker.clear()
+            return
         self._need_clear = True
         if self._searcher is not None:
             self._searcher.clear()
@@ -393,6 +456,15 @@ class UsiEngine:
         except ValueError:
             mi = len(args)
         head, moves = args[:mi], args[mi + 1:]
+        if self.is_game:
+            try:
+                state = games.build_state(self.opt("USI_Variant"), head, moves, self.opt)
+            except ValueError as exc:
+                self.error(f"position not changed: {exc}")
+                return
+            self._game = state
+            self._game_ply = sum(1 for t in moves if "=" not in t.split(",", 1)[0])
+            return
         variant = self.opt("USI_Variant")
         try:
             if head[0].lower() == "startpos" and len(head) == 1:
@@ -421,6 +493,9 @@ class UsiEngine:
             self._perft(go.perft)
             return
         self._finish_search()  # a go while searching: finish the old one first (it prints its bestmove)
+        if self.is_game:
+            self._go_game(go, t0)
+            return
         pos = self.pos.copy()
         try:
             searcher = self._ensure_searcher()
@@ -441,14 +516,12 @@ class UsiEngine:
             return
         job.stop_requested.set()
         job.pondering = False
-        if self._searcher is not None:
-            self._searcher.stop()
+        self._stop_searchers()
         job.release.set()
         # Repeat the stop until the thread is done: a stop that lands just before Searcher.search (or
         # mate_search) resets its flag would otherwise be lost.
         while job.thread is not None and job.thread.is_alive():
-            if self._searcher is not None:
-                self._searcher.stop()
+            self._stop_searchers()
             job.thread.join(0.05)
 
     def cmd_ponderhit(self, args, line):
@@ -457,6 +530,16 @@ class UsiEngine:
             return
         job.pondering = False
         budget = self._budget(job.go, job.side, job.game_ply)
+        if job.limits is not None:  # a GameState variant: hand the clock to the thinker's limits
+            if budget is not None:
+                job.limits.set_budget(budget.soft_ms, budget.hard_ms)
+                job.limits.unbounded = job.go.infinite
+                self._arm_game_timer(job, budget.hard_ms)
+            elif not job.go.infinite and job.go.depth is None and job.go.nodes is None:
+                self._thinker.stop()
+            if not job.go.infinite:
+                job.release.set()
+            return
         if budget is not None and self._searcher is not None:
             now = job.search_elapsed_ms()
             self._searcher.update_limits(now + budget.soft_ms, now + budget.hard_ms)
@@ -479,12 +562,19 @@ class UsiEngine:
 
     # debug commands
     def cmd_d(self, args, line):
+        if self.is_game:
+            for text in games.describe(self.game):
+                self.send(text)
+            return
         for text in str(self.pos).splitlines():
             self.send(text)
 
     def cmd_bench(self, args, line):
         if self.searching:
             self.error("bench while searching")
+            return
+        if self.is_game:
+            self.error(f"bench not supported for {self.opt('USI_Variant')}")
             return
         depth = int(args[0]) if args and args[0].isdigit() else None
         self._bench(depth)
@@ -512,6 +602,9 @@ class UsiEngine:
     def _perft(self, depth: int) -> None:
         if self.searching:
             self.error("go perft while searching")
+            return
+        if self.is_game:
+            self.error(f"not supported for {self.opt('USI_Variant')}")
             return
         t0 = time.perf_counter()
         pos = self.pos.copy()
@@ -626,6 +719,91 @@ class UsiEngine:
         finally:
             job.release.wait()
             self.send(f"checkmate {answer}")
+
+    # ------------------------------------------------------------------ GameState variants
+    def _go_game(self, go: GoCommand, t0: float) -> None:
+        """``go`` for a GameState variant: the variant's thinker in the search thread (usi/games.py)."""
+        state = self.game.copy()
+        job = _Job(go, t0)
+        job.side, job.game_ply = state.side_to_move(), self._game_ply
+        job.limits = games.ThinkLimits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
+                                       nodes=_min_set(go.nodes, self.opt("NodesLimit") or None),
+                                       unbounded=go.infinite or go.ponder, stop=job.stop_requested, t0=t0)
+        if go.searchmoves:
+            self.error(f"searchmoves not supported for {self.opt('USI_Variant')}")
+        if not go.ponder and not go.infinite:
+            budget = self._budget(go, job.side, job.game_ply)
+            if budget is not None:
+                job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=t0)
+        try:
+            thinker = self._ensure_thinker()
+        except Exception as exc:
+            self.error(f"search unavailable: {type(exc).__name__}: {exc}")
+            thinker = None
+        if thinker is not None and job.limits.hard_at is not None:
+            self._arm_game_timer(job, max(1, int((job.limits.hard_at - time.perf_counter()) * 1000)))
+        target = self._game_mate_worker if go.mate else self._game_worker
+        job.thread = threading.Thread(target=target, args=(job, state, thinker), name="usi-search", daemon=True)
+        self._job = job
+        job.thread.start()
+
+    def _arm_game_timer(self, job: _Job, hard_ms: int) -> None:
+        if job.timer is not None:
+            job.timer.cancel()
+        thinker = self._thinker
+        if thinker is None:
+            return
+        job.timer = threading.Timer(hard_ms / 1000 + 0.02, thinker.stop)
+        job.timer.daemon = True
+        job.timer.start()
+
+    def _game_worker(self, job: _Job, state, thinker) -> None:
+        best = None
+        try:
+            best = self._game_think(job, state, thinker)
+        except Exception as exc:
+            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            try:
+                actions = state.legal_actions()
+            except Exception:
+                actions = []
+            best = actions[0] if actions else "resign"
+        finally:
+            if job.timer is not None:
+                job.timer.cancel()
+            job.release.wait()
+            self.send(f"bestmove {best or 'resign'}")
+
+    def _game_think(self, job: _Job, state, thinker) -> str:
+        from engine.game import NodeKind
+        kind = state.node_kind()
+        if kind is NodeKind.TERMINAL:
+            score, reason = state.result()
+            self.error(f"the game is over ({reason}, score {score} for sente)")
+            return "resign"
+        if kind is NodeKind.CHANCE:
+            self.error("go at a chance node: the referee sends the event (" +
+                       " ".join(t for t, _ in state.chance_events()[:3]) + " ...)")
+            return "resign"
+        # (legal_actions() is only listed when needed: a long mawarikudoi throw has thousands of turns)
+        if thinker is None:
+            actions = state.legal_actions()
+            return actions[0] if actions else "resign"
+        job.searching.set()
+        job.search_t0 = time.perf_counter()
+        token = thinker.think(state, job.limits, self.send)
+        job.searching.clear()
+        if not token or not games.is_legal(state, token):
+            actions = state.legal_actions()
+            if not actions:
+                return "resign"
+            self.error(f"search returned an illegal action {token!r}")
+            return actions[0]
+        return token
+
+    def _game_mate_worker(self, job: _Job, state, thinker) -> None:
+        job.release.wait()
+        self.send("checkmate notimplemented")
 
     # ------------------------------------------------------------------ bench
     def _bench(self, depth: int | None) -> None:

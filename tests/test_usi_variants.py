@@ -1,0 +1,198 @@
+"""Scripted USI dialogs for the GameState variants (fantasista, turncoat, mawarikudoi, enokian), in-process.
+
+Each dialog sets ``USI_Variant``, sends ``position`` lines with event tokens, and checks that ``go`` answers one
+legal ``bestmove`` (turns, ``plan:``, ``target:``), that a bad token is reported and leaves the state as it was,
+and that ``stop`` ends an open-ended search. The real engines of ``search/`` are used at tiny limits.
+"""
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+
+from usi import games
+from usi.engine import UsiEngine
+
+
+class Dialog:
+    def __init__(self) -> None:
+        self.out = io.StringIO()
+        self.eng = UsiEngine(out=self.out)
+
+    def __call__(self, *lines: str) -> int:
+        start = len(self.lines())
+        for line in lines:
+            self.eng.handle(line)
+        return start
+
+    def lines(self) -> list[str]:
+        return self.out.getvalue().splitlines()
+
+    def since(self, start: int) -> list[str]:
+        return self.lines()[start:]
+
+    def wait(self, timeout: float = 30.0) -> None:
+        job = self.eng._job
+        if job is not None and job.thread is not None:
+            job.thread.join(timeout)
+            assert not job.thread.is_alive(), "search did not finish"
+
+    def go(self, params: str = "depth 1") -> tuple[str, list[str]]:
+        start = self(f"go {params}")
+        self.wait()
+        lines = self.since(start)
+        best = [line for line in lines if line.startswith("bestmove")]
+        assert len(best) == 1, lines
+        return best[0].split()[1], lines
+
+    def sfen(self) -> str:
+        start = self("d")
+        return next(line for line in self.since(start) if line.startswith("sfen "))[5:]
+
+
+@pytest.fixture
+def dialog():
+    d = Dialog()
+    yield d
+    d.eng._finish_search()
+
+
+def _state(variant: str, tokens: list[str], **options):
+    return games.build_state(variant, ["startpos"], tokens, games.option_getter(options))
+
+
+def test_every_variant_is_accepted_and_has_its_options(dialog):
+    start = dialog("usi")
+    names = {line.split()[2] for line in dialog.since(start) if line.startswith("option name")}
+    assert {"FantasistaFairySente", "FantasistaFairyGote", "FantasistaReserved", "EnokianMichizane",
+            "Mawarikudoi_FaceUp", "Mawarikudoi_UpsideDown"} <= names
+    for v in games.available_variants():
+        start = dialog(f"setoption name USI_Variant value {v}")
+        assert dialog.since(start) == [], v
+        assert dialog.eng.opt("USI_Variant") == v
+    assert set(games.GAME_VARIANTS) <= set(games.available_variants())
+
+
+def test_turncoat_plans_views_and_moves(dialog):
+    dialog("setoption name USI_Variant value turncoat", "setoption name Seed value 3", "isready",
+           "position startpos")
+    best, lines = dialog.go("depth 1")
+    assert best.startswith("plan:") and best in _state("turncoat", []).legal_actions()
+    # gote's view: sente's plan hidden, its own shown
+    dialog("position startpos moves plan=? plan=4i,5g")
+    best, _ = dialog.go("btime 1000 wtime 1000 byoyomi 300")
+    assert best in _state("turncoat", ["plan=?", "plan=4i,5g"]).legal_actions()
+    dialog("position startpos moves plan=6a,7c plan=? 7g7f")
+    before = dialog.sfen()
+    assert ";6a,7c;?;" in before
+    start = dialog("position startpos moves plan=6a,7c plan=? 7g7f 7g7f")
+    assert dialog.since(start)[0].startswith("info string error position not changed: token 4 (7g7f)")
+    assert dialog.sfen() == before
+    best, lines = dialog.go("depth 1")
+    assert best in _state("turncoat", ["plan=6a,7c", "plan=?", "7g7f"]).legal_actions()
+    assert any(" score cp " in line for line in lines)
+
+
+def test_turncoat_defection_event_in_a_view(dialog):
+    g = _state("turncoat", ["plan:6a,7c", "plan:4i,5g"])
+    import random
+    rng = random.Random(1)
+    while g.move_number < 31:
+        acts = [a for a in g.legal_actions() if a != "defect"]
+        g.apply(rng.choice(acts))
+        assert g.result() is None
+    view = g.view(0)
+    assert view[:2] == ["plan=6a,7c", "plan=?"]
+    dialog("setoption name USI_Variant value turncoat", "position startpos moves " + " ".join(view))
+    best, _ = dialog.go("depth 1")
+    assert games.is_legal(g, best)
+
+
+def test_fantasista_options_rolls_and_target(dialog):
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
+           "position startpos")
+    assert dialog.sfen().endswith(" f=ha")
+    opening = ("7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f 2d3d roll=5 P*8g").split()
+    dialog("position startpos moves " + " ".join(opening + ["roll=3"]))
+    state = _state("fantasista", opening + ["roll=3"], FantasistaFairyGote="ayumi")
+    assert state.phase == "target"
+    best, _ = dialog.go("depth 1")
+    assert best.startswith("target:") and best in state.legal_actions()
+    dialog("position startpos moves " + " ".join(opening[:15]))
+    before = dialog.sfen()
+    start = dialog("position startpos moves " + " ".join(opening[:15] + ["P*8g"]))  # the roll is due first
+    assert dialog.since(start)[0].startswith("info string error position not changed: token 16")
+    assert dialog.sfen() == before
+    best, lines = dialog.go("depth 1")  # at the chance node: no decision
+    assert best == "resign" and any("chance node" in line for line in lines)
+    dialog("position startpos moves " + " ".join(opening[:16]))  # after sente's roll: gote's turn
+    best, lines = dialog.go("depth 1")
+    assert best in _state("fantasista", opening[:16], FantasistaFairyGote="ayumi").legal_actions()
+    assert any(" score cp " in line or " score mate " in line for line in lines)
+
+
+def test_fantasista_stop_ends_infinite_search(dialog):
+    dialog("setoption name USI_Variant value fantasista", "position startpos moves 7g7f")
+    start = dialog("go infinite")
+    time.sleep(0.3)
+    dialog("stop")
+    best = [line for line in dialog.since(start) if line.startswith("bestmove")]
+    assert len(best) == 1 and best[0].split()[1] in _state("fantasista", ["7g7f"]).legal_actions()
+
+
+def test_mawarikudoi_throws_and_winprob(dialog):
+    dialog("setoption name USI_Variant value mawarikudoi", "isready", "position startpos moves throw=uddd")
+    best, lines = dialog.go("btime 0 wtime 0 byoyomi 500")
+    assert best in _state("mawarikudoi", ["throw=uddd"]).legal_actions()
+    assert any("string winprob 0." in line and " score cp " in line for line in lines)
+    start = dialog("position startpos moves throw=uddd 1i1h throw=ud")
+    assert dialog.since(start)[0].startswith("info string error position not changed: token 3 (throw=ud)")
+    assert dialog.sfen() == _state("mawarikudoi", ["throw=uddd"]).sfen()
+    best, _ = dialog.go("depth 1")
+    assert best in _state("mawarikudoi", ["throw=uddd"]).legal_actions()
+
+
+def test_mawarikudoi_face_options(dialog):
+    start = dialog("setoption name USI_Variant value mawarikudoi", "setoption name Mawarikudoi_FaceUp value 440",
+                   "setoption name Mawarikudoi_Side value 90", "position startpos")
+    assert not any("error" in line for line in dialog.since(start))
+    assert dialog.eng.game.probs.side == pytest.approx(0.09)
+
+
+def test_enokian_cards_winprob_and_stop(dialog):
+    dialog("setoption name USI_Variant value enokian", "setoption name EnokianMichizane value 9i", "isready",
+           "position startpos")
+    assert dialog.sfen().split()[0].endswith("k3+b4")  # Michizane on 9i
+    best, lines = dialog.go("depth 1")
+    assert best == "resign" and any("chance node" in line for line in lines)
+    dialog("setoption name EnokianMichizane value 1a", "position startpos moves card=KS")
+    before = dialog.sfen()
+    start = dialog("position startpos moves card=KS card=QS")  # a card at a decision node
+    assert dialog.since(start)[0].startswith("info string error position not changed: token 2 (card=QS)")
+    assert dialog.sfen() == before
+    best, lines = dialog.go("depth 1")
+    assert best in _state("enokian", ["card=KS"]).legal_actions()
+    assert any("string winprob" in line for line in lines)
+    start = dialog("go infinite")
+    time.sleep(0.2)
+    dialog("stop")
+    best = [line for line in dialog.since(start) if line.startswith("bestmove")]
+    assert len(best) == 1 and best[0].split()[1] in _state("enokian", ["card=KS"]).legal_actions()
+
+
+def test_perft_bench_and_mate_are_refused(dialog):
+    dialog("setoption name USI_Variant value enokian")
+    start = dialog("go perft 2", "bench")
+    assert dialog.since(start) == ["info string error not supported for enokian",
+                                   "info string error bench not supported for enokian"]
+    start = dialog("position startpos moves card=KS", "go mate 100")
+    dialog.wait()
+    assert dialog.since(start)[-1] == "checkmate notimplemented"
+
+
+def test_back_to_shogi(dialog):
+    dialog("setoption name USI_Variant value turncoat", "position startpos moves plan=8b plan=?",
+           "setoption name USI_Variant value shogi", "position startpos moves 7g7f")
+    assert "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2" in "\n".join(
+        dialog.since(dialog("d")))

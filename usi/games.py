@@ -1,0 +1,490 @@
+"""The USI adapter layer for the games played as an :class:`engine.game.GameState` (fantasista, turncoat,
+mawarikudoi, enokian): their rule options, how a state is built from ``position``, and one *thinker* per game that
+wraps the game's own engine in ``search/`` behind one interface (limits, ``stop``, ``info`` lines).
+
+:mod:`usi.engine` (the USI loop) and :mod:`usi.game_referee` (the match referee) use this module; the shogi path
+(``engine.Position`` + ``search.Searcher``) does not go through it. Nothing heavy is imported at module level: the
+option list is printed before numba is loaded.
+
+A thinker's ``think(state, limits, send)`` returns the action token for the side to move of ``state`` (a decision
+node), printing ``info`` lines through ``send``; ``stop()`` may be called from another thread and makes ``think``
+return soon with the best answer found so far (each thinker finishes at least its first, cheap iteration).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+#: The GameState games and the module holding each one's ``new_game``.
+GAME_MODULES = {
+    "fantasista": "engine.variants.fantasista",
+    "turncoat": "engine.variants.turncoat",
+    "mawarikudoi": "engine.variants.mawarikudoi",
+    "enokian": "engine.variants.enokian",
+}
+GAME_VARIANTS = tuple(GAME_MODULES)
+
+FANTASISTA_FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
+FANTASISTA_RESERVED = ("4-8", "1", "2", "3", "nothing")
+#: Mawarikudoi face probabilities as USI spin options in per mille: (option, new_game keyword, default).
+MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceDown", "face_down", 450),
+                     ("Mawarikudoi_Side", "side", 80), ("Mawarikudoi_Upright", "upright", 18),
+                     ("Mawarikudoi_UpsideDown", "upside_down", 2))
+
+#: The variants' rule options as (name, kind, default, min, max, vars, variant); :mod:`usi.engine` turns them into
+#: ``Option`` records. Names match ``docs/fantasista.md``, ``docs/enokian.md`` and ``docs/mawarikudoi.md``.
+RULE_OPTIONS: tuple = (
+    ("FantasistaFairySente", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
+    ("FantasistaFairyGote", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
+    ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
+    ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
+) + tuple((name, "spin", default, 0, 1000, (), "mawarikudoi") for name, _, default in MAWARIKUDOI_FACES)
+
+RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS}
+
+
+def is_game_variant(variant_id: str) -> bool:
+    return variant_id in GAME_MODULES
+
+
+def game_module(variant_id: str):
+    """The rules module of a GameState game (``ValueError`` when it is missing or broken)."""
+    try:
+        mod = importlib.import_module(GAME_MODULES[variant_id])
+    except KeyError:
+        raise ValueError(f"{variant_id!r} is not a GameState game") from None
+    except Exception as exc:  # a module being written, or broken: not playable
+        raise ValueError(f"variant {variant_id} not implemented yet ({type(exc).__name__}: {exc})") from None
+    if not hasattr(mod, "new_game"):
+        raise ValueError(f"variant {variant_id} not implemented yet (no new_game)")
+    return mod
+
+
+def available_variants() -> tuple[str, ...]:
+    """Every playable id: ``engine.variants.available_variants()`` plus the GameState games whose rules module
+    imports (mawarikudoi may not be registered in ``engine.variants._GAMES`` yet)."""
+    from engine.variants import VARIANT_IDS, available_variants as registered
+
+    out = set(registered())
+    for v in GAME_VARIANTS:
+        if v not in out:
+            try:
+                game_module(v)
+                out.add(v)
+            except ValueError:
+                pass
+    return tuple(v for v in VARIANT_IDS if v in out)
+
+
+# ------------------------------------------------------------------------------------------ states
+def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
+    """``new_game`` keyword arguments from the rule options (``opt(name)`` gives an option's value; values may be
+    strings, as the referee passes them)."""
+    if variant_id == "fantasista":
+        fairies = (str(opt("FantasistaFairySente")).lower(), str(opt("FantasistaFairyGote")).lower())
+        reserved = str(opt("FantasistaReserved"))
+        for f in fairies:
+            if f not in FANTASISTA_FAIRIES:
+                raise ValueError(f"unknown fantasista fairy {f!r} (one of {', '.join(FANTASISTA_FAIRIES)})")
+        if reserved not in FANTASISTA_RESERVED:
+            raise ValueError(f"FantasistaReserved takes one of {', '.join(FANTASISTA_RESERVED)}, not {reserved!r}")
+        return {"fairies": fairies, "reserved": reserved}
+    if variant_id == "enokian" and str(opt("EnokianMichizane")) not in ("1a", "9i"):
+        raise ValueError(f"EnokianMichizane takes 1a or 9i, not {opt('EnokianMichizane')!r}")
+    if variant_id == "enokian":
+        return {"michizane": str(opt("EnokianMichizane"))}
+    if variant_id == "mawarikudoi":
+        per_mille = {kw: int(opt(name)) for name, kw, _ in MAWARIKUDOI_FACES}
+        if sum(per_mille.values()) != 1000:
+            raise ValueError("the Mawarikudoi_* face probabilities (per mille) must sum to 1000, not "
+                             f"{sum(per_mille.values())}")
+        return {kw: v / 1000 for kw, v in per_mille.items()}
+    return {}
+
+
+def default_rule_options() -> dict[str, Any]:
+    return {o[0]: o[2] for o in RULE_OPTIONS}
+
+
+def option_getter(values: dict[str, Any]) -> Callable[[str], Any]:
+    """``opt(name)`` over a dict of option values (case-insensitive), falling back to the defaults."""
+    low = {k.lower(): v for k, v in values.items()}
+    defaults = {k.lower(): v for k, v in default_rule_options().items()}
+    return lambda name: low.get(name.lower(), defaults.get(name.lower()))
+
+
+def new_state(variant_id: str, opt: Callable[[str], Any]):
+    """The start state with the rule options."""
+    return game_module(variant_id).new_game(**rule_kwargs(variant_id, opt))
+
+
+def state_from_sfen(variant_id: str, sfen: str, opt: Callable[[str], Any]):
+    """A state from an (extended) SFEN; the options SFEN does not carry (fantasista ``reserved``, mawarikudoi
+    probabilities) come from ``opt``."""
+    from engine.game import GameError
+
+    mod = game_module(variant_id)
+    kw = rule_kwargs(variant_id, opt)
+    if variant_id == "fantasista":
+        return mod.FantasistaState.from_sfen(sfen, reserved=kw["reserved"])
+    if variant_id == "turncoat":
+        return mod.TurncoatGame.from_sfen(sfen)
+    if variant_id == "enokian":
+        return mod.EnokianState.from_sfen(sfen)
+    if variant_id == "mawarikudoi":
+        return mod.MawarikudoiState.from_sfen(sfen, mod.ThrowProbabilities(**kw))
+    raise GameError(f"no SFEN parser for {variant_id}")
+
+
+def build_state(variant_id: str, head: list[str], tokens: list[str], opt: Callable[[str], Any]):
+    """``position`` arguments → a state: ``head`` is ``["startpos"]`` or ``["sfen", ...]``; every token (moves and
+    events alike) is applied in order. Raises ``ValueError`` (``GameError`` is one) naming the bad part."""
+    if head and head[0].lower() == "startpos" and len(head) == 1:
+        state = new_state(variant_id, opt)
+    elif head and head[0].lower() == "sfen" and len(head) > 1:
+        state = state_from_sfen(variant_id, " ".join(head[1:]), opt)
+    else:
+        raise ValueError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)!r}")
+    for i, tok in enumerate(tokens):
+        try:
+            state.apply(tok)
+        except ValueError as exc:
+            raise ValueError(f"token {i + 1} ({tok}): {exc}") from None
+    return state
+
+
+def describe(state) -> list[str]:
+    """Lines for the ``d`` debug command."""
+    lines = []
+    if hasattr(state, "diagram"):
+        lines += state.diagram().splitlines()
+    kind = state.node_kind().value
+    lines.append(f"sfen {state.sfen()}")
+    lines.append(f"node {kind} side {state.side_to_move()}"
+                 + (f" actions {len(state.legal_actions())}" if kind == "decision" else "")
+                 + (f" events {len(state.chance_events())}" if kind == "chance" else "")
+                 + (f" result {state.result()[0]} ({state.result()[1]})" if state.result() is not None else ""))
+    return lines
+
+
+def is_legal(state, token: str) -> bool:
+    """Whether ``state.apply(token)`` would be accepted (tried on a copy)."""
+    try:
+        state.copy().apply(token)
+        return True
+    except ValueError:
+        return False
+
+
+# ------------------------------------------------------------------------------------------ limits
+@dataclass
+class ThinkLimits:
+    """What one ``go`` allows: depth / nodes, and soft / hard deadlines as ``time.perf_counter()`` instants (the
+    thinker starts no new iteration after the soft one; the hard one aborts). ``unbounded``: ``go infinite`` or
+    ``go ponder`` — search until ``stop`` (the deadlines may be set later by ``ponderhit``)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    soft_at: float | None = None
+    hard_at: float | None = None
+    unbounded: bool = False
+    stop: threading.Event = field(default_factory=threading.Event)
+    t0: float = field(default_factory=time.perf_counter)
+
+    def set_budget(self, soft_ms: int, hard_ms: int, now: float | None = None) -> None:
+        now = time.perf_counter() if now is None else now
+        self.soft_at, self.hard_at = now + soft_ms / 1000, now + hard_ms / 1000
+
+    @property
+    def timed(self) -> bool:
+        return self.soft_at is not None
+
+    def soft_passed(self) -> bool:
+        return self.stop.is_set() or (self.soft_at is not None and time.perf_counter() >= self.soft_at)
+
+    def hard_passed(self) -> bool:
+        return self.stop.is_set() or (self.hard_at is not None and time.perf_counter() >= self.hard_at)
+
+    def soft_left_s(self) -> float | None:
+        return None if self.soft_at is None else max(0.0, self.soft_at - time.perf_counter())
+
+    def elapsed_ms(self) -> int:
+        return int((time.perf_counter() - self.t0) * 1000)
+
+    def open_ended(self) -> bool:
+        """Nothing but ``stop`` ends the search (no depth, nodes or clock; infinite or ponder)."""
+        return self.unbounded and self.depth is None and self.nodes is None and self.soft_at is None
+
+
+class _Abort(Exception):
+    pass
+
+
+def _winprob_cp(p: float) -> int:
+    """A win probability as a symmetric centipawn-like score for two-player games (±1000 at certainty)."""
+    return int(round(2000 * (min(1.0, max(0.0, p)) - 0.5)))
+
+
+# ------------------------------------------------------------------------------------------ thinkers
+class Thinker:
+    """Base: ``think`` must be overridden; ``stop`` sets the flag the thinker polls."""
+
+    variant = ""
+
+    def __init__(self, opt: Callable[[str], Any], seed: int = 0) -> None:
+        self.opt, self.seed = opt, seed
+        self._limits: ThinkLimits | None = None
+
+    def warmup(self) -> None:
+        """Compile / build tables (called on ``isready``)."""
+
+    def clear(self) -> None:
+        """A new game (``usinewgame``)."""
+
+    def stop(self) -> None:
+        if self._limits is not None:
+            self._limits.stop.set()
+
+    def think(self, state, limits: ThinkLimits, send: Callable[[str], None]) -> str:
+        raise NotImplementedError
+
+
+class FantasistaThinker(Thinker):
+    """``search.fantasista.FantasistaSearcher`` under iterative deepening with a node/time/stop abort (the searcher
+    itself checks its time only between iterations, so the abort is injected by a subclass)."""
+
+    variant = "fantasista"
+    DEFAULT_DEPTH = 2  # plain ``go`` without limits
+    MAX_DEPTH = 32
+
+    def __init__(self, opt, seed=0):
+        super().__init__(opt, seed)
+        from search.fantasista import FantasistaSearcher
+
+        outer = self
+
+        class _Stoppable(FantasistaSearcher):
+            def _decision(self, *a, **k):
+                lim = outer._limits
+                if lim is not None and outer._abortable and (
+                        lim.hard_passed() or (lim.nodes is not None and self.nodes >= lim.nodes)):
+                    raise _Abort
+                return super()._decision(*a, **k)
+
+        self._cls = _Stoppable
+        self._abortable = False
+        self.searcher = _Stoppable(reserved=str(opt("FantasistaReserved")))
+
+    def clear(self) -> None:
+        self.searcher = self._cls(reserved=str(self.opt("FantasistaReserved")))
+
+    def warmup(self) -> None:
+        from engine.variants.fantasista import new_game
+
+        self.searcher.search(new_game(), depth=1)
+
+    def think(self, state, limits, send):
+        from search.fantasista import MATE
+
+        self._limits = limits
+        s = self.searcher
+        if state.reserved != s.reserved:
+            s = self.searcher = self._cls(reserved=state.reserved)
+        if state.phase == "target":
+            r = s._best_target(state)
+            send(f"info depth 1 time {limits.elapsed_ms()} nodes {len(state.legal_actions())} "
+                 f"score cp {int(round(r.score))} pv {r.best}")
+            return r.best
+        if len(s.tt) > 2_000_000:
+            s.tt.clear()
+        max_depth = limits.depth or (self.MAX_DEPTH if (limits.unbounded or limits.timed) else self.DEFAULT_DEPTH)
+        s.nodes = 0
+        s.fairy = list(state.fairy)
+        best = None
+        for d in range(1, max_depth + 1):
+            self._abortable = d > 1  # depth 1 always completes (one generation per child)
+            try:
+                v, b = s._decision(state.bd, state.move_number, d, -MATE - 1, MATE + 1, root=True)
+            except _Abort:
+                break
+            finally:
+                self._abortable = False
+            if b is None:
+                break
+            best = b
+            score = f"mate {1 if v > 0 else -1}" if abs(v) >= MATE else f"cp {int(round(v))}"
+            ms = limits.elapsed_ms()
+            send(f"info depth {d} time {ms} nodes {s.nodes} nps {s.nodes * 1000 // max(ms, 1)} score {score} pv {b}")
+            if abs(v) >= MATE or limits.soft_passed() or (limits.nodes is not None and s.nodes >= limits.nodes):
+                break
+        if best is None:
+            acts = state.legal_actions()
+            best = acts[0] if acts else None
+        return best
+
+
+class TurncoatThinker(Thinker):
+    """``search.turncoat.TurncoatEngine``: a fixed-depth engine (2 by default, 1 under a short clock); its belief
+    over the enemy's plan is kept between ``go`` commands of one game."""
+
+    variant = "turncoat"
+
+    def __init__(self, opt, seed=0):
+        super().__init__(opt, seed)
+        self.clear()
+
+    def clear(self) -> None:
+        from search.turncoat import Settings, TurncoatEngine
+
+        self.engine = TurncoatEngine(Settings(depth=2), seed=self.seed)
+
+    def warmup(self) -> None:
+        from engine.variants.turncoat import new_game
+
+        g = new_game()
+        for tok in ("plan:8b", "plan:2h"):
+            g.apply(tok)
+        self.engine.scorer.scores(g.pos, g.legal_codes()[:2], 1)
+        self.clear()
+
+    def think(self, state, limits, send):
+        self._limits = limits
+        if limits.depth is not None:
+            depth = max(1, min(limits.depth, 4))
+        elif limits.timed and limits.hard_at - limits.t0 < 0.4:
+            depth = 1
+        else:
+            depth = 2
+        self.engine.s.depth = depth
+        token = self.engine.choose(state)
+        line = f"info depth {depth} time {limits.elapsed_ms()}"
+        if not token.startswith("plan"):
+            try:
+                from eval import evaluate
+
+                after = state.copy()
+                after.apply(token)
+                if after.result() is None:
+                    line += f" score cp {-int(evaluate(after.pos))}"
+                else:
+                    won = after.result()[0] == (1.0 if state.side_to_move() == 0 else 0.0)
+                    line += f" score mate {1 if won else -1}"
+            except Exception:
+                pass
+        send(line + f" pv {token}")
+        return token
+
+
+class MawarikudoiThinker(Thinker):
+    """``search.mawarikudoi.Engine``: one expectimax step over the throw with race-table leaves (fast; no
+    iterations). Reports ``score cp`` (2000 × (winprob − ½)) and ``string winprob``."""
+
+    variant = "mawarikudoi"
+
+    def __init__(self, opt, seed=0):
+        super().__init__(opt, seed)
+        from engine.variants.mawarikudoi import ThrowProbabilities
+        from search.mawarikudoi import Engine
+
+        self.probs = ThrowProbabilities(**rule_kwargs("mawarikudoi", opt))
+        self.engine = Engine(self.probs)
+
+    def warmup(self) -> None:
+        from engine.variants.mawarikudoi import new_game
+
+        g = new_game(probs=self.probs)
+        g.apply(g.chance_events()[0][0])
+        self.engine.search(g)
+
+    def think(self, state, limits, send):
+        self._limits = limits
+        if state.probs != self.probs:
+            from search.mawarikudoi import Engine
+
+            self.probs, self.engine = state.probs, Engine(state.probs)
+        r = self.engine.search(state)
+        send(f"info depth 1 time {limits.elapsed_ms()} score cp {_winprob_cp(r.winprob)} "
+             f"string winprob {r.winprob:.3f}")
+        return r.action
+
+
+class EnokianThinker(Thinker):
+    """``search.enokian.EnokianSearch``: iterative-deepening expectimax over the deck; ``stop`` aborts the kernel.
+    Plain ``go`` without limits searches 1 s. Reports ``score cp`` (1000 × winprob) and ``string winprob``."""
+
+    variant = "enokian"
+    DEFAULT_TIME_S = 1.0
+
+    def __init__(self, opt, seed=0):
+        super().__init__(opt, seed)
+        from search.enokian import EnokianSearch
+
+        self.searcher = EnokianSearch(seed=seed)
+
+    def clear(self) -> None:
+        self.searcher.clear()
+
+    def warmup(self) -> None:
+        from engine.variants.enokian import new_game
+
+        g = new_game(michizane=str(self.opt("EnokianMichizane")))
+        g.apply(g.chance_events()[0][0])
+        while g.node_kind().value == "chance":
+            g.apply(g.chance_events()[0][0])
+        self.searcher.search(g, depth=1)
+        self.searcher.clear()
+
+    def stop(self) -> None:
+        super().stop()
+        self.searcher.stop()
+
+    def think(self, state, limits, send):
+        self._limits = limits
+
+        def on_iteration(r):
+            send(f"info depth {r.depth} time {limits.elapsed_ms()} nodes {r.nodes} "
+                 f"nps {int(r.nodes / max(r.seconds, 1e-3))} score cp {int(round(1000 * r.winprob))} "
+                 f"pv {r.best} string winprob {r.winprob:.3f}")
+            if limits.stop.is_set():
+                self.searcher.stop()
+
+        if limits.timed:
+            max_time = limits.soft_left_s()
+        elif limits.unbounded or limits.depth is not None or limits.nodes is not None:
+            max_time = None
+        else:
+            max_time = self.DEFAULT_TIME_S
+        if limits.stop.is_set():
+            depth = 1
+        else:
+            depth = limits.depth
+        r = self.searcher.search(state, depth=depth, max_time=max_time, max_nodes=limits.nodes,
+                                 on_iteration=on_iteration)
+        return r.best
+
+
+THINKERS = {"fantasista": FantasistaThinker, "turncoat": TurncoatThinker, "mawarikudoi": MawarikudoiThinker,
+            "enokian": EnokianThinker}
+
+
+def make_thinker(variant_id: str, opt: Callable[[str], Any], seed: int = 0) -> Thinker:
+    game_module(variant_id)
+    return THINKERS[variant_id](opt, seed)
+
+
+def thinker_key(variant_id: str, opt: Callable[[str], Any], seed: int) -> tuple:
+    """When this changes the thinker is rebuilt (variant, the rule options its engine depends on, seed)."""
+    return (variant_id, tuple(sorted(rule_kwargs(variant_id, opt).items())), seed)
+
+
+def sample_event(events: list[tuple[str, float]], rng) -> str:
+    """One event drawn from ``(token, probability)`` pairs with ``rng`` (a ``random.Random``), reproducibly."""
+    tokens = [t for t, _ in events]
+    weights = [max(0.0, p) for _, p in events]
+    if not math.isfinite(sum(weights)) or sum(weights) <= 0:
+        raise ValueError("chance node without probabilities")
+    return rng.choices(tokens, weights=weights, k=1)[0]
