@@ -1,41 +1,53 @@
 """Search for Ousho Fantasista: expectimax over whole turns with Star1 pruning at the d20 chance nodes.
 
-* Decision nodes are whole turns (a multi-part turn is one action; its parts were expanded by the generator), in
-  negamax form: a value is always from the point of view of the side whose turn it is on the board.
+The node loop is Python; generation, the evaluation and move ordering are numba kernels
+(:mod:`engine.variants.fantasista.kernels`) over kernel rows (``int8[S]``), one generation buffer per ply, so a node
+costs one kernel call for its turns and one for the static values of all its children.
+
+* Decision nodes are whole turns (a multi-part turn is one action: its parts were expanded by the generator as a
+  run of decisions of the same side and collapsed to outcomes), in negamax form: a value is from the point of view
+  of the side to move on the board.
 * Chance nodes come right after plies 15k and 15k+1 (:func:`engine.variants.fantasista.magic_after`). The 20 faces
-  are merged into the distinct table rows ("1", "2", "3", "4-8", "nothing" after the ``reserved`` mapping), so at
-  most five children with their probabilities. After ayumi 3 / yokaku 3 the roller also picks the target: a min
-  (from the point of view of the side to move) over the eligible pieces.
+  are merged into the distinct table rows ("1", "2", "3", "4-8", "nothing" after the ``reserved`` mapping, e.g.
+  4-18 is one row of probability 0.75), so at most five children. After ayumi 3 / yokaku 3 the roller picks the
+  target: a min (for the side to move) over the eligible pieces.
 * Star1: every value lies in [-MATE, MATE] (the evaluation is clamped to +-EVAL_BOUND), so after some outcomes have
   been searched the remaining ones can only move the expectation within known bounds; each child gets the window
   that would make the whole chance node fail low/high, and the node is cut as soon as it does.
-* The transposition table key is the whole position *and* whether a roll is pending and how far the next magics are
-  (the move number modulo 15), so the same board before and after a roll is never confused.
+* Transposition table: decision nodes keyed by (position key, move number mod 30) — the move number says whether
+  and how soon rolls come — and chance nodes by (position key, move number, "roll"), so the same board before and
+  after a roll is never confused.
+* Leaves: a capture-aware quiescence (stand pat, then captures only, ``QDEPTH`` plies); positions repeated on the
+  search path or in the game score a draw (0), so the side ahead avoids repetitions.
 * ``chance_aware=False`` gives the roll-ignoring engine used as a baseline: no chance nodes (every roll treated as
-  nothing) and no expected value of coming magics in the evaluation.
-
-This is plain Python over the Python turn generator: fine for tiny depths and matches at 1-2 plies; the numba port
-of the generator is what will make deeper search possible.
+  nothing) and no expected value of coming magics in the evaluation. :func:`greedy_turn` is the one-ply greedy.
 """
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
+
+from engine.variants.fantasista import kernels as FK
 from engine.variants.fantasista import pieces as PC
-from engine.variants.fantasista.board import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, Board, legal_turns
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
+from engine.variants.fantasista.turngen import desc_text, tables, to_array
 
 MATE = 30000
 EVAL_BOUND = 20000
 EXACT, LOWER, UPPER = 0, 1, 2
+QDEPTH = 2
+MAX_PLY = 32
 
 VALUE = [0, 90, 315, 405, 495, 540, 855, 990, 0, 540, 540, 540, 540, 945, 1395,
          1600, 1500, 450, 1300, 1250, 800]
 HAND_BONUS = 1.1
 RIGHT_VALUE = (450, 350, 350)  # awakening, curtain, wave
 EMBLEM_VALUE = 400
+EMBLEM_PER_PAWN = 60
 INVINCIBLE_VALUE = 250
 CARRIER_VALUE = 300
 RIDER_BONUS = 150
@@ -48,6 +60,15 @@ ROW_VALUE = {
     "yokaku": {"1": VALUE[PC.T], "2": VALUE[PC.H], "3": CARRIER_VALUE, "4-8": VALUE[PC.B], "nothing": 0},
     "ginsara": {"1": RIGHT_VALUE[1], "2": VALUE[PC.W], "3": RIGHT_VALUE[2], "4-8": 2 * VALUE[PC.S], "nothing": 0},
 }
+# What each row gives: ("th", ptype, n) token(s) to hand, ("right", i), ("emblem",), ("target",) or ().
+ROW_EFFECT = {
+    "hiko": {"1": ("th", PC.D, 1), "2": ("th", PC.O, 1), "3": ("right", 0), "4-8": ("th", PC.R, 1)},
+    "ayumi": {"1": ("emblem",), "2": ("th", PC.Y, 2), "3": ("target",), "4-8": ("th2",)},
+    "yokaku": {"1": ("th", PC.T, 1), "2": ("th", PC.H, 1), "3": ("target",), "4-8": ("th", PC.B, 1)},
+    "ginsara": {"1": ("right", 1), "2": ("th", PC.W, 1), "3": ("right", 2), "4-8": ("th", PC.S, 2)},
+}
+
+EvalTables = namedtuple("EvalTables", ["value", "hand_value", "right_value", "extra", "magic", "bound"])
 
 
 def roll_rows(reserved: str) -> list[tuple[str, float]]:
@@ -72,6 +93,11 @@ def plies_to_next_magic(move_number: int, side: int) -> int:
     return p - move_number + 1
 
 
+def _discount(move_number: int, side: int) -> int:
+    """Per-mille weight of a side's next magic: 1000 when it is due now, 0 thirty plies away."""
+    return int(round(1000 * max(0.0, 1.0 - plies_to_next_magic(move_number, side) / 30.0)))
+
+
 @dataclass
 class FantasistaResult:
     best: str | None
@@ -81,8 +107,12 @@ class FantasistaResult:
     pv: list[str]
 
 
+class _Stop(Exception):
+    pass
+
+
 class FantasistaSearcher:
-    """Depth-limited expectimax (negamax + Star1) over whole turns.
+    """Depth-limited expectimax (negamax + Star1) over whole turns, iterative deepening, optional node budget.
 
     >>> from engine.variants.fantasista import new_game
     >>> r = FantasistaSearcher().search(new_game(("hiko", "ginsara")), depth=1)
@@ -90,85 +120,110 @@ class FantasistaSearcher:
     True
     """
 
-    def __init__(self, chance_aware: bool = True, reserved: str = "4-8") -> None:
+    def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True) -> None:
         self.chance_aware = chance_aware
         self.reserved = reserved
-        self.tt: dict[tuple, tuple[int, float, int, str | None]] = {}
+        self.quiescence = quiescence
+        self.T = tables()
+        self.tt: dict[tuple, tuple] = {}
         self.nodes = 0
-        self._turn_cache: dict[tuple, dict[str, Board]] = {}
+        self.node_limit = 0
+        self.deadline: float | None = None
+        self.fairy = [0, 0]
+        self.bufs = [FK.make_genbuf(1024) for _ in range(MAX_PLY + 2)]
+        self.g2 = FK.make_genbuf(256)
+        self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
+        self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
+        self.history: set[int] = set()  # keys of positions of the game before the root (none tracked yet)
+        self.path: set[int] = set()
+        self._set_fairies([0, 0])
+
+    def _set_fairies(self, fairy) -> None:
+        self.fairy = list(fairy)
+        magic = [int(magic_expectation(FAIRIES[f], self.reserved)) if self.chance_aware else 0 for f in fairy]
+        hv = np.array([int(HAND_BONUS * v) for v in VALUE] + [0] * 11, np.int32)
+        self.E = EvalTables(np.array(VALUE + [0] * 11, np.int32), hv, np.array(RIGHT_VALUE, np.int32),
+                                   np.array([INVINCIBLE_VALUE, CARRIER_VALUE, RIDER_BONUS, EMBLEM_VALUE,
+                                             EMBLEM_PER_PAWN], np.int32),
+                                   np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
+        self._disc = {}
+
+    def _d(self, mnum: int) -> tuple[int, int]:
+        k = mnum % 30 if mnum > 30 else mnum
+        d = self._disc.get(k)
+        if d is None:
+            d = self._disc[k] = (_discount(mnum, 0), _discount(mnum, 1))
+        return d
 
     # ---------------------------------------------------------- evaluation
-    def evaluate(self, bd: Board, move_number: int, fairy: list[int]) -> float:
-        """Static value for ``bd.stm``: material (tokens and specials included), hands, rights, emblem,
-        invincible pieces, carriers and riders, and (chance-aware) the expected value of each side's next magic,
-        discounted by how far away it is."""
-        score = [0.0, 0.0]
-        for s in range(81):
-            for code, mk in ((bd.b[s], bd.m[s]), (bd.r[s], bd.rm[s])):
-                if not code:
-                    continue
-                c = code >> 5
-                v = VALUE[code & 31]
-                if mk & PC.INVINCIBLE:
-                    v += INVINCIBLE_VALUE
-                if mk & PC.CARRIER:
-                    v += CARRIER_VALUE + (RIDER_BONUS if bd.r[s] else 0)
-                score[c] += v
-        for c in (0, 1):
-            for pt in range(1, 21):
-                score[c] += HAND_BONUS * VALUE[pt] * (bd.hand[c][pt] + bd.th[c][pt])
-            score[c] += sum(n * v for n, v in zip(bd.rights[c], RIGHT_VALUE))
-            if bd.emblem[c]:
-                score[c] += EMBLEM_VALUE + 60 * (bd.hand[c][PC.P] + bd.th[c][PC.P])
-            if self.chance_aware:
-                e = magic_expectation(FAIRIES[fairy[c]], self.reserved)
-                score[c] += e * max(0.0, 1.0 - plies_to_next_magic(move_number, c) / 30.0)
-        v = score[bd.stm] - score[1 - bd.stm]
-        return max(-EVAL_BOUND, min(EVAL_BOUND, v))
+    def evaluate(self, st: np.ndarray, move_number: int) -> int:
+        """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`)."""
+        d0, d1 = self._d(move_number)
+        return int(FK.evaluate_k(st, self.E, d0, d1))
 
     # -------------------------------------------------------------- search
-    def search(self, game: FantasistaState, depth: int = 2, time_limit: float | None = None) -> FantasistaResult:
-        """Best turn for the side to move of ``game`` (at a decision node of phase "move"), iterative deepening."""
+    def search(self, game: FantasistaState, depth: int = 2, time_limit: float | None = None,
+               node_limit: int = 0) -> FantasistaResult:
+        """Best turn for the side to move of ``game``; iterative deepening to ``depth`` or until the time or node
+        budget runs out (the deepest completed iteration answers)."""
+        self._set_fairies(game.fairy)
         if game.phase == "target":
             return self._best_target(game)
         self.nodes = 0
-        self.fairy = list(game.fairy)
-        deadline = None if time_limit is None else time.time() + time_limit
+        self.node_limit = node_limit
+        self.deadline = None if time_limit is None else time.time() + time_limit
+        self.path = set()
+        st = to_array(game.bd)
+        h = int(FK.zhash(st, self.T))
         best, score, done = None, 0.0, 0
         for d in range(1, depth + 1):
-            s, b = self._decision(game.bd, game.move_number, d, -MATE - 1, MATE + 1, root=True)
-            best, score, done = b, s, d
-            if deadline is not None and time.time() > deadline:
+            try:
+                s, b = self._decision(st, h, game.move_number, d, -MATE - 1, MATE + 1, 0, root=True)
+            except _Stop:
                 break
-        return FantasistaResult(best, score, done, self.nodes, [best] if best else [])
+            best, score, done = b, s, d
+            if self.deadline is not None and time.time() > self.deadline:
+                break
+        if best is None:  # not even depth 1 finished within the budget: take the best static reply
+            best = self._greedy(st, game.move_number)
+        text = game.canonical(best) if best is not None else None
+        return FantasistaResult(text, score, done, self.nodes, [text] if text else [])
 
-    def _turns(self, bd: Board) -> dict[str, Board]:
-        k = bd.key()
-        t = self._turn_cache.get(k)
-        if t is None:
-            if len(self._turn_cache) > 20000:
-                self._turn_cache.clear()
-            t = self._turn_cache[k] = legal_turns(bd)[0]
-        return t
+    def _gen(self, st: np.ndarray, h: int, ply: int) -> int:
+        G = self.bufs[ply]
+        while True:
+            n = FK.legal_turns_k(st, np.uint64(h), self.T, G, self.g2, 0)
+            if n >= 0:
+                return n
+            cap = int(G.info[FK.I_CAP])
+            if cap >= 1 << 14:
+                return int(G.info[FK.I_N])  # keep what fits
+            G = self.bufs[ply] = FK.make_genbuf(cap * 2)
 
-    def _order(self, bd: Board, turns: dict[str, Board], hint: str | None):
-        c = bd.stm
-        own_before = sum(self._count(bd, 1 - c))
+    def _order(self, st, n, ply, mnum, hint_hash):
+        """Children sorted best first for the side to move (lowest static value for the opponent)."""
+        d0, d1 = self._d(mnum + 1)
+        G = self.bufs[ply]
+        FK.evaluate_many(G.out, n, self.E, d0, d1, st, self.scores[ply], self.caps[ply])
+        sc = self.scores[ply][:n].copy()
+        if hint_hash is not None:
+            sc[G.oh[:n] == np.uint64(hint_hash)] = -10 ** 9
+        return np.argsort(sc, kind="stable")
 
-        def key(item):
-            text, nb = item
-            gain = own_before - sum(self._count(nb, 1 - c))
-            return (text != hint, -gain)
-        return sorted(turns.items(), key=key)
-
-    @staticmethod
-    def _count(bd: Board, c: int):
-        lo, hi = 32 * c, 32 * c + 32
-        return (1 for s in range(81) if lo <= bd.b[s] < hi)
-
-    def _decision(self, bd: Board, mnum: int, depth: int, alpha: float, beta: float, root: bool = False):
+    def _tick(self):
         self.nodes += 1
-        key = (bd.key(), mnum % 30, self.chance_aware)
+        if self.node_limit and self.nodes > self.node_limit:
+            raise _Stop
+        if self.deadline is not None and (self.nodes & 255) == 0 and time.time() > self.deadline:
+            raise _Stop
+
+    def _decision(self, st, h, mnum, depth, alpha, beta, ply, root=False):
+        """Negamax value of a decision node (kernel row ``st``, key ``h``, ``mnum`` = the next ply's number) and
+        the text of its best turn (root) or its key (elsewhere)."""
+        self._tick()
+        if not root and (h in self.history or h in self.path):
+            return 0, None  # a repetition: a draw
+        key = (h, mnum % 30 if mnum > 30 else mnum, self.chance_aware)
         hint = None
         ent = self.tt.get(key)
         if ent is not None:
@@ -176,117 +231,158 @@ class FantasistaSearcher:
             if not root and d >= depth and (flag == EXACT or (flag == LOWER and v >= beta)
                                             or (flag == UPPER and v <= alpha)):
                 return v, hint
-        if depth <= 0:  # horizon: static value (mates are found one ply earlier, where turns are generated)
-            return self.evaluate(bd, mnum, self.fairy), None
-        turns = self._turns(bd)
-        if not turns:
+        if depth <= 0:
+            return self._quiesce(st, h, mnum, alpha, beta, ply, QDEPTH if self.quiescence else 0), None
+        n = self._gen(st, h, ply)
+        if n == 0:
             return -MATE, None
+        G = self.bufs[ply]
+        order = self._order(st, n, ply, mnum, hint)
         a0 = alpha
-        best_v, best_t = -MATE - 1, None
-        for text, nb in self._order(bd, turns, hint):
-            v = -self._after_turn(nb, mnum, depth - 1, -beta, -alpha)
-            if v > best_v:
-                best_v, best_t = v, text
+        best_v, best_i = -MATE - 1, int(order[0])
+        self.path.add(h)
+        try:
+            for i in order:
+                i = int(i)
+                v = -self._after_turn(G.out[i], int(G.oh[i]), mnum, depth - 1, -beta, -alpha, ply + 1)
+                if v > best_v:
+                    best_v, best_i = v, i
+                alpha = max(alpha, v)
+                if alpha >= beta:
+                    break
+        finally:
+            self.path.discard(h)
+        flag = EXACT if a0 < best_v < beta else (LOWER if best_v >= beta else UPPER)
+        self.tt[key] = (depth, best_v, flag, int(G.oh[best_i]))
+        return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
+
+    def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
+        """Stand pat, then captures only (``qd`` plies): the capture-aware leaf."""
+        stand = self.evaluate(st, mnum)
+        if qd <= 0 or stand >= beta or ply >= MAX_PLY:
+            return stand
+        alpha = max(alpha, stand)
+        n = self._gen(st, h, ply)
+        if n == 0:
+            return -MATE
+        order = self._order(st, n, ply, mnum, None)
+        caps = self.caps[ply]
+        G = self.bufs[ply]
+        best = stand
+        for i in order:
+            i = int(i)
+            if not caps[i]:
+                continue
+            self._tick()
+            v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1)
+            if v > best:
+                best = v
             alpha = max(alpha, v)
             if alpha >= beta:
                 break
-        flag = EXACT if a0 < best_v < beta else (LOWER if best_v >= beta else UPPER)
-        self.tt[key] = (depth, best_v, flag, best_t)
-        return best_v, best_t
+        return best
 
-    def _after_turn(self, nb: Board, played: int, depth: int, alpha: float, beta: float) -> float:
-        """Value for ``nb.stm`` after ply ``played`` was made: through the roll if one is due."""
+    def _after_turn(self, row, h, played, depth, alpha, beta, ply):
+        """Value for the side to move of ``row`` after ply ``played`` was made: through the roll if one is due."""
         if self.chance_aware and magic_after(played):
-            return self._chance(nb, played + 1, depth, alpha, beta)
-        return self._decision(nb, played + 1, depth, alpha, beta)[0]
+            return self._chance(row, h, played + 1, depth, alpha, beta, ply)
+        return self._decision(row, h, played + 1, depth, alpha, beta, ply)[0]
 
-    def _chance(self, nb: Board, mnum: int, depth: int, alpha: float, beta: float) -> float:
-        """Star1 over the merged roll outcomes; the roller is ``1 - nb.stm``."""
-        self.nodes += 1
+    def _chance(self, row, h, mnum, depth, alpha, beta, ply):
+        """Star1 over the merged roll outcomes; the roller is the side not to move in ``row``."""
+        self._tick()
+        key = (h, mnum, "roll", depth)
+        ent = self.tt.get(key)
+        if ent is not None:
+            v, flag = ent
+            if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
+                return v
         lo, hi = -MATE, MATE
-        outcomes = []
-        for row, p in roll_rows(self.reserved):
-            outcomes.append((p, self._receive(nb, row)))
         done_p, acc = 0.0, 0.0
-        for p, children in outcomes:
+        result, flag = None, EXACT
+        for r, p in roll_rows(self.reserved):
+            children = self._receive(row, r)
             rest = 1.0 - done_p - p
             ca = max(lo, (alpha - acc - hi * rest) / p)
             cb = min(hi, (beta - acc - lo * rest) / p)
             v = None
             for child in children:  # the roller picks the target: the worst for the side to move
-                cv, _ = self._decision(child, mnum, depth, ca, cb if v is None else min(cb, v))
+                ch = int(FK.zhash(child, self.T)) if child is not row else h
+                cv, _ = self._decision(child, ch, mnum, depth, ca, cb if v is None else min(cb, v), ply)
                 v = cv if v is None else min(v, cv)
             if v <= ca:
-                return acc + p * v + hi * rest  # cannot reach alpha: fail low
+                result, flag = acc + p * v + hi * rest, UPPER  # cannot reach alpha: fail low
+                break
             if v >= cb:
-                return acc + p * v + lo * rest  # exceeds beta whatever the rest: fail high
+                result, flag = acc + p * v + lo * rest, LOWER  # exceeds beta whatever the rest: fail high
+                break
             acc += p * v
             done_p += p
-        return acc
+        if result is None:
+            result = acc
+        self.tt[key] = (result, flag)
+        return result
 
-    def _receive(self, nb: Board, row: str) -> list[Board]:
-        """Boards after the roller receives ``row`` (several when a target is chosen)."""
-        c = 1 - nb.stm
+    def _receive(self, row: np.ndarray, r: str) -> list[np.ndarray]:
+        """Kernel rows after the roller (the side not to move) receives table row ``r`` (several for a target)."""
+        c = 1 - int(row[FK.ST_STM])
         fairy = FAIRIES[self.fairy[c]]
-        bd = nb.copy()
-        if row == "nothing":
-            return [bd]
-        add = {("hiko", "1"): ("th", PC.D, 1), ("hiko", "2"): ("th", PC.O, 1), ("hiko", "4-8"): ("th", PC.R, 1),
-               ("ayumi", "2"): ("th", PC.Y, 2), ("yokaku", "1"): ("th", PC.T, 1), ("yokaku", "2"): ("th", PC.H, 1),
-               ("yokaku", "4-8"): ("th", PC.B, 1), ("ginsara", "2"): ("th", PC.W, 1),
-               ("ginsara", "4-8"): ("th", PC.S, 2)}.get((fairy, row))
-        if add:
-            bd.th[c][add[1]] += add[2]
-        elif (fairy, row) == ("ayumi", "4-8"):
-            bd.th[c][PC.P] += 2
-            bd.th[c][PC.G] += 1
-        elif (fairy, row) == ("ayumi", "1"):
-            bd.emblem[c] = True
-        elif (fairy, row) == ("hiko", "3"):
-            bd.rights[c][RIGHT_AWAKEN] += 1
-        elif (fairy, row) == ("ginsara", "1"):
-            bd.rights[c][RIGHT_CURTAIN] += 1
-        elif (fairy, row) == ("ginsara", "3"):
-            bd.rights[c][RIGHT_WAVE] += 1
-        elif row == "3":
+        eff = ROW_EFFECT[fairy].get(r, ())
+        if not eff:
+            return [row]
+        x = row.copy()
+        if eff[0] == "th":
+            x[FK.ST_TH + 21 * c + eff[1]] += eff[2]
+        elif eff[0] == "th2":
+            x[FK.ST_TH + 21 * c + PC.P] += 2
+            x[FK.ST_TH + 21 * c + PC.G] += 1
+        elif eff[0] == "right":
+            x[FK.ST_RIGHTS + 3 * c + eff[1]] += 1
+        elif eff[0] == "emblem":
+            x[FK.ST_EMBLEM + c] = 1
+        else:
             out = []
             for s in range(81):
                 if fairy == "ayumi":
-                    for layer, (code, mk) in enumerate(((bd.b[s], bd.m[s]), (bd.r[s], bd.rm[s]))):
-                        if code and code >> 5 == c and code & 31 in (PC.P, PC.PP) and not mk & PC.INVINCIBLE:
-                            x = bd.copy()
-                            if layer:
-                                x.rm[s] |= PC.INVINCIBLE
-                            else:
-                                x.m[s] |= PC.INVINCIBLE
-                            out.append(x)
+                    for base, mbase in ((FK.ST_B, FK.ST_M), (FK.ST_R, FK.ST_RM)):
+                        code = int(row[base + s])
+                        if code and code >> 5 == c and code & 31 in (PC.P, PC.PP) and \
+                                not row[mbase + s] & PC.INVINCIBLE:
+                            y = row.copy()
+                            y[mbase + s] |= PC.INVINCIBLE
+                            out.append(y)
                 else:
-                    code = bd.b[s]
-                    if code and code >> 5 == c and code & 31 in (PC.B, PC.PB) and not bd.m[s] & PC.CARRIER:
-                        x = bd.copy()
-                        x.m[s] |= PC.CARRIER
-                        out.append(x)
-            return out or [bd]
-        return [bd]
+                    code = int(row[FK.ST_B + s])
+                    if code and code >> 5 == c and code & 31 in (PC.B, PC.PB) and not row[FK.ST_M + s] & PC.CARRIER:
+                        y = row.copy()
+                        y[FK.ST_M + s] |= PC.CARRIER
+                        out.append(y)
+            return out or [row]
+        return [x]
+
+    def _greedy(self, st, mnum) -> str | None:
+        n = self._gen(st, int(FK.zhash(st, self.T)), 0)
+        if n == 0:
+            return None
+        i = int(self._order(st, n, 0, mnum, None)[0])
+        return desc_text(self.bufs[0].odesc[i])
 
     def _best_target(self, game: FantasistaState) -> FantasistaResult:
         """Magic target (a decision of the roller that costs no move): the one leaving the opponent worst off."""
-        self.fairy = list(game.fairy)
         best, best_v = None, None
         for act in game.legal_actions():
             g = game.copy()
             g.apply(act)
-            v = -self.evaluate(g.bd, g.move_number, self.fairy)  # bd.stm is the opponent
+            v = -self.evaluate(to_array(g.bd), g.move_number)  # the opponent is to move
             if best_v is None or v > best_v:
                 best, best_v = act, v
         return FantasistaResult(best, best_v or 0.0, 0, 0, [best] if best else [])
 
 
-def greedy_turn(game: FantasistaState) -> str:
-    """The one-ply greedy player: the turn with the best static material after it (no look-ahead)."""
-    s = FantasistaSearcher(chance_aware=False)
+def greedy_turn(game: FantasistaState, searcher: FantasistaSearcher | None = None) -> str:
+    """The one-ply greedy player: the turn with the best static value after it (no look-ahead, no rolls)."""
+    s = searcher or FantasistaSearcher(chance_aware=False)
+    s._set_fairies(game.fairy)
     if game.phase == "target":
         return s._best_target(game).best
-    s.fairy = list(game.fairy)
-    turns = game.turns()[0]
-    return max(turns, key=lambda t: -s.evaluate(turns[t], game.move_number + 1, s.fairy))
+    return game.canonical(s._greedy(to_array(game.bd), game.move_number))

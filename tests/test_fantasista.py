@@ -366,19 +366,35 @@ def test_random_games_finish(seed):
     _random_games(seed, games=2)
 
 
+def test_self_play_games_at_tiny_depth_finish():
+    _random_games(99, games=2, searched=True)
+
+
 @pytest.mark.slow
 def test_thousand_random_games():
     _random_games(12345, games=1000)
 
 
-def _random_games(seed, games):
+@pytest.mark.slow
+def test_thousand_self_play_games_at_tiny_depth():
+    """1,000 self-play games, every turn chosen by the search at depth 1 (a few random turns for variety)."""
+    _random_games(4321, games=1000, searched=True)
+
+
+def _random_games(seed, games, searched=False):
+    from search.fantasista import FantasistaSearcher
     rng = random.Random(seed)
+    searchers = [FantasistaSearcher(), FantasistaSearcher(chance_aware=False)]
     for _ in range(games):
         g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["4-8", "1", "2", "3"]),
                      max_plies=160)
         while g.node_kind() is not NodeKind.TERMINAL:
             if g.node_kind() is NodeKind.CHANCE:
                 g.apply(rng.choice(g.chance_events())[0])
+            elif searched and rng.random() < 0.85:
+                s = searchers[g.side_to_move()]
+                s.tt.clear()
+                g.apply(s.search(g, depth=1, node_limit=150).best)
             else:
                 g.apply(rng.choice(g.legal_actions()))
         assert g.result() is not None
@@ -386,21 +402,31 @@ def _random_games(seed, games):
 
 # ------------------------------------------------------------------ search
 def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
+    from engine.variants.fantasista.kernels import zhash
+    from engine.variants.fantasista.turngen import tables, to_array
     from search.fantasista import MATE, FantasistaSearcher, roll_rows
     g = state({"5i": "K", "1a": "k", "5e": "R", "5c": "r"}, extra="f=hh")
     assert FantasistaSearcher().search(g, depth=1).best in ("5e5c", "5e5c+")
     assert [r for r, _ in roll_rows("4-8")] == ["1", "2", "3", "4-8", "nothing"]
-    assert dict(roll_rows("4-8"))["4-8"] == pytest.approx(0.75)
+    assert dict(roll_rows("4-8"))["4-8"] == pytest.approx(0.75)  # 4-18 merged into one outcome
     g = state({"5i": "K", "1a": "k", "5g": "P", "2h": "R"}, side="w", extra="f=ah;n=roll", number=16)
-    s = FantasistaSearcher()
-    s.fairy = list(g.fairy)
-    full = s._chance(g.bd, 16, 1, -MATE - 1, MATE + 1)
+    row = to_array(g.bd)
+    h = int(zhash(row, tables()))
+
+    def fresh():
+        s = FantasistaSearcher()
+        s._set_fairies(g.fairy)
+        return s
+    full = fresh()._chance(row, h, 16, 1, -MATE - 1, MATE + 1, 0)
+    s = fresh()
     plain = 0.0
-    for row, p in roll_rows("4-8"):
-        plain += p * min(s._decision(b, 16, 1, -MATE - 1, MATE + 1)[0] for b in s._receive(g.bd, row))
+    for r, p in roll_rows("4-8"):
+        kids = s._receive(row, r)
+        plain += p * min(s._decision(b, int(zhash(b, tables())), 16, 1, -MATE - 1, MATE + 1, 0)[0] for b in kids)
     assert full == pytest.approx(plain)
-    narrow = s._chance(g.bd, 16, 1, full + 50, full + 60)  # a window above the value: fails low
+    narrow = fresh()._chance(row, h, 16, 1, full + 50, full + 60, 0)  # a window above the value: fails low
     assert narrow <= full + 50
+    assert fresh()._chance(row, h, 16, 1, full - 60, full - 50, 0) >= full - 50  # below: fails high
 
 
 def test_search_answers_a_target_decision():
@@ -411,11 +437,14 @@ def test_search_answers_a_target_decision():
 
 
 def test_perft_without_magic_equals_shogi():
-    """Before any magic the game is shogi: perft 1-3 from the start are shogi's 30, 900, 25470."""
+    """Before any magic the game is shogi: perft 1-4 from the start are shogi's 30, 900, 25470, 719731 (the
+    kernels); the Python generator agrees on 1-3."""
     from engine.variants.fantasista.board import legal_turns
+    from engine.variants.fantasista.turngen import perft
 
-    def perft(bd, d):
+    def py_perft(bd, d):
         t = legal_turns(bd)[0]
-        return len(t) if d == 1 else sum(perft(nb, d - 1) for nb in t.values())
+        return len(t) if d == 1 else sum(py_perft(nb, d - 1) for nb in t.values())
     g = new_game()
-    assert [perft(g.bd, d) for d in (1, 2, 3)] == [30, 900, 25470]
+    assert [perft(g.bd, d) for d in (1, 2, 3, 4)] == [30, 900, 25470, 719731]
+    assert [py_perft(g.bd, d) for d in (1, 2)] == [30, 900]

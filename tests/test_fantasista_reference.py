@@ -14,6 +14,8 @@ from engine.game import NodeKind
 from engine.variants.fantasista import FAIRIES, FantasistaState, new_game
 from engine.variants.fantasista.pieces import CARRIER, INVINCIBLE, LETTERS, TOKEN
 
+from engine.variants.fantasista import board as PY
+
 from . import fantasista_reference as REF
 
 
@@ -43,7 +45,9 @@ FEATURES = {"breath/sword": lambda t: ":x" in t, "curtain": lambda t: t.startswi
             "emblem drop": lambda t: "*" in t and t.endswith("+"), "two parts": lambda t: "," in t}
 
 
-def compare(n_positions: int, seed: int) -> dict[str, int]:
+def compare(n_positions: int, seed: int, python_too: bool = False) -> dict[str, int]:
+    """Random positions: the numba generator (``g.turns()``) against the reference (outcomes) and, with
+    ``python_too``, against the Python generator of ``board.py`` (canonical texts, outcomes and aliases)."""
     rng = random.Random(seed)
     seen = dict.fromkeys(FEATURES, 0)
     n = 0
@@ -63,6 +67,10 @@ def compare(n_positions: int, seed: int) -> dict[str, int]:
                 assert len(mine) == len(turns)
                 ref = REF.legal_outcomes(REF.parse(s))
                 assert mine == ref, (s, len(mine), len(ref))
+                if python_too:
+                    py, py_alias, _ = PY.legal_turns(g.bd)
+                    assert {t: turns[t].key() for t in turns} == {t: b.key() for t, b in py.items()}, s
+                    assert g.turns()[1] == py_alias, s
                 n += 1
                 for name, test in FEATURES.items():
                     seen[name] += any(test(t) for t in acts)
@@ -72,10 +80,10 @@ def compare(n_positions: int, seed: int) -> dict[str, int]:
 
 
 def test_agrees_with_reference_on_random_positions():
-    compare(50, seed=7)
+    compare(60, seed=7, python_too=True)
 
 
 @pytest.mark.slow
 def test_agrees_with_reference_on_600_positions():
-    seen = compare(600, seed=2026)
+    seen = compare(600, seed=2026, python_too=True)
     assert all(seen.values()), seen

@@ -1,0 +1,872 @@
+"""numba kernels of Ousho Fantasista: the kernel state, full-turn generation, copy-make, attack tests, perft.
+
+**Kernel state.** One position is one ``int8[S]`` row (layout ``ST_*`` below): the lower piece code, its marks, the
+rider code and the rider's marks per square, ordinary and token hands (``[colour][ptype]``), rights
+(awakening, curtain, wave), emblems, the side to move and the two king squares. Its Zobrist key is the XOR of
+``Z[i, st[i]]`` over the row (the king squares are not hashed: they follow from the board), updated incrementally by
+:func:`_put`, the only writer of hashed fields.
+
+**Turns.** A turn is generated part by part as a run of decisions of the same side (``wk[level]`` holds the position
+after ``level`` parts, copy-made from the level below): first parts (moves, drops, capture in place, the rights),
+then the follow-ups (the rider after its carrier, the gale horse's second move, awakening's second leg, the curtain
+move, the wave's next silver). At the end of each candidate turn the mover's own king must be safe; the turn is then
+collapsed to its *outcome* (the position after it, opponent to move) in a hash set, so spellings of one outcome are
+one turn, as in the Python layer (:func:`.board.legal_turns`). ``out[i]`` is outcome ``i``'s position and
+``odesc[i]`` the parts of its first spelling. In *spell* mode every spelling is also recorded (``sp_desc``,
+``sp_out``) so the Python layer can name the canonical one.
+
+Uchifuzume: a pawn drop that checks the king right in front of it is kept aside (``oflag``) and tested afterwards
+by :func:`legal_turns_k` with a second generator run for the defender (stop at the first legal turn; no recursion).
+
+Part descriptors (``int16``): ``desc[0]`` = number of parts, part ``k`` at ``desc[1 + 5k : 6 + 5k]``:
+``MOVE frm end via flags`` (flags: 1 promote, 2 rider), ``DROP ptype to flags x`` (flags: 1 token, 2 emblem tokin;
+``x`` breath / sword capture square or -1), ``CIP frm target``, ``CURTAIN s1 s2``, ``WAVE`` (the wave's moves
+follow as MOVE parts).
+
+Kernels never allocate (``engine.kernels.kernel``: NRT off); every buffer is in :class:`GenBuf`.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ...kernels import kernel
+from . import pieces as PC
+
+# ----------------------------------------------------------------- state layout
+ST_B, ST_M, ST_R, ST_RM = 0, 81, 162, 243
+ST_HAND = 324    # + 21 * colour + ptype
+ST_TH = 366      # + 21 * colour + ptype
+ST_RIGHTS = 408  # + 3 * colour + (0 awakening, 1 curtain, 2 wave)
+ST_EMBLEM = 414  # + colour
+ST_STM = 416
+ST_KSQ = 417     # + colour (not hashed); -1 = no king
+S = 420
+
+P_, L_, N_, S_, G_, B_, R_, K_, PP_, PL_, PN_, PS_, PB_, PR_, D_, O_, Y_, T_, H_, W_ = range(1, 21)
+TOKEN, INVINCIBLE, CARRIER = PC.TOKEN, PC.INVINCIBLE, PC.CARRIER
+
+PART_MOVE, PART_DROP, PART_CIP, PART_CURTAIN, PART_WAVE = 1, 2, 3, 4, 5
+DESC_W = 128
+MAX_LEVELS = 20
+MAX_WAVE_SILVERS = 16
+MV_CAP = 96
+HSET = 1 << 15
+
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT) = range(6)  # I_COUNT: keep keys only (leaf counting)
+
+FTables = namedtuple("FTables", [
+    "leap_n", "leap_sq",            # int8[64, 81], int8[64, 81, 16]: leap destinations per code and square
+    "ray_n", "ray_len", "ray_sq",   # int8[64, 81], int8[64, 81, 8], int8[64, 81, 8, 8]: slide rays
+    "lf_n", "lf_src", "lf_mask",    # leap attackers of a square: sources and the codes (bit mask) that leap in
+    "full_len", "full_sq",          # int8[81, 8], int8[81, 8, 8]: whole rays from a square per direction
+    "slide", "promo", "base",       # int8[64, 8] slide reach; int8[32] promoted ptype; int8[32] ptype to hand
+    "nbr_n", "nbr_sq",              # king neighbourhood (sorted), for the curtain
+    "Z",                            # uint64[S, 128] Zobrist keys (0 for value 0 and the king squares)
+])
+
+GenBuf = namedtuple("GenBuf", [
+    "wk", "wh", "mv", "cur",        # int8[L, S] positions per part level, uint64[L] their keys, moves, parts so far
+    "out", "oh", "oflag", "odesc", "oslot",   # outcomes: positions, keys, flags, first spelling, hash-set slot
+    "hset",                         # int32[HSET] outcome index per slot (-1 empty)
+    "wkeys", "wslots",              # wave (position, silvers done) seen-set and its used slots
+    "sp_desc", "sp_out",            # spellings (spell mode): parts, outcome index
+    "info",                         # int64[8]: I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP
+    "tmp",                          # int32[256] scratch: capture targets / wave silvers [0:48), curtain [64:72),
+                                    # wave levels [96:224)
+])
+
+
+def make_tables() -> FTables:
+    leap_n = np.zeros((64, 81), np.int8)
+    leap_sq = np.zeros((64, 81, 16), np.int8)
+    ray_n = np.zeros((64, 81), np.int8)
+    ray_len = np.zeros((64, 81, 8), np.int8)
+    ray_sq = np.zeros((64, 81, 8, 8), np.int8)
+    for code in range(64):
+        for s in range(81):
+            lp = PC.LEAPS[code][s]
+            leap_n[code, s] = len(lp)
+            leap_sq[code, s, :len(lp)] = lp
+            rays = PC.RAYS[code][s]
+            ray_n[code, s] = len(rays)
+            for k, ray in enumerate(rays):
+                ray_len[code, s, k] = len(ray)
+                ray_sq[code, s, k, :len(ray)] = ray
+    lf_n = np.zeros(81, np.int16)
+    lf_src = np.zeros((81, 40), np.int8)
+    lf_mask = np.zeros((81, 40), np.uint64)
+    for t in range(81):
+        for k, (s, codes) in enumerate(PC.LEAP_FROM[t]):
+            lf_src[t, k] = s
+            m = 0
+            for cd in codes:
+                m |= 1 << cd
+            lf_mask[t, k] = np.uint64(m)
+        lf_n[t] = len(PC.LEAP_FROM[t])
+    full_len = np.zeros((81, 8), np.int8)
+    full_sq = np.zeros((81, 8, 8), np.int8)
+    for s in range(81):
+        for d in range(8):
+            r = PC.FULL_RAYS[s][d]
+            full_len[s, d] = len(r)
+            full_sq[s, d, :len(r)] = r
+    slide = np.array([[min(x, 9) for x in row] for row in PC.SLIDE_RANGE], np.int8)
+    promo = np.zeros(32, np.int8)
+    base = np.arange(32, dtype=np.int8)
+    for a, b in PC.PROMOTES_TO.items():
+        promo[a] = b
+    for a, b in PC.BASE.items():
+        base[a] = b
+    nbr_n = np.zeros(81, np.int8)
+    nbr_sq = np.zeros((81, 8), np.int8)
+    for s in range(81):
+        f, r = divmod(s, 9)
+        ns = sorted(PC.square(f + df, r + dr) for df, dr in PC.DIRS if PC.on_board(f + df, r + dr))
+        nbr_n[s] = len(ns)
+        nbr_sq[s, :len(ns)] = ns
+    rng = np.random.default_rng(20260511)
+    Z = rng.integers(1, 2 ** 63, size=(S, 128), dtype=np.int64).astype(np.uint64)
+    Z[:, 0] = 0
+    Z[ST_KSQ:, :] = 0
+    return FTables(leap_n, leap_sq, ray_n, ray_len, ray_sq, lf_n, lf_src, lf_mask, full_len, full_sq, slide, promo,
+                   base, nbr_n, nbr_sq, Z)
+
+
+def make_genbuf(cap: int = 4096, spell_cap: int = 0) -> GenBuf:
+    info = np.zeros(8, np.int64)
+    info[I_CAP] = cap
+    info[I_SCAP] = spell_cap
+    return GenBuf(np.zeros((MAX_LEVELS, S), np.int8), np.zeros(MAX_LEVELS, np.uint64),
+                  np.zeros((MAX_LEVELS, MV_CAP, 4), np.int16), np.zeros(DESC_W, np.int16),
+                  np.zeros((cap, S), np.int8), np.zeros(cap, np.uint64), np.zeros(cap, np.int8),
+                  np.zeros((cap, DESC_W), np.int16), np.zeros(cap, np.int32),
+                  np.full(HSET, -1, np.int32), np.zeros(HSET, np.uint64), np.zeros(HSET, np.int32),
+                  np.zeros((max(spell_cap, 1), DESC_W), np.int16), np.zeros(max(spell_cap, 1), np.int32),
+                  info, np.zeros(256, np.int32))
+
+
+# ----------------------------------------------------------------- basics
+@kernel
+def zhash(st, T):
+    h = np.uint64(0)
+    for i in range(ST_KSQ):
+        h ^= T.Z[i, st[i] & 127]
+    return h
+
+
+@kernel
+def _put(st, h, T, idx, v):
+    old = st[idx]
+    st[idx] = v
+    return h ^ T.Z[idx, old & 127] ^ T.Z[idx, v & 127]
+
+
+@kernel
+def can_capture(mpt, tpt, tmark):
+    if tpt == K_:
+        return False
+    if tmark & INVINCIBLE:
+        return mpt == K_
+    if tpt == O_:
+        return not (mpt == P_ or mpt == L_ or mpt == N_)
+    if tpt == T_:
+        return mpt == K_ or mpt == R_ or mpt == L_ or mpt == N_
+    return True
+
+
+@kernel
+def in_zone(c, sq):
+    r = sq % 9
+    return r <= 2 if c == 0 else r >= 6
+
+
+@kernel
+def must_promote(pt, c, sq):
+    r = sq % 9
+    rel = r if c == 0 else 8 - r
+    if pt == P_ or pt == L_ or pt == Y_:
+        return rel == 0
+    if pt == N_:
+        return rel <= 1
+    return False
+
+
+@kernel
+def attacked(st, T, sq, by):
+    """Whether colour ``by`` attacks ``sq`` (lower pieces and riders both attack from their square)."""
+    lo = 32 * by
+    hi = lo + 32
+    for k in range(T.lf_n[sq]):
+        src = T.lf_src[sq, k]
+        pc = st[ST_B + src]
+        if pc >= lo and pc < hi and pc != 0:
+            m = T.lf_mask[sq, k]
+            if (m >> np.uint64(pc)) & np.uint64(1):
+                return True
+            rc = st[ST_R + src]
+            if rc != 0 and (m >> np.uint64(rc)) & np.uint64(1):
+                return True
+    for d in range(8):
+        rd = (d + 4) & 7
+        for i in range(T.full_len[sq, d]):
+            s = T.full_sq[sq, d, i]
+            pc = st[ST_B + s]
+            if pc != 0:
+                if pc >= lo and pc < hi:
+                    if T.slide[pc, rd] >= i + 1:
+                        return True
+                    rc = st[ST_R + s]
+                    if rc != 0 and T.slide[rc, rd] >= i + 1:
+                        return True
+                break
+    return False
+
+
+@kernel
+def in_check(st, T, c):
+    k = st[ST_KSQ + c]
+    return k >= 0 and attacked(st, T, np.int64(k), np.int64(1 - c))
+
+
+@kernel
+def _capture(st, h, T, c, sq):
+    """Colour ``c`` captures the stack on ``sq``: ordinary pieces go to ``c``'s hand unpromoted, tokens leave."""
+    code = st[ST_B + sq]
+    if code != 0 and not (st[ST_M + sq] & TOKEN):
+        i = ST_HAND + 21 * c + T.base[code & 31]
+        h = _put(st, h, T, np.int64(i), np.int64(st[i] + 1))
+    code = st[ST_R + sq]
+    if code != 0 and not (st[ST_RM + sq] & TOKEN):
+        i = ST_HAND + 21 * c + T.base[code & 31]
+        h = _put(st, h, T, np.int64(i), np.int64(st[i] + 1))
+    h = _put(st, h, T, np.int64(ST_B + sq), 0)
+    h = _put(st, h, T, np.int64(ST_M + sq), 0)
+    h = _put(st, h, T, np.int64(ST_R + sq), 0)
+    h = _put(st, h, T, np.int64(ST_RM + sq), 0)
+    return h
+
+
+@kernel
+def _copy(src, dst):
+    for i in range(S):
+        dst[i] = src[i]
+
+
+# ----------------------------------------------------------------- one move of one piece
+@kernel
+def _add_ends(T, frm, c, pt, end, via, boarding, mv, n):
+    zone = in_zone(np.int64(c), np.int64(frm)) or in_zone(np.int64(c), np.int64(end)) or (via >= 0 and in_zone(np.int64(c), np.int64(via)))
+    if n + 2 > MV_CAP:
+        return n
+    if T.promo[pt] != 0 and zone:
+        mv[n, 0] = end
+        mv[n, 1] = via
+        mv[n, 2] = 1
+        mv[n, 3] = boarding
+        n += 1
+        if not must_promote(np.int64(pt), np.int64(c), np.int64(end)):
+            mv[n, 0] = end
+            mv[n, 1] = via
+            mv[n, 2] = 0
+            mv[n, 3] = boarding
+            n += 1
+    else:
+        mv[n, 0] = end
+        mv[n, 1] = via
+        mv[n, 2] = 0
+        mv[n, 3] = boarding
+        n += 1
+    return n
+
+
+@kernel
+def _consider(st, T, frm, c, pt, is_carrier, to, mv, n):
+    tgt = st[ST_B + to]
+    boarding = 0
+    if tgt != 0:
+        if (tgt >> 5) == c:
+            if not (st[ST_M + to] & CARRIER) or st[ST_R + to] != 0 or pt == K_ or is_carrier:
+                return n
+            boarding = 1
+        elif not can_capture(np.int64(pt), np.int64(tgt & 31), np.int64(st[ST_M + to])):
+            return n
+    n = _add_ends(T, np.int64(frm), np.int64(c), np.int64(pt), np.int64(to), -1, np.int64(boarding), mv, n)
+    if pt == Y_ and tgt != 0 and boarding == 0:
+        r_to = to % 9
+        if (c == 0 and r_to > 0) or (c == 1 and r_to < 8):
+            nxt = to - 1 if c == 0 else to + 1
+            t2 = st[ST_B + nxt]
+            if t2 != 0 and (t2 >> 5) != c and can_capture(Y_, np.int64(t2 & 31), np.int64(st[ST_M + nxt])):
+                n = _add_ends(T, np.int64(frm), np.int64(c), np.int64(pt), np.int64(nxt), np.int64(to), 0, mv, n)
+    return n
+
+
+@kernel
+def piece_moves(st, T, frm, layer, mv):
+    """Ordinary moves of the piece on ``frm`` (layer 0 lower, 1 rider) into ``mv`` rows (end, via, promote,
+    boarding); the order is the Python generator's (leaps, then rays; promotion first)."""
+    if layer == 0:
+        code = st[ST_B + frm]
+        mark = st[ST_M + frm]
+    else:
+        code = st[ST_R + frm]
+        mark = 0
+    c = code >> 5
+    pt = code & 31
+    is_carrier = layer == 0 and (mark & CARRIER) != 0
+    n = 0
+    for k in range(T.leap_n[code, frm]):
+        n = _consider(st, T, np.int64(frm), np.int64(c), np.int64(pt), np.int64(is_carrier), np.int64(T.leap_sq[code, frm, k]), mv, n)
+    for k in range(T.ray_n[code, frm]):
+        for i in range(T.ray_len[code, frm, k]):
+            to = T.ray_sq[code, frm, k, i]
+            n = _consider(st, T, np.int64(frm), np.int64(c), np.int64(pt), np.int64(is_carrier), np.int64(to), mv, n)
+            if st[ST_B + to] != 0:
+                break
+    return n
+
+
+@kernel
+def apply_move(st, h, T, frm, layer, end, via, promo, boarding):
+    """Play one move on ``st`` (in place); returns the new key."""
+    if layer == 0:
+        code = st[ST_B + frm]
+        mark = st[ST_M + frm]
+        rider = st[ST_R + frm]
+        rmark = st[ST_RM + frm]
+        h = _put(st, h, T, np.int64(ST_B + frm), 0)
+        h = _put(st, h, T, np.int64(ST_M + frm), 0)
+        h = _put(st, h, T, np.int64(ST_R + frm), 0)
+        h = _put(st, h, T, np.int64(ST_RM + frm), 0)
+    else:
+        code = st[ST_R + frm]
+        mark = st[ST_RM + frm]
+        rider = 0
+        rmark = 0
+        h = _put(st, h, T, np.int64(ST_R + frm), 0)
+        h = _put(st, h, T, np.int64(ST_RM + frm), 0)
+    c = code >> 5
+    pt = code & 31
+    newcode = (T.promo[pt] + 32 * c) if promo else code
+    if via >= 0:
+        h = _capture(st, h, T, np.int64(c), np.int64(via))
+    if boarding:
+        h = _put(st, h, T, np.int64(ST_R + end), np.int64(newcode))
+        h = _put(st, h, T, np.int64(ST_RM + end), np.int64(mark & (TOKEN | INVINCIBLE)))
+    else:
+        if st[ST_B + end] != 0:
+            h = _capture(st, h, T, np.int64(c), np.int64(end))
+        h = _put(st, h, T, np.int64(ST_B + end), np.int64(newcode))
+        h = _put(st, h, T, np.int64(ST_M + end), np.int64(mark))
+        h = _put(st, h, T, np.int64(ST_R + end), np.int64(rider))
+        h = _put(st, h, T, np.int64(ST_RM + end), np.int64(rmark))
+        if pt == K_:
+            st[ST_KSQ + c] = end
+    return h
+
+
+@kernel
+def _cip_targets(st, T, c, code, sq, tmp, base):
+    """Enemy squares ``code`` on ``sq`` could capture in place (breath, sword), sorted, into tmp[base:]."""
+    n = 0
+    mpt = code & 31
+    for k in range(T.leap_n[code, sq]):
+        t = T.leap_sq[code, sq, k]
+        n = _cip_add(st, np.int64(c), np.int64(mpt), np.int64(t), tmp, np.int64(base), n)
+    for k in range(T.ray_n[code, sq]):
+        for i in range(T.ray_len[code, sq, k]):
+            t = T.ray_sq[code, sq, k, i]
+            if st[ST_B + t] != 0:
+                n = _cip_add(st, np.int64(c), np.int64(mpt), np.int64(t), tmp, np.int64(base), n)
+                break
+    # insertion sort
+    for i in range(1, n):
+        x = tmp[base + i]
+        j = i - 1
+        while j >= 0 and tmp[base + j] > x:
+            tmp[base + j + 1] = tmp[base + j]
+            j -= 1
+        tmp[base + j + 1] = x
+    return n
+
+
+@kernel
+def _cip_add(st, c, mpt, t, tmp, base, n):
+    tgt = st[ST_B + t]
+    if tgt != 0 and (tgt >> 5) != c and can_capture(np.int64(mpt), np.int64(tgt & 31), np.int64(st[ST_M + t])):
+        for i in range(n):
+            if tmp[base + i] == t:
+                return n
+        tmp[base + n] = t
+        n += 1
+    return n
+
+
+# ----------------------------------------------------------------- turn assembly
+@kernel
+def _set_part(cur, k, kind, a, b, c, d):
+    cur[0] = k + 1
+    o = 1 + 5 * k
+    cur[o] = kind
+    cur[o + 1] = a
+    cur[o + 2] = b
+    cur[o + 3] = c
+    cur[o + 4] = d
+
+
+@kernel
+def _emit(w, h, T, G, c, spell, flag):
+    """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes."""
+    k = w[ST_KSQ + c]
+    if k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
+        return
+    h2 = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
+    mask = HSET - 1
+    slot = np.int64(h2 & np.uint64(mask))
+    idx = -1
+    while True:
+        j = G.hset[slot]
+        if j < 0:
+            break
+        if G.oh[j] == h2:
+            idx = j
+            break
+        slot = (slot + 1) & mask
+    if idx < 0:
+        n = G.info[I_N]
+        if n >= G.info[I_CAP] or n >= HSET // 2:
+            G.info[I_OVERFLOW] = 1
+            return
+        if G.info[I_COUNT] == 0 or flag:
+            o = G.out[n]
+            for i in range(S):
+                o[i] = w[i]
+            o[ST_STM] = 1 - c
+        G.oh[n] = h2
+        G.oflag[n] = flag
+        G.oslot[n] = slot
+        G.hset[slot] = n
+        nd = 1 + 5 * G.cur[0]
+        for i in range(nd):
+            G.odesc[n, i] = G.cur[i]
+        G.info[I_N] = n + 1
+        idx = n
+    if spell:
+        ns = G.info[I_NS]
+        if ns >= G.info[I_SCAP]:
+            G.info[I_OVERFLOW] = 1
+            return
+        nd = 1 + 5 * G.cur[0]
+        for i in range(nd):
+            G.sp_desc[ns, i] = G.cur[i]
+        G.sp_out[ns] = idx
+        G.info[I_NS] = ns + 1
+
+
+@kernel
+def _follow(T, G, c, spell, lvl, sq, layer, part_k):
+    """Every follow-up move of the piece on (sq, layer) in wk[lvl]: emit each as the turn's part ``part_k``."""
+    w = G.wk[lvl]
+    mv = G.mv[lvl]
+    nm = piece_moves(w, T, np.int64(sq), np.int64(layer), mv)
+    w2 = G.wk[lvl + 1]
+    for j in range(nm):
+        _copy(w, w2)
+        h2 = apply_move(w2, G.wh[lvl], T, np.int64(sq), np.int64(layer), np.int64(mv[j, 0]), np.int64(mv[j, 1]), np.int64(mv[j, 2]), np.int64(mv[j, 3]))
+        _set_part(G.cur, np.int64(part_k), PART_MOVE, np.int64(sq), np.int64(mv[j, 0]), np.int64(mv[j, 1]), np.int64(mv[j, 2] | (layer << 1)))
+        _emit(w2, h2, T, G, np.int64(c), spell, 0)
+
+
+@kernel
+def generate(st, h0, T, G, spell, uchi, stop):
+    """Every legal turn of the side to move of ``st`` (key ``h0``) into ``G`` (see the module doc); returns the
+    number of outcomes. ``stop``: return as soon as one legal turn is found. ``uchi``: set ``oflag`` on pawn drops
+    that may be uchifuzume (checked by :func:`legal_turns_k`)."""
+    G.info[I_N] = 0
+    G.info[I_NS] = 0
+    G.info[I_OVERFLOW] = 0
+    c = st[ST_STM]
+    cur = G.cur
+    mv0 = G.mv[0]
+    w1 = G.wk[1]
+    awaken = st[ST_RIGHTS + 3 * c] > 0
+    for frm in range(81):
+        pc = st[ST_B + frm]
+        if pc == 0 or (pc >> 5) != c:
+            continue
+        nl = 2 if st[ST_R + frm] != 0 else 1
+        for layer in range(nl):
+            code = pc if layer == 0 else st[ST_R + frm]
+            pt = code & 31
+            cwr = layer == 0 and st[ST_R + frm] != 0
+            n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
+            for i in range(n0):
+                end = np.int64(mv0[i, 0])
+                el = np.int64(mv0[i, 3])
+                _copy(st, w1)
+                h1 = apply_move(w1, h0, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
+                G.wh[1] = h1
+                _set_part(cur, 0, PART_MOVE, np.int64(frm), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2] | (layer << 1)))
+                _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                if cwr:
+                    _follow(T, G, np.int64(c), spell, 1, np.int64(end), 1, 1)
+                elif pt == H_:
+                    df = abs(frm // 9 - end // 9)
+                    dr = abs(frm % 9 - end % 9)
+                    if max(df, dr) >= 4:
+                        _follow(T, G, np.int64(c), spell, 1, np.int64(end), np.int64(el), 1)
+            if pt == R_ and awaken:
+                for i in range(n0):
+                    end = np.int64(mv0[i, 0])
+                    el = np.int64(mv0[i, 3])
+                    _copy(st, w1)
+                    h1 = _put(w1, h0, T, np.int64(ST_RIGHTS + 3 * c), np.int64(w1[ST_RIGHTS + 3 * c] - 1))
+                    h1 = apply_move(w1, h1, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
+                    G.wh[1] = h1
+                    _set_part(cur, 0, PART_MOVE, np.int64(frm), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2] | (layer << 1)))
+                    _follow(T, G, np.int64(c), spell, 1, np.int64(end), np.int64(el), 1)
+            if pt == W_ and layer == 0:
+                nt = _cip_targets(st, T, np.int64(c), np.int64(code), np.int64(frm), G.tmp, 0)
+                for i in range(nt):
+                    t = G.tmp[i]
+                    _copy(st, w1)
+                    h1 = _capture(w1, h0, T, np.int64(c), np.int64(t))
+                    _set_part(cur, 0, PART_CIP, np.int64(frm), np.int64(t), 0, 0)
+                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+        if stop and G.info[I_N] > 0:
+            return G.info[I_N]
+    _drops(st, h0, T, G, c, spell, uchi)
+    if stop and G.info[I_N] > 0:
+        return G.info[I_N]
+    _rights(st, h0, T, G, c, spell)
+    return G.info[I_N]
+
+
+@kernel
+def _drops(st, h0, T, G, c, spell, uchi):
+    cur = G.cur
+    w1 = G.wk[1]
+    w2 = G.wk[2]
+    pawn_files = 0
+    pcode = P_ + 32 * c
+    for s in range(81):
+        if st[ST_B + s] == pcode or st[ST_R + s] == pcode:
+            pawn_files |= 1 << (s // 9)
+    ek = st[ST_KSQ + 1 - c]
+    emblem = st[ST_EMBLEM + c] != 0
+    for tok in range(2):
+        hbase = (ST_TH if tok else ST_HAND) + 21 * c
+        for pt in range(1, 21):
+            if st[hbase + pt] == 0:
+                continue
+            for to in range(81):
+                if st[ST_B + to] != 0:
+                    continue
+                if not must_promote(np.int64(pt), np.int64(c), np.int64(to)) and not (pt == P_ and (pawn_files >> (to // 9)) & 1):
+                    _copy(st, w1)
+                    h1 = _put(w1, h0, T, np.int64(hbase + pt), np.int64(w1[hbase + pt] - 1))
+                    h1 = _put(w1, h1, T, np.int64(ST_B + to), np.int64(pt + 32 * c))
+                    h1 = _put(w1, h1, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+                    _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), -1)
+                    flag = 0
+                    if pt == P_ and uchi and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
+                        flag = 1
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(flag))
+                    if pt == D_ or pt == W_:
+                        nt = _cip_targets(w1, T, np.int64(c), np.int64(pt + 32 * c), np.int64(to), G.tmp, 0)
+                        for i in range(nt):
+                            t = G.tmp[i]
+                            _copy(w1, w2)
+                            h2 = _capture(w2, h1, T, np.int64(c), np.int64(t))
+                            _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), np.int64(t))
+                            _emit(w2, h2, T, G, np.int64(c), spell, 0)
+                if pt == P_ and emblem:
+                    _copy(st, w1)
+                    h1 = _put(w1, h0, T, np.int64(hbase + pt), np.int64(w1[hbase + pt] - 1))
+                    h1 = _put(w1, h1, T, np.int64(ST_B + to), np.int64(PP_ + 32 * c))
+                    h1 = _put(w1, h1, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+                    _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | 2), -1)
+                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+
+
+@kernel
+def _rights(st, h0, T, G, c, spell):
+    cur = G.cur
+    w1 = G.wk[1]
+    if st[ST_RIGHTS + 3 * c + 1] > 0 and st[ST_KSQ + c] >= 0:
+        ksq = st[ST_KSQ + c]
+        ne = 0
+        for k in range(T.nbr_n[ksq]):
+            s = T.nbr_sq[ksq, k]
+            if st[ST_B + s] == 0:
+                G.tmp[64 + ne] = s
+                ne += 1
+        kk = min(2, ne)
+        ncomb = 1 if kk == 0 else (ne if kk == 1 else ne * (ne - 1) // 2)
+        a = 0
+        b = 1
+        for ci in range(ncomb):
+            s1 = -1
+            s2 = -1
+            if kk == 1:
+                s1 = G.tmp[64 + ci]
+            elif kk == 2:
+                s1 = G.tmp[64 + a]
+                s2 = G.tmp[64 + b]
+                b += 1
+                if b >= ne:
+                    a += 1
+                    b = a + 1
+            _copy(st, w1)
+            h1 = _put(w1, h0, T, np.int64(ST_RIGHTS + 3 * c + 1), np.int64(w1[ST_RIGHTS + 3 * c + 1] - 1))
+            if s1 >= 0:
+                h1 = _put(w1, h1, T, np.int64(ST_B + s1), np.int64(S_ + 32 * c))
+                h1 = _put(w1, h1, T, np.int64(ST_M + s1), TOKEN)
+            if s2 >= 0:
+                h1 = _put(w1, h1, T, np.int64(ST_B + s2), np.int64(S_ + 32 * c))
+                h1 = _put(w1, h1, T, np.int64(ST_M + s2), TOKEN)
+            G.wh[1] = h1
+            _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
+            _emit(w1, h1, T, G, np.int64(c), spell, 0)
+            if s1 >= 0:
+                _follow(T, G, np.int64(c), spell, 1, np.int64(s1), 0, 1)
+                _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
+            if s2 >= 0:
+                _follow(T, G, np.int64(c), spell, 1, np.int64(s2), 0, 1)
+    if st[ST_RIGHTS + 3 * c + 2] > 0:
+        _wave(st, h0, T, G, c, spell)
+
+
+@kernel
+def _wave(st, h0, T, G, c, spell):
+    """Silver wave: each own unpromoted silver (riders after lower pieces) moves at most once, in any order; a
+    (position, silvers done) pair is expanded once, in the Python generator's depth-first order."""
+    scode = S_ + 32 * c
+    ns = 0
+    for s in range(81):
+        if st[ST_B + s] == scode and ns < MAX_WAVE_SILVERS:
+            G.tmp[ns] = s
+            G.tmp[32 + ns] = 0
+            ns += 1
+    for s in range(81):
+        if st[ST_R + s] == scode and ns < MAX_WAVE_SILVERS:
+            G.tmp[ns] = s
+            G.tmp[32 + ns] = 1
+            ns += 1
+    if ns == 0:
+        return
+    cur = G.cur
+    w1 = G.wk[1]
+    _copy(st, w1)
+    G.wh[1] = _put(w1, h0, T, np.int64(ST_RIGHTS + 3 * c + 2), np.int64(w1[ST_RIGHTS + 3 * c + 2] - 1))
+    _set_part(cur, 0, PART_WAVE, 0, 0, 0, 0)
+    # per level: done mask, silver index, move index, move count (kept in tmp[96:])
+    done = G.tmp[96:96 + MAX_LEVELS]
+    nused = 0
+    lvl = 1
+    done[1] = 0
+    entering = True
+    mask = HSET - 1
+    si = G.tmp[128:128 + MAX_LEVELS]
+    mi = G.tmp[160:160 + MAX_LEVELS]
+    mn = G.tmp[192:192 + MAX_LEVELS]
+    while lvl >= 1:
+        if entering:
+            entering = False
+            key = G.wh[lvl] ^ (np.uint64(done[lvl] + 1) * np.uint64(0x9E3779B97F4A7C15))
+            if key == 0:
+                key = np.uint64(1)
+            slot = np.int64(key & np.uint64(mask))
+            seen = False
+            while G.wkeys[slot] != 0:
+                if G.wkeys[slot] == key:
+                    seen = True
+                    break
+                slot = (slot + 1) & mask
+            if seen or nused >= HSET // 2:
+                lvl -= 1
+                continue
+            G.wkeys[slot] = key
+            G.wslots[nused] = slot
+            nused += 1
+            cur[0] = lvl
+            _emit(G.wk[lvl], G.wh[lvl], T, G, np.int64(c), spell, 0)
+            si[lvl] = -1
+            mi[lvl] = 0
+            mn[lvl] = 0
+        advanced = False
+        while True:
+            if mi[lvl] < mn[lvl] and lvl + 1 < MAX_LEVELS - 1:
+                j = mi[lvl]
+                mi[lvl] += 1
+                k = si[lvl]
+                s = G.tmp[k]
+                layer = G.tmp[32 + k]
+                mvl = G.mv[lvl]
+                w = G.wk[lvl]
+                w2 = G.wk[lvl + 1]
+                _copy(w, w2)
+                G.wh[lvl + 1] = apply_move(w2, G.wh[lvl], T, np.int64(s), np.int64(layer), np.int64(mvl[j, 0]), np.int64(mvl[j, 1]), np.int64(mvl[j, 2]), np.int64(mvl[j, 3]))
+                done[lvl + 1] = done[lvl] | (1 << k)
+                _set_part(cur, np.int64(lvl), PART_MOVE, np.int64(s), np.int64(mvl[j, 0]), np.int64(mvl[j, 1]), np.int64(mvl[j, 2] | (layer << 1)))
+                lvl += 1
+                entering = True
+                advanced = True
+                break
+            si[lvl] += 1
+            while si[lvl] < ns and (done[lvl] >> si[lvl]) & 1:
+                si[lvl] += 1
+            if si[lvl] >= ns:
+                break
+            k = si[lvl]
+            mn[lvl] = piece_moves(G.wk[lvl], T, np.int64(G.tmp[k]), np.int64(G.tmp[32 + k]), G.mv[lvl])
+            mi[lvl] = 0
+        if not advanced:
+            lvl -= 1
+    for i in range(nused):
+        G.wkeys[G.wslots[i]] = 0
+
+
+@kernel
+def _clear(G):
+    n = G.info[I_N]
+    for i in range(n):
+        G.hset[G.oslot[i]] = -1
+
+
+@kernel
+def legal_turns_k(st, h0, T, G, G2, spell):
+    """All legal turns of ``st`` into ``G`` (outcomes compacted, uchifuzume settled with ``G2``); returns their
+    number, or -1 if a buffer overflowed (the caller retries with larger ones)."""
+    n = generate(st, h0, T, G, spell, 1, 0)
+    _clear(G)
+    if G.info[I_OVERFLOW]:
+        return -1
+    removed = 0
+    for i in range(n):
+        if G.oflag[i] == 1:
+            k = generate(G.out[i], G.oh[i], T, G2, 0, 0, 1)
+            _clear(G2)
+            if k == 0:
+                G.oflag[i] = 2
+                removed += 1
+    if removed == 0:
+        return n
+    # compact outcomes; remap spellings (tmp is free again here: use sp_out in place)
+    j = 0
+    for i in range(n):
+        if G.oflag[i] == 2:
+            G.oslot[i] = -1
+            continue
+        G.oslot[i] = j
+        if j != i:
+            for x in range(S):
+                G.out[j, x] = G.out[i, x]
+            G.oh[j] = G.oh[i]
+            G.oflag[j] = G.oflag[i]
+            for x in range(DESC_W):
+                G.odesc[j, x] = G.odesc[i, x]
+        j += 1
+    if spell:
+        ns = G.info[I_NS]
+        for i in range(ns):
+            G.sp_out[i] = G.oslot[G.sp_out[i]]
+    G.info[I_N] = j
+    return j
+
+
+@kernel
+def has_legal_turn(st, h0, T, G, G2):
+    n = generate(st, h0, T, G, 0, 1, 1)
+    _clear(G)
+    if n == 0:
+        return False
+    if G.oflag[0] != 1:
+        return True
+    return legal_turns_k(st, h0, T, G, G2, 0) != 0
+
+
+@kernel
+def perft2_k(st, h0, T, G, Gc, G2):
+    """perft(2) from ``st``: the legal turns and, for each, the number of legal replies (leaves counted)."""
+    n = legal_turns_k(st, h0, T, G, G2, 0)
+    if n < 0:
+        return n
+    total = 0
+    Gc.info[I_COUNT] = 1
+    for i in range(n):
+        k = legal_turns_k(G.out[i], G.oh[i], T, Gc, G2, 0)
+        if k < 0:
+            total = k
+            break
+        total += k
+    Gc.info[I_COUNT] = 0
+    return total
+
+
+# ----------------------------------------------------------------- evaluation (search/fantasista.py)
+@kernel
+def evaluate_k(st, E, d0, d1):
+    """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
+    invincible pieces, carriers, and ``E.magic[c]`` (the expected value of colour c's next magic) scaled by
+    ``d0``/``d1`` (per mille, from the distance to that magic). Clamped to +-E.bound."""
+    v0 = 0
+    v1 = 0
+    for s in range(81):
+        code = st[ST_B + s]
+        if code == 0:
+            continue
+        mk = st[ST_M + s]
+        x = E.value[code & 31]
+        if mk & INVINCIBLE:
+            x += E.extra[0]
+        if mk & CARRIER:
+            x += E.extra[1]
+        rc = st[ST_R + s]
+        if rc != 0:
+            x += E.value[rc & 31] + E.extra[2]
+            if st[ST_RM + s] & INVINCIBLE:
+                x += E.extra[0]
+        if code >> 5 == 0:
+            v0 += x
+        else:
+            v1 += x
+    for c in range(2):
+        x = 0
+        for pt in range(1, 21):
+            x += E.hand_value[pt] * (st[ST_HAND + 21 * c + pt] + st[ST_TH + 21 * c + pt])
+        for i in range(3):
+            x += E.right_value[i] * st[ST_RIGHTS + 3 * c + i]
+        if st[ST_EMBLEM + c]:
+            x += E.extra[3] + E.extra[4] * (st[ST_HAND + 21 * c + P_] + st[ST_TH + 21 * c + P_])
+        x += (E.magic[c] * (d0 if c == 0 else d1)) // 1000
+        if c == 0:
+            v0 += x
+        else:
+            v1 += x
+    v = v0 - v1 if st[ST_STM] == 0 else v1 - v0
+    b = E.bound[0]
+    return max(-b, min(b, v))
+
+
+@kernel
+def evaluate_many(out, n, E, d0, d1, parent, scores, caps):
+    """``scores[i]`` = evaluate_k of outcome i (for the side to move there); ``caps[i]`` = 1 when the turn took
+    material from the board (enemy board pieces of the parent's opponent went down)."""
+    c = parent[ST_STM]
+    before = 0
+    for s in range(81):
+        code = parent[ST_B + s]
+        if code != 0 and (code >> 5) != c:
+            before += 1 + (1 if parent[ST_R + s] != 0 else 0)
+    for i in range(n):
+        row = out[i]
+        scores[i] = evaluate_k(row, E, d0, d1)
+        after = 0
+        for s in range(81):
+            code = row[ST_B + s]
+            if code != 0 and (code >> 5) != c:
+                after += 1 + (1 if row[ST_R + s] != 0 else 0)
+        caps[i] = 1 if after < before else 0

@@ -1,0 +1,237 @@
+"""Python side of the fantasista kernels: conversion between :class:`.board.Board` and the kernel row, turn names,
+buffers with retry on overflow, and :func:`legal_turns` (the kernel twin of :func:`.board.legal_turns`)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import kernels as FK
+from .board import Board
+from .pieces import SPECIALS, square_name
+
+_TABLES: FK.FTables | None = None
+
+
+def tables() -> FK.FTables:
+    global _TABLES
+    if _TABLES is None:
+        _TABLES = FK.make_tables()
+    return _TABLES
+
+
+def to_array(bd: Board, out: np.ndarray | None = None) -> np.ndarray:
+    st = np.zeros(FK.S, np.int8) if out is None else out
+    st[FK.ST_B:FK.ST_B + 81] = bd.b
+    st[FK.ST_M:FK.ST_M + 81] = bd.m
+    st[FK.ST_R:FK.ST_R + 81] = bd.r
+    st[FK.ST_RM:FK.ST_RM + 81] = bd.rm
+    for c in (0, 1):
+        st[FK.ST_HAND + 21 * c:FK.ST_HAND + 21 * c + 21] = bd.hand[c]
+        st[FK.ST_TH + 21 * c:FK.ST_TH + 21 * c + 21] = bd.th[c]
+        st[FK.ST_RIGHTS + 3 * c:FK.ST_RIGHTS + 3 * c + 3] = bd.rights[c]
+        st[FK.ST_EMBLEM + c] = int(bd.emblem[c])
+        st[FK.ST_KSQ + c] = bd.king_square(c)
+    st[FK.ST_STM] = bd.stm
+    return st
+
+
+def to_board(row: np.ndarray) -> Board:
+    x = row.tolist()
+    o = Board.__new__(Board)
+    o.b, o.m, o.r, o.rm = x[0:81], x[81:162], x[162:243], x[243:324]
+    o.hand = [x[324:345], x[345:366]]
+    o.th = [x[366:387], x[387:408]]
+    o.rights = [x[408:411], x[411:414]]
+    o.emblem = [bool(x[414]), bool(x[415])]
+    o.stm = x[416]
+    return o
+
+
+_DROP_LETTER = {1: "P", 2: "L", 3: "N", 4: "S", 5: "G", 6: "B", 7: "R",
+                15: "D", 16: "O", 17: "Y", 18: "T", 19: "H", 20: "W"}
+
+
+def _move_text(frm, end, via, flags) -> str:
+    leg = square_name(frm) + square_name(via if via >= 0 else end)
+    if via >= 0:
+        leg += "," + square_name(via) + square_name(end)
+    return ("rider:" if flags & 2 else "") + leg + ("+" if flags & 1 else "")
+
+
+def desc_text(d) -> str:
+    """The notation of a part descriptor row (see :mod:`.kernels`)."""
+    d = [int(x) for x in d[:1 + 5 * int(d[0])]]
+    text = ""
+    after_marker = False
+    for k in range(d[0]):
+        kind, a, b, c, e = d[1 + 5 * k:6 + 5 * k]
+        if kind == FK.PART_MOVE:
+            s = _move_text(a, b, c, e)
+        elif kind == FK.PART_DROP:
+            s = _DROP_LETTER[a] + ("'" if c & 1 and a not in SPECIALS else "") + "*" + square_name(b)
+            s += ("+" if c & 2 else "") + (":x" + square_name(e) if e >= 0 else "")
+        elif kind == FK.PART_CIP:
+            s = square_name(a) + ":x" + square_name(b)
+        elif kind == FK.PART_CURTAIN:
+            s = "curtain:" + ",".join(square_name(q) for q in (a, b) if q >= 0)
+        else:
+            s = "wave:"
+        if k == 0 or after_marker:
+            text += s
+        else:
+            text += "," + s
+        after_marker = kind == FK.PART_WAVE
+    return text
+
+
+class Generator:
+    """Kernel buffers for one caller, grown when a position has more turns or spellings than they hold."""
+
+    def __init__(self, cap: int = 1024, spell_cap: int = 4096) -> None:
+        self.T = tables()
+        self.G = FK.make_genbuf(cap, spell_cap)
+        self.G2 = FK.make_genbuf(256)
+
+    truncated = False
+
+    def run(self, st: np.ndarray, spell: bool) -> int:
+        """Generate the turns of ``st``. A silver wave of many silvers can have more distinct outcomes than the
+        buffers hold (each silver moves or stays: up to a product of 6^k): then the turns are generated without the
+        wave and ``truncated`` is set (waves are still accepted by the game layer, see ``FantasistaState``)."""
+        self.truncated = False
+        h = FK.zhash(st, self.T)
+        while True:
+            n = FK.legal_turns_k(st, h, self.T, self.G, self.G2, int(spell))
+            if n >= 0:
+                return n
+            cap = int(self.G.info[FK.I_CAP])
+            scap = int(self.G.info[FK.I_SCAP])
+            if cap >= 1 << 14:
+                c = int(st[FK.ST_STM])
+                i = FK.ST_RIGHTS + 3 * c + 2
+                if st[i] == 0:
+                    raise RuntimeError("fantasista: more than 16384 distinct turns in one position")
+                saved = int(st[i])
+                st2 = st.copy()
+                st2[i] = 0
+                n = FK.legal_turns_k(st2, FK.zhash(st2, self.T), self.T, self.G, self.G2, int(spell))
+                if n < 0:
+                    raise RuntimeError("fantasista: more than 16384 distinct turns in one position")
+                self.G.out[:n, i] = saved
+                self.truncated = True
+                return n
+            self.G = FK.make_genbuf(cap * 2, scap * 2)
+
+
+_GEN: Generator | None = None
+
+
+def generator() -> Generator:
+    global _GEN
+    if _GEN is None:
+        _GEN = Generator()
+    return _GEN
+
+
+class TurnTable(Mapping):
+    """``{canonical text: Board after}`` whose boards are built from the kernel rows on first access."""
+
+    def __init__(self, names: list[str], rows: np.ndarray, keys: np.ndarray) -> None:
+        self.names, self.rows, self.keys = names, rows, keys
+        self.index = {t: i for i, t in enumerate(names)}
+        self._boards: dict[int, Board] = {}
+        self.truncated = False  # the silver wave's turns were too many to list (see Generator.run)
+
+    def __getitem__(self, text: str) -> Board:
+        i = self.index[text]
+        b = self._boards.get(i)
+        if b is None:
+            b = self._boards[i] = to_board(self.rows[i])
+        return b
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __contains__(self, text) -> bool:
+        return text in self.index
+
+
+class _ByKey:
+    """``{Board.key(): canonical text}``, built on first use (only a wave spelt in another order needs it)."""
+
+    def __init__(self, table: TurnTable) -> None:
+        self.table = table
+        self._d: dict | None = None
+
+    def get(self, key, default=None):
+        if self._d is None:
+            self._d = {self.table[t].key(): t for t in self.table.names}
+        return self._d.get(key, default)
+
+    def __getitem__(self, key):
+        v = self.get(key)
+        if v is None:
+            raise KeyError(key)
+        return v
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+
+def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
+    """Same answer as :func:`.board.legal_turns` (canonical texts, aliases, outcome keys), from the kernels."""
+    gen = generator()
+    n = gen.run(to_array(bd), True)
+    G = gen.G
+    ns = int(G.info[FK.I_NS])
+    best: list = [None] * n
+    spellings: dict[str, int] = {}
+    sp_out = G.sp_out[:ns].tolist()
+    for i in range(ns):
+        text = desc_text(G.sp_desc[i])
+        if text in spellings:
+            continue
+        o = sp_out[i]
+        if o < 0:
+            continue  # a pawn drop found to be uchifuzume
+        spellings[text] = o
+        rank = (text.count(","), text)
+        if best[o] is None or rank < best[o]:
+            best[o] = rank
+    names = [b[1] for b in best]
+    table = TurnTable(names, G.out[:n].copy(), G.oh[:n].copy())
+    table.truncated = gen.truncated
+    alias = {t: names[o] for t, o in spellings.items() if names[o] != t}
+    return table, alias, _ByKey(table)
+
+
+def perft(bd: Board, depth: int) -> int:
+    """Number of turn sequences ``depth`` turns deep (rolls are not played), counted by the kernels: the last two
+    plies in one kernel call (:func:`.kernels.perft2_k`), the plies above in Python."""
+    T = tables()
+    bufs = [FK.make_genbuf(2048) for _ in range(max(depth, 2) + 1)]
+    g2 = FK.make_genbuf(256)
+
+    def rec(st, h, d):
+        if d == 0:
+            return 1
+        if d == 1:
+            n = FK.legal_turns_k(st, h, T, bufs[1], g2, 0)
+        elif d == 2:
+            n = FK.perft2_k(st, h, T, bufs[2], bufs[1], g2)
+        else:
+            G = bufs[d]
+            k = FK.legal_turns_k(st, h, T, G, g2, 0)
+            if k < 0:
+                raise RuntimeError("fantasista perft: buffer overflow")
+            return sum(rec(G.out[i], G.oh[i], d - 1) for i in range(k))
+        if n < 0:
+            raise RuntimeError("fantasista perft: buffer overflow")
+        return n
+
+    st = to_array(bd)
+    return rec(st, FK.zhash(st, T), depth)
