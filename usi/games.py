@@ -220,10 +220,6 @@ class ThinkLimits:
         return self.unbounded and self.depth is None and self.nodes is None and self.soft_at is None
 
 
-class _Abort(Exception):
-    pass
-
-
 def _winprob_cp(p: float) -> int:
     """A win probability as a symmetric centipawn-like score for two-player games (±1000 at certainty)."""
     return int(round(2000 * (min(1.0, max(0.0, p)) - 0.5)))
@@ -254,8 +250,9 @@ class Thinker:
 
 
 class FantasistaThinker(Thinker):
-    """``search.fantasista.FantasistaSearcher`` under iterative deepening with a node/time/stop abort (the searcher
-    itself checks its time only between iterations, so the abort is injected by a subclass)."""
+    """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
+    plus a hard-limit / ``stop`` abort injected through its node counter (``_tick``), which it answers with the
+    deepest completed iteration."""
 
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
@@ -263,17 +260,16 @@ class FantasistaThinker(Thinker):
 
     def __init__(self, opt, seed=0):
         super().__init__(opt, seed)
-        from search.fantasista import FantasistaSearcher
+        from search.fantasista import FantasistaSearcher, _Stop
 
         outer = self
 
         class _Stoppable(FantasistaSearcher):
-            def _decision(self, *a, **k):
+            def _tick(self):
+                super()._tick()
                 lim = outer._limits
-                if lim is not None and outer._abortable and (
-                        lim.hard_passed() or (lim.nodes is not None and self.nodes >= lim.nodes)):
-                    raise _Abort
-                return super()._decision(*a, **k)
+                if outer._abortable and lim is not None and lim.hard_passed():  # hard limit or stop
+                    raise _Stop
 
         self._cls = _Stoppable
         self._abortable = False
@@ -302,29 +298,21 @@ class FantasistaThinker(Thinker):
         if len(s.tt) > 2_000_000:
             s.tt.clear()
         max_depth = limits.depth or (self.MAX_DEPTH if (limits.unbounded or limits.timed) else self.DEFAULT_DEPTH)
-        s.nodes = 0
-        s.fairy = list(state.fairy)
-        best = None
-        for d in range(1, max_depth + 1):
-            self._abortable = d > 1  # depth 1 always completes (one generation per child)
-            try:
-                v, b = s._decision(state.bd, state.move_number, d, -MATE - 1, MATE + 1, root=True)
-            except _Abort:
-                break
-            finally:
-                self._abortable = False
-            if b is None:
-                break
-            best = b
-            score = f"mate {1 if v > 0 else -1}" if abs(v) >= MATE else f"cp {int(round(v))}"
-            ms = limits.elapsed_ms()
-            send(f"info depth {d} time {ms} nodes {s.nodes} nps {s.nodes * 1000 // max(ms, 1)} score {score} pv {b}")
-            if abs(v) >= MATE or limits.soft_passed() or (limits.nodes is not None and s.nodes >= limits.nodes):
-                break
-        if best is None:
+        soft = None if limits.unbounded else limits.soft_left_s()
+        self._abortable = True
+        try:
+            r = s.search(state, depth=max_depth, time_limit=soft, node_limit=limits.nodes or 0)
+        finally:
+            self._abortable = False
+        if r.best is None:
             acts = state.legal_actions()
-            best = acts[0] if acts else None
-        return best
+            return acts[0] if acts else None
+        v = r.score
+        score = f"mate {1 if v > 0 else -1}" if abs(v) >= MATE else f"cp {int(round(v))}"
+        ms = limits.elapsed_ms()
+        send(f"info depth {max(r.depth, 1)} time {ms} nodes {r.nodes} nps {r.nodes * 1000 // max(ms, 1)} "
+             f"score {score} pv {r.best}")
+        return r.best
 
 
 class TurncoatThinker(Thinker):

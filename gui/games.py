@@ -1,0 +1,450 @@
+"""The GUI's view of a game: one wrapper over :class:`engine.Position` and :class:`engine.game.GameState`.
+
+The page never knows a rule. The server hands it, for the side to move, every legal action token together with a
+*click path*: the steps a player takes on the page to play it (a square, a piece in hand, a button such as
+``curtain`` or ``defect``). The page narrows the candidates click by click (pure prefix matching) and asks when
+several complete candidates remain (the promotion prompt, a lion stopping after one step, a sword silver moving or
+capturing in place). Everything here is display data derived from the rules layer; the rules stay in ``engine/``.
+
+>>> click_path("7f6e,6e5d")
+['sq:7f', 'sq:6e', 'sq:5d']
+>>> click_path("R'*5e")
+["hand:R'", 'sq:5e']
+>>> click_path("curtain:4h,6h,4h3g")
+['btn:curtain', 'sq:4h', 'sq:6h', 'sq:4h', 'sq:3g']
+>>> click_path("defect")
+['btn:defect']
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+_SQ = re.compile(r"\d{1,2}[a-m]")
+_WORD_PART = re.compile(r"^([a-z]+):(.*)$")
+_DROP = re.compile(r"^([A-Z]'?)\*")
+_BOARD_TOKEN = re.compile(r"\d+|\+?[A-Za-z]")
+_HAND_TOKEN = re.compile(r"(\d*)(\+?[A-Za-z]'?)")
+
+ZEN_DIGITS = "０１２３４５６７８９"
+KANJI_RANKS = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三")
+RANK_LETTERS = "abcdefghijklm"
+
+#: Words of special action parts that become buttons (a part "word:args" whose args hold squares).
+BUTTON_WORDS = {"curtain", "wave"}
+#: Words dropped from the click path (the squares say it all).
+SILENT_WORDS = {"rider", "target"}
+
+
+# ------------------------------------------------------------------------------------------ click paths
+def click_path(token: str) -> list[str]:
+    """The page steps that play ``token``: ``sq:<square>``, ``hand:<letter>``, ``btn:<word>``.
+
+    A leg starting where the previous one ended is one click (``7f6e,6e5d`` is three squares). Promotion marks and
+    ``:x`` captures add no step: candidates with the same clicks are told apart by a prompt.
+    """
+    path: list[str] = []
+    if token.startswith("plan:"):
+        return ["plan:" + token[5:]]
+    for part in token.split(","):
+        m = _WORD_PART.match(part)
+        if m and not part[0].isdigit():
+            word, rest = m.groups()
+            if word in SILENT_WORDS:
+                part = rest
+            elif word in BUTTON_WORDS:
+                path.append(f"btn:{word}")
+                part = rest
+            else:  # turn:e, throw:mixed, ... : one button for the whole part
+                path.append(f"btn:{part}")
+                continue
+        elif not _SQ.search(part) and not _DROP.match(part):
+            path.append(f"btn:{part}")  # defect, pass, win ...
+            continue
+        d = _DROP.match(part)
+        if d:
+            path.append(f"hand:{d.group(1)}")
+            part = part[d.end():]
+        for sq in _SQ.findall(part):
+            if path and path[-1] == f"sq:{sq}" and not d:
+                continue  # the second leg starts where the first ended
+            path.append(f"sq:{sq}")
+            d = None
+    return path
+
+
+def choice_label(token: str, others: list[str]) -> str:
+    """How the prompt names ``token`` among ``others`` that need the same clicks."""
+    base = token.rstrip("+")
+    if len(others) == 2 and all(o.rstrip("+") == base for o in others):
+        return "成 promote" if token.endswith("+") else "不成 don't promote"
+    return token
+
+
+# ------------------------------------------------------------------------------------------ notation
+def ja_square(name: str) -> str:
+    """``7f`` -> ``７六``, ``13m`` -> ``１３十三``."""
+    file, rank = name[:-1], name[-1]
+    return "".join(ZEN_DIGITS[int(ch)] for ch in file) + KANJI_RANKS[RANK_LETTERS.index(rank) + 1]
+
+
+def kif_origin(name: str) -> str:
+    """The KIF origin in parentheses: ``7g`` -> ``77``, ``13m`` -> ``13 13`` style ``(1313)``."""
+    return f"{name[:-1]}{RANK_LETTERS.index(name[-1]) + 1}"
+
+
+EVENT_WORDS = {"roll": "出目", "card": "札", "throw": "振り", "plan": "伏兵", "defect": "寝返り"}
+SUIT_SIGNS = {"S": "♠", "C": "♣", "H": "♥", "D": "♦"}
+
+
+def ja_event(token: str) -> str:
+    name, _, value = token.partition("=")
+    if name == "card" and len(value) >= 2:
+        return f"札 {SUIT_SIGNS.get(value[-1], value[-1])}{value[:-1]}"
+    return f"{EVENT_WORDS.get(name, name)} {value}"
+
+
+# ------------------------------------------------------------------------------------------ boards
+@dataclass
+class Board:
+    """What the page draws: squares by name -> (letter, colour, marks), hands per colour."""
+
+    n_files: int
+    n_ranks: int
+    squares: dict[str, dict] = field(default_factory=dict)
+    hands: list[list[dict]] = field(default_factory=lambda: [[], []])
+    turn: int = 0
+
+    def to_json(self) -> dict:
+        return {"files": self.n_files, "ranks": self.n_ranks, "squares": self.squares, "hands": self.hands,
+                "turn": self.turn}
+
+
+def parse_sfen_board(sfen: str, n_files: int, n_ranks: int, names: Callable[[str], tuple[str, str]],
+                     hand_order: str = "RBGSNLP") -> Board:
+    """The first three SFEN fields as a :class:`Board`. ``names(letter)`` gives (kanji, western) for display."""
+    fields = sfen.split()
+    board = Board(n_files, n_ranks, turn=0 if len(fields) < 2 or fields[1] == "b" else 1)
+    for r, row in enumerate(fields[0].split("/")):
+        f = n_files
+        for tok in _BOARD_TOKEN.findall(row):
+            if tok.isdigit():
+                f -= int(tok)
+                continue
+            letter, color = tok.upper(), 0 if tok[-1].isupper() else 1
+            kanji, western = names(letter)
+            board.squares[f"{f}{RANK_LETTERS[r]}"] = {"letter": letter, "color": color, "kanji": kanji,
+                                                      "western": western, "marks": ""}
+            f -= 1
+    if len(fields) > 2 and fields[2] != "-":
+        for count, tok in _HAND_TOKEN.findall(fields[2]):
+            add_hand(board, tok, int(count or 1), names)
+    for hand in board.hands:
+        hand.sort(key=lambda h: (h["key"].endswith("'"), hand_order.find(h["letter"]) % 100))
+    return board
+
+
+def add_hand(board: Board, tok: str, count: int, names: Callable[[str], tuple[str, str]], token: bool = False
+             ) -> None:
+    color = 0 if tok[0].isupper() else 1
+    letter = tok.upper().rstrip("'")
+    kanji, western = names(letter)
+    key = letter + ("'" if token or tok.endswith("'") else "")
+    for h in board.hands[color]:
+        if h["key"] == key:
+            h["count"] += count
+            return
+    board.hands[color].append({"key": key, "letter": letter, "count": count, "kanji": kanji, "western": western,
+                               "token": key.endswith("'")})
+
+
+# ------------------------------------------------------------------------------------------ variants
+STANDARD_KANJI = {"P": "歩", "L": "香", "N": "桂", "S": "銀", "G": "金", "B": "角", "R": "飛", "K": "玉",
+                  "+P": "と", "+L": "杏", "+N": "圭", "+S": "全", "+B": "馬", "+R": "龍"}
+
+
+@dataclass
+class VariantInfo:
+    id: str
+    name: str
+    ja: str
+    files: int = 9
+    ranks: int = 9
+    sides: int = 2  # 1 for the solitaire
+    options: list[dict] = field(default_factory=list)  # [{name, label, choices, default}]
+    kanji: dict[str, str] = field(default_factory=dict)
+    available: bool = True
+    note: str = ""
+
+    def names(self, letter: str) -> tuple[str, str]:
+        return self.kanji.get(letter, letter), letter
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "name": self.name, "ja": self.ja, "files": self.files, "ranks": self.ranks,
+                "sides": self.sides, "options": self.options, "available": self.available, "note": self.note}
+
+
+def _daishogi_kanji() -> dict[str, str]:
+    from engine import get_variant
+
+    return {p.letter: p.kanji for p in get_variant("daishogi2017").pieces}
+
+
+def _fantasista_kanji() -> dict[str, str]:
+    from engine.variants.fantasista import pieces as PC
+
+    out = dict(STANDARD_KANJI)
+    out.update({PC.LETTERS[i]: PC.KANJI[i] for i in range(15, len(PC.LETTERS))})
+    return out
+
+
+FAIRY_CHOICES = ["hiko", "ayumi", "yokaku", "ginsara"]
+
+
+def variant_infos() -> dict[str, VariantInfo]:
+    """Every variant the GUI knows, marked available when the rules layer can play it."""
+    import engine
+
+    avail = set(engine.available_variants())
+    infos = [
+        VariantInfo("shogi", "Shogi", "将棋", kanji=STANDARD_KANJI),
+        VariantInfo("daishogi2017", "Dai shogi (2017)", "2017年版普通唱導集大将棋", 13, 13,
+                    kanji=_daishogi_kanji()),
+        VariantInfo("fantasista", "Ousho Fantasista", "王将ファンタジスタ", kanji=_fantasista_kanji(), options=[
+            {"name": "fairy_sente", "label": "sente fairy", "choices": FAIRY_CHOICES, "default": "hiko"},
+            {"name": "fairy_gote", "label": "gote fairy", "choices": FAIRY_CHOICES, "default": "ayumi"},
+            {"name": "reserved", "label": "rolls 9-18", "choices": ["4-8", "1", "2", "3", "nothing"],
+             "default": "4-8"}]),
+        VariantInfo("turncoat", "Turncoat shogi", "寝返り将棋", kanji=STANDARD_KANJI),
+        VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI),
+        VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1,
+                    kanji={"P": "歩", "K": "王", "+S": "炎", "+R": "龍", "+B": "馬"}, options=[
+                        {"name": "michizane", "label": "Michizane's corner", "choices": ["1a", "9i"],
+                         "default": "1a"}]),
+    ]
+    out = {}
+    for info in infos:
+        info.available = info.id in avail
+        if not info.available:
+            info.note = "not playable yet"
+        out[info.id] = info
+    out["enokian"].kanji["K"] = "王"
+    return out
+
+
+class GameFailure(ValueError):
+    """A token or setting the game rejects (the game is left unchanged)."""
+
+
+class GuiGame:
+    """One game of any variant, driven by tokens; ``node``/``side``/``actions``/``apply``/``result``/``board``.
+
+    Shogi-like games (:class:`engine.Position`) have only decision and terminal nodes; GameState games add chance
+    nodes, whose events the server draws.
+    """
+
+    def __init__(self, info: VariantInfo, options: dict | None = None, start_sfen: str | None = None) -> None:
+        import engine
+
+        self.info = info
+        self.options = dict(options or {})
+        self.is_position = not engine.is_game_state_variant(info.id)
+        if not info.available:
+            raise GameFailure(f"variant {info.id!r} is not playable yet")
+        if self.is_position:
+            variant = engine.get_variant(info.id)
+            try:
+                self.state = engine.Position.from_sfen(start_sfen or variant.start_sfen, variant)
+            except (engine.SfenError, ValueError) as exc:
+                raise GameFailure(f"bad start position: {exc}") from None
+        else:
+            self.state = engine.new_game(info.id, **self._game_options())
+            if start_sfen and start_sfen != self.state.sfen():
+                loader = getattr(type(self.state), "from_sfen", None)
+                if loader is None:
+                    raise GameFailure(f"{info.id} cannot start from a position")
+                try:
+                    self.state = loader(start_sfen)
+                except Exception as exc:  # noqa: BLE001 - each game raises its own error type
+                    raise GameFailure(f"bad start position: {exc}") from None
+        self.start_sfen = self.sfen(None)
+        self.played: list[str] = []  # tokens applied, events included
+
+    def _game_options(self) -> dict:
+        o, vid = self.options, self.info.id
+        if vid == "fantasista":
+            return {"fairies": (o.get("fairy_sente", "hiko"), o.get("fairy_gote", "ayumi")),
+                    "reserved": o.get("reserved", "4-8")}
+        if vid == "enokian":
+            return {"michizane": o.get("michizane", "1a")}
+        return {}
+
+    # ------------------------------------------------------------------ nodes
+    def node(self) -> str:
+        if self.result() is not None:
+            return "terminal"
+        if self.is_position:
+            return "decision"
+        return self.state.node_kind().value
+
+    def side(self) -> int:
+        return self.state.turn if self.is_position else int(self.state.side_to_move())
+
+    def actions(self) -> list[str]:
+        if self.is_position:
+            return [self.state.move_usi(int(c)) for c in self.state.legal_codes()]
+        return list(self.state.legal_actions())
+
+    def chance_events(self) -> list[tuple[str, float]]:
+        return [] if self.is_position else list(self.state.chance_events())
+
+    def apply(self, token: str) -> None:
+        if not isinstance(token, str) or not token.strip():
+            raise GameFailure("an action must be a non-empty string")
+        try:
+            if self.is_position:
+                self.state.push(token)
+            else:
+                self.state.apply(token)
+        except Exception as exc:  # noqa: BLE001 - IllegalMoveError, MoveParseError, GameError: all "rejected"
+            raise GameFailure(str(exc)) from None
+        self.played.append(token)
+
+    def result(self) -> tuple[float, str] | None:
+        return self.state.result()
+
+    def sfen(self, viewer: int | None) -> str:
+        if self.info.id == "turncoat":
+            return self.state.sfen(viewer)
+        return self.state.sfen()
+
+    def declare_win(self) -> bool:
+        """Entering-king declaration (shogi-like games only)."""
+        return bool(self.is_position and self.state.can_declare_win())
+
+    # ------------------------------------------------------------------ display
+    def board(self, viewer: int | None) -> Board:
+        info = self.info
+        sfen = self.sfen(viewer)
+        board = parse_sfen_board(sfen, info.files, info.ranks, info.names)
+        if info.id == "fantasista":
+            self._fantasista_marks(board, sfen)
+        return board
+
+    def _fantasista_marks(self, board: Board, sfen: str) -> None:
+        extra = dict(item.split("=", 1) for item in sfen.split()[4].split(";") if "=" in item)
+        for mark in filter(None, extra.get("m", "").split(",")):
+            m = re.match(r"(\d[a-i])(.*)$", mark)
+            if not m or m.group(1) not in board.squares:
+                continue
+            sq, flags = m.groups()
+            cell = board.squares[sq]
+            carrier, _, rider = flags.partition("@")
+            cell["marks"] = carrier
+            if rider:
+                letter = re.match(r"\+?[A-Za-z]", rider).group(0)
+                kanji, western = self.info.names(letter.upper())
+                cell["rider"] = {"letter": letter.upper(), "kanji": kanji, "western": western,
+                                 "marks": rider[len(letter):]}
+        for count, tok in _HAND_TOKEN.findall(extra.get("h", "")):
+            add_hand(board, tok, int(count or 1), self.info.names, token=True)
+
+    def panel(self, viewer: int | None) -> dict:
+        """Variant-specific facts for the side panel (rights, fairies, deck, runners ...)."""
+        vid, s = self.info.id, self.state
+        out: dict[str, Any] = {}
+        if vid == "fantasista":
+            extra = dict(item.split("=", 1) for item in s.sfen().split()[4].split(";") if "=" in item)
+            out["fairies"] = [FAIRY_CHOICES[i] for i in s.fairy]
+            rights = [[], []]
+            for count, letter in re.findall(r"(\d*)([A-Za-z])", extra.get("r", "")):
+                name = {"A": "awakening", "C": "curtain", "W": "wave", "E": "emblem"}[letter.upper()]
+                rights[0 if letter.isupper() else 1].append(name + (f" ×{count}" if count else ""))
+            out["rights"] = rights
+            out["pending"] = extra.get("n", "")
+            from engine.variants.fantasista import roll_effect
+
+            rolls = [t for t in self.played if t.startswith("roll=")]
+            if rolls:
+                n = int(rolls[-1].split("=")[1])
+                out["last_roll"] = {"n": n, "effect": roll_effect(n, s.reserved)}
+        elif vid == "enokian":
+            cards = list(s.remaining_cards())
+            out["deck"] = len(cards)
+            out["kings_left"] = sum(1 for c in cards if c.startswith("K"))
+            out["player_pieces"] = sum(1 for sq, c in self.board(viewer).squares.items() if c["color"] == 0)
+        elif vid == "turncoat":
+            fields = s.sfen(viewer).split()[4].split(";")
+            out["plans"] = [fields[1] if len(fields) > 1 else "-", fields[2] if len(fields) > 2 else "-"]
+            out["can_defect"] = bool(getattr(s, "can_declare", lambda: False)())
+        elif vid == "mawarikudoi":
+            out["sfen_state"] = s.sfen().split()[4] if len(s.sfen().split()) > 4 else ""
+        return out
+
+    # ------------------------------------------------------------------ notation
+    def japanese(self, token: str, prev_to: str | None) -> str:
+        """KIF-style Japanese notation of ``token`` in the current position (before it is played)."""
+        if "=" in token.split(",")[0] and not token.startswith("defect"):
+            return ja_event(token)
+        if token.startswith("plan:"):
+            return "伏兵 " + "・".join(ja_square(q) for q in token[5:].split(",") if q)
+        if token == "defect" or token.startswith("defect"):
+            rest = token.partition(",")[2]
+            return "寝返り" + (" " + self.japanese(rest, prev_to) if rest else "")
+        board = self.board(None) if self.info.id != "turncoat" else self.board(self.side())
+        legs = token.split(",")
+        if len(legs) > 1 and all(re.fullmatch(r"(\d{1,2}[a-m]){2}\+?", leg) for leg in legs) and all(
+                _SQ.findall(a)[1] == _SQ.findall(b)[0] for a, b in zip(legs, legs[1:])):
+            # one piece moving in several legs (lion, rook awakening, gale horse): destination, piece, origin, via
+            frm, to = _SQ.findall(legs[0])[0], _SQ.findall(legs[-1])[1]
+            via = [_SQ.findall(leg)[1] for leg in legs[:-1]]
+            cell = board.squares.get(frm)
+            piece = cell["kanji"] if cell else "?"
+            promo = "成" if any(leg.endswith("+") for leg in legs) else ""
+            where = "同　" if to == prev_to else ja_square(to)
+            return f"{where}{piece}{promo}({kif_origin(frm)}) " + "・".join(ja_square(q) for q in via) + "経由"
+        first, _, rest = token.partition(",")
+        word = ""
+        m = _WORD_PART.match(first)
+        if m and not first[0].isdigit():
+            word, first = m.groups()
+            if word == "target":
+                return "対象 " + ja_square(first)
+            if word not in BUTTON_WORDS | SILENT_WORDS:
+                return token
+            word = {"curtain": "銀の帳 ", "wave": "銀の波 ", "rider": "騎乗 "}.get(word, "")
+        d = _DROP.match(first)
+        squares = _SQ.findall(first)
+        if d and squares:
+            letter = d.group(1).rstrip("'")
+            text = f"{ja_square(squares[0])}{self.info.names(letter)[0]}打"
+            if first.endswith("+"):
+                text += "成"
+        elif len(squares) >= 2:
+            frm, to = squares[0], squares[-1] if ":x" not in first else squares[0]
+            cell = board.squares.get(frm)
+            piece = cell["kanji"] if cell else "?"
+            where = "同　" if to == prev_to else ja_square(to)
+            promo = "成" if first.endswith("+") else ""
+            text = f"{where}{piece}{promo}({kif_origin(frm)})"
+            if ":x" in first:
+                text += f" 取{ja_square(squares[1])}"
+        elif squares:
+            text = ja_square(squares[0])
+        else:
+            return word + token if word else token
+        if rest:
+            text += " " + ",".join(rest.split(","))
+        return word + text
+
+
+def last_move_squares(token: str) -> list[str]:
+    """The squares a played token touched (for the last-move highlight)."""
+    return list(dict.fromkeys(_SQ.findall(token)))
+
+
+def to_square(token: str) -> str | None:
+    """Where the turn's piece ended (for KIF's 同); captures in place (``:x``) do not move it."""
+    squares = _SQ.findall(re.sub(r":x\d{1,2}[a-m]", "", token))
+    return squares[-1] if squares else None

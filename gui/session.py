@@ -1,0 +1,683 @@
+"""One game on the server: the true history, the players (people at the screen or USI engines), undo/redo,
+records, and the JSON state each page receives.
+
+The session owns the game like the match referee does: it draws chance events (rolls, throws, cards) from its
+seeded RNG, sends each engine the ``position`` line its side may see, validates every answer with the rules layer
+and ends the game on mate, repetition, resignation or a bad engine answer. Hidden information (turncoat plans) is
+filtered per viewer before anything leaves the server.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import random
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from . import games as G
+
+SIDES = ("sente", "gote")
+DEFAULT_ENGINE = [sys.executable, "-m", "usi"]
+
+
+class RequestError(ValueError):
+    """A request the server refuses, with the message the page shows (HTTP 400); nothing was changed."""
+
+
+# ------------------------------------------------------------------------------------------ players
+@dataclass
+class PlayerSpec:
+    kind: str = "human"  # "human" or "engine"
+    command: list = field(default_factory=lambda: list(DEFAULT_ENGINE))
+    depth: Optional[int] = None
+    movetime: Optional[int] = None  # ms
+    nodes: Optional[int] = None
+    options: dict = field(default_factory=dict)
+    name: str = ""
+
+    @classmethod
+    def parse(cls, data: Any) -> "PlayerSpec":
+        if data in (None, "human"):
+            return cls(name="human")
+        if data == "engine":
+            return cls(kind="engine", depth=3, name="fantasista")
+        if not isinstance(data, dict):
+            raise RequestError(f"a player is 'human', 'engine' or an object, not {data!r}")
+        kind = data.get("kind", "human")
+        if kind not in ("human", "engine"):
+            raise RequestError(f"player kind must be 'human' or 'engine', not {kind!r}")
+        spec = cls(kind=kind, name=str(data.get("name") or ""))
+        cmd = data.get("command")
+        if cmd:
+            try:
+                spec.command = shlex.split(cmd) if isinstance(cmd, str) else [str(c) for c in cmd]
+            except ValueError as exc:
+                raise RequestError(f"bad engine command {cmd!r}: {exc}") from None
+            if spec.command and spec.command[0] == "python":
+                spec.command[0] = sys.executable
+        for key in ("depth", "movetime", "nodes"):
+            value = data.get(key)
+            if value not in (None, ""):
+                try:
+                    setattr(spec, key, int(value))
+                except (TypeError, ValueError):
+                    raise RequestError(f"engine {key} must be an integer, not {value!r}") from None
+        if kind == "engine" and spec.depth is None and spec.movetime is None and spec.nodes is None:
+            spec.depth = 3
+        spec.options = dict(data.get("options") or {})
+        if not spec.name:
+            spec.name = "human" if kind == "human" else (
+                "fantasista" if spec.command == DEFAULT_ENGINE else spec.command[0].rsplit("/", 1)[-1])
+        return spec
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "name": self.name}
+        if self.kind == "engine":
+            out.update(command=" ".join(self.command), depth=self.depth, movetime=self.movetime, nodes=self.nodes)
+        return out
+
+
+class EnginePlayer:
+    """A USI engine process driven by :class:`usi.client.UsiEngine` (opened lazily, on its first turn)."""
+
+    def __init__(self, spec: PlayerSpec, variant: str) -> None:
+        self.spec, self.variant = spec, variant
+        self.engine = None
+        self.lock = threading.Lock()
+
+    def _open(self) -> None:
+        from usi.client import UsiEngine
+
+        engine = UsiEngine.popen_usi(self.spec.command, timeout=20)
+        try:
+            options = dict(self.spec.options)
+            offered = {name.lower(): name for name in engine.options}
+            if self.variant != "shogi":
+                if "usi_variant" not in offered:
+                    raise RuntimeError(f"{self.spec.name} does not offer USI_Variant: it plays only shogi")
+                options[offered["usi_variant"]] = self.variant
+            engine.configure(options)
+            engine.isready(timeout=600)
+            engine.new_game()
+        except Exception:
+            engine.close()
+            raise
+        self.engine = engine
+
+    def think(self, position_line: str, on_info) -> Any:
+        from usi.client import UsiLimit
+
+        with self.lock:
+            if self.engine is None:
+                self._open()
+            s = self.spec
+            limit = UsiLimit(depth=s.depth, movetime=s.movetime, nodes=s.nodes)
+            timeout = (s.movetime / 1000 + 30) if s.movetime else 600
+            eng = self.engine
+            return eng._run(eng.usi.play(position_line, limit, on_info=on_info), timeout)
+
+    def stop(self) -> None:
+        if self.engine is not None:
+            try:
+                self.engine.stop()
+            except Exception:
+                pass
+
+    def close(self, result: Optional[str] = None) -> None:
+        engine, self.engine = self.engine, None
+        if engine is None:
+            return
+        try:
+            if result:
+                engine.gameover(result)
+            engine.quit(timeout=2.0)
+        except Exception:
+            try:
+                engine.close()
+            except Exception:
+                pass
+
+
+# ------------------------------------------------------------------------------------------ history
+@dataclass
+class Ply:
+    token: str
+    side: int
+    event: bool = False
+    human: bool = False
+    ja: str = ""
+    score: Optional[int] = None  # centipawns, sente's point of view
+    winprob: Optional[float] = None  # sente's winning probability when the engine reports one
+    depth: Optional[int] = None
+    pv: list = field(default_factory=list)
+    time: Optional[float] = None
+    secret: bool = False  # a turncoat plan: seen only by ``side`` while the game runs
+
+
+class Session:
+    """A game with its players. Every public method takes the lock; engine turns run in a worker thread."""
+
+    def __init__(self, variant: str = "shogi", options: dict | None = None, players=None, seed: int | None = None,
+                 start_sfen: str | None = None) -> None:
+        self.infos = G.variant_infos()
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.version = 0
+        self.engines: list[Optional[EnginePlayer]] = [None, None]
+        self.generation = 0
+        self._setup(variant, options, players, seed, start_sfen)
+
+    # ------------------------------------------------------------------ setup
+    def _setup(self, variant, options, players, seed, start_sfen, plies: list | None = None) -> None:
+        info = self.infos.get(variant) if isinstance(variant, str) else None
+        if info is None:
+            raise RequestError(f"unknown variant {variant!r} (known: {', '.join(self.infos)})")
+        if not info.available:
+            raise RequestError(f"variant {variant!r} is not playable yet")
+        options = dict(options or {})
+        for opt in info.options:
+            value = options.get(opt["name"], opt["default"])
+            if value not in opt["choices"]:
+                raise RequestError(f"option {opt['name']} must be one of {', '.join(opt['choices'])}, not {value!r}")
+            options[opt["name"]] = value
+        unknown = set(options) - {o["name"] for o in info.options}
+        if unknown:
+            raise RequestError(f"unknown option(s) for {variant}: {', '.join(sorted(unknown))}")
+        players = list(players or ["human", "human"])
+        if len(players) != 2:
+            raise RequestError("players must be a list of two (sente, gote)")
+        specs = [PlayerSpec.parse(p) for p in players]
+        try:
+            game = G.GuiGame(info, options, start_sfen)
+        except G.GameFailure as exc:
+            raise RequestError(str(exc)) from None
+        seed = random.randrange(2**31) if seed in (None, "") else seed
+        if not isinstance(seed, int):
+            raise RequestError(f"seed must be an integer, not {seed!r}")
+        replayed = None
+        if plies is not None:
+            replayed = self._replay(info, options, start_sfen, plies)
+        # Everything is valid: commit.
+        self._close_engines()
+        self.generation += 1
+        self.info, self.options, self.players, self.seed = info, options, specs, seed
+        self.rng = random.Random(seed)
+        self.start_sfen = game.start_sfen
+        self.game = game
+        self.plies: list[Ply] = []
+        self.redo: list[list[Ply]] = []
+        self.ended: Optional[tuple[float, str, str]] = None  # result not from the rules: resign, bad engine ...
+        self.thinking = False
+        self.live_info: dict = {}
+        self.error = ""
+        self.started = _dt.datetime.now().isoformat(timespec="seconds")
+        if replayed is not None:
+            self.game, self.plies = replayed
+        self._advance()
+
+    def _replay(self, info, options, start_sfen, plies: list[Ply]) -> tuple[G.GuiGame, list[Ply]]:
+        game = G.GuiGame(info, options, start_sfen)
+        out, prev_to = [], None
+        for i, ply in enumerate(plies):
+            if game.node() == "terminal":
+                raise RequestError(f"record: the game is already over before token {i + 1} ({ply.token})")
+            ply.side = game.side() if game.node() == "decision" else ply.side
+            ply.ja = game.japanese(ply.token, prev_to) if not ply.ja else ply.ja
+            ply.event = game.node() == "chance"
+            ply.secret = info.id == "turncoat" and ply.token.startswith("plan:")
+            try:
+                game.apply(ply.token)
+            except G.GameFailure as exc:
+                raise RequestError(f"record: token {i + 1} ({ply.token}) is rejected: {exc}") from None
+            if not ply.event:
+                prev_to = G.to_square(ply.token)
+            out.append(ply)
+        return game, out
+
+    def new_game(self, variant="shogi", options=None, players=None, seed=None, start_sfen=None) -> None:
+        with self.lock:
+            self._setup(variant, options, players, seed, start_sfen)
+            self._touch()
+
+    def _close_engines(self, result: Optional[tuple] = None) -> None:
+        for side, eng in enumerate(self.engines):
+            if eng is not None:
+                outcome = None
+                if result is not None:
+                    outcome = "draw" if result[0] == 0.5 else ("win" if (result[0] == 1.0) == (side == 0) else "lose")
+                eng.stop()
+                threading.Thread(target=eng.close, args=(outcome,), daemon=True).start()
+        self.engines = [None, None]
+
+    def close(self) -> None:
+        with self.lock:
+            self.generation += 1
+            self._close_engines()
+
+    def _touch(self) -> None:
+        self.version += 1
+        self.changed.notify_all()
+
+    # ------------------------------------------------------------------ state
+    def result(self) -> Optional[tuple[float, str, str]]:
+        if self.ended is not None:
+            return self.ended
+        r = self.game.result()
+        return None if r is None else (r[0], r[1], "")
+
+    def node(self) -> str:
+        return "terminal" if self.result() is not None else self.game.node()
+
+    def viewer(self) -> Optional[int]:
+        """Whose secrets the page may see: the one person playing; the side to move when two share the screen;
+        nobody when engines play each other; everybody once the game is over (-1)."""
+        if self.result() is not None:
+            return -1
+        humans = [s for s in (0, 1) if self.players[s].kind == "human"]
+        if self.info.sides == 1:
+            return 0
+        if len(humans) == 1:
+            return humans[0]
+        if len(humans) == 2:
+            return self.game.side()
+        return None
+
+    def _pv_for(self, pv: list, side: int, viewer: Optional[int]) -> list:
+        """An engine's PV as ``viewer`` may see it: its own plan (turncoat) never reaches the other side."""
+        if self.info.id != "turncoat" or viewer == -1 or viewer == side:
+            return list(pv)
+        return ["?" if t.startswith(("plan", "defect=")) else t for t in pv]
+
+    def _info_for(self, info: dict, viewer: Optional[int]) -> dict:
+        if "pv" not in info:
+            return dict(info)
+        return dict(info, pv=self._pv_for(info["pv"], info.get("side", 0), viewer))
+
+    def _visible(self, ply: Ply, viewer: Optional[int]) -> bool:
+        return not ply.secret or viewer == -1 or viewer == ply.side
+
+    def _advance(self) -> None:
+        """Draw chance events, then start the engine whose turn it is."""
+        while self.node() == "chance":
+            events = self.game.chance_events()
+            tokens, weights = zip(*events)
+            token = self.rng.choices(tokens, weights)[0]
+            self._play(token, human=False)
+        if self.node() == "decision" and self.players[self._player_side()].kind == "engine" and not self.thinking:
+            self._start_engine()
+        if self.node() == "terminal":
+            self._close_engines(self.result())
+
+    def _player_side(self) -> int:
+        return 0 if self.info.sides == 1 else self.game.side()
+
+    def _play(self, token: str, human: bool, **meta) -> Ply:
+        game = self.game
+        chance = game.node() == "chance"
+        side = game.side() if not chance else (self.plies[-1].side if self.plies else 0)
+        prev_to = next((G.to_square(p.token) for p in reversed(self.plies) if not p.event), None)
+        ja = game.japanese(token, prev_to)
+        game.apply(token)  # raises GameFailure: nothing changed
+        ply = Ply(token, side, event=chance, human=human, ja=ja,
+                  secret=self.info.id == "turncoat" and token.startswith("plan:"), **meta)
+        self.plies.append(ply)
+        return ply
+
+    # ------------------------------------------------------------------ engine turns
+    def _position_line(self, side: int) -> str:
+        game = self.game
+        if self.info.id == "turncoat":
+            return game.state.position_command(side)
+        tokens = [p.token for p in self.plies]
+        if game.is_position and self.start_sfen == G.GuiGame(self.info, self.options).start_sfen:
+            base = "startpos"
+        else:
+            base = f"sfen {self.start_sfen}"
+        return f"position {base}" + (f" moves {' '.join(tokens)}" if tokens else "")
+
+    def _start_engine(self) -> None:
+        side = self._player_side()
+        if self.engines[side] is None:
+            self.engines[side] = EnginePlayer(self.players[side], self.info.id)
+        player = self.engines[side]
+        line = self._position_line(side)
+        generation = self.generation
+        self.thinking = True
+        self.live_info = {"side": side}
+
+        def on_info(info: dict) -> None:
+            with self.lock:
+                if self.generation == generation:
+                    self.live_info.update(_json_info(info, side))
+                    self._touch()
+
+        def work() -> None:
+            t0 = time.perf_counter()
+            try:
+                res = player.think(line, on_info)
+                failure = None
+            except Exception as exc:  # noqa: BLE001 - a crashed or silent engine ends the game, not the server
+                res, failure = None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            with self.lock:
+                if self.generation != generation:
+                    return
+                self.thinking = False
+                self._engine_answer(side, res, failure, time.perf_counter() - t0)
+                self._touch()
+
+        threading.Thread(target=work, name=f"gui-engine-{side}", daemon=True).start()
+
+    def _engine_answer(self, side: int, res, failure: Optional[str], elapsed: float) -> None:
+        name = self.players[side].name
+        if failure is not None:
+            self.error = f"{name} failed: {failure}"
+            self.ended = (0.0 if side == 0 else 1.0, "crash", self.error)
+            self._close_engines(self.ended)
+            return
+        if res.resign:
+            self.ended = (0.0 if side == 0 else 1.0, "resign", f"{name} resigned")
+        elif res.win:
+            if self.game.declare_win():
+                self.ended = (1.0 if side == 0 else 0.0, "entering king", f"{name} declared")
+            else:
+                self.ended = (0.0 if side == 0 else 1.0, "illegal declaration", f"{name} declared a win")
+        else:
+            info = _json_info(res.info, side)
+            try:
+                self._play(res.move, human=False, score=info.get("score"), winprob=info.get("winprob"),
+                           depth=info.get("depth"), pv=info.get("pv", []), time=round(elapsed, 3))
+            except G.GameFailure as exc:
+                self.error = f"{name} played an illegal move {res.move}: {exc}"
+                self.ended = (0.0 if side == 0 else 1.0, "illegal move", self.error)
+        if self.ended is not None:
+            self._close_engines(self.ended)
+            return
+        self.live_info = {}
+        self._advance()
+
+    # ------------------------------------------------------------------ requests
+    def play(self, token: Any) -> None:
+        with self.lock:
+            if not isinstance(token, str) or not token.strip():
+                raise RequestError("'move' must be a non-empty string")
+            if self.node() == "terminal":
+                raise RequestError("the game is over")
+            if self.node() != "decision" or self.players[self._player_side()].kind != "human":
+                raise RequestError("it is not a person's turn to move")
+            if self.thinking:
+                raise RequestError("the engine is thinking")
+            try:
+                self._play(token.strip(), human=True)
+            except G.GameFailure as exc:
+                raise RequestError(f"illegal move {token!r}: {exc}") from None
+            self.redo.clear()
+            self.error = ""
+            self._advance()
+            self._touch()
+
+    def resign(self) -> None:
+        with self.lock:
+            if self.node() == "terminal":
+                raise RequestError("the game is over")
+            humans = [s for s in (0, 1) if self.players[s].kind == "human"]
+            side = humans[0] if len(humans) == 1 else self._player_side()
+            self.generation += 1
+            self.thinking = False
+            self.ended = (0.0 if side == 0 else 1.0, "resign", f"{SIDES[side]} resigned")
+            self._close_engines(self.ended)
+            self._touch()
+
+    def undo(self) -> None:
+        with self.lock:
+            cut = next((i for i in range(len(self.plies) - 1, -1, -1) if self.plies[i].human), None)
+            if cut is None:
+                raise RequestError("nothing to undo (no move by a person)")
+            self._rewind(cut)
+            self._touch()
+
+    def _rewind(self, cut: int) -> None:
+        segment = self.plies[cut:]
+        kept = self.plies[:cut]
+        game, plies = self._replay(self.info, self.options, self.start_sfen, [_copy(p) for p in kept])
+        self.generation += 1
+        if self.thinking:
+            for eng in self.engines:
+                if eng is not None:
+                    eng.stop()
+        self.thinking = False
+        self.live_info = {}
+        self.game, self.plies = game, plies
+        self.redo.append(segment)
+        self.ended = None
+        self.error = ""
+
+    def redo_move(self) -> None:
+        with self.lock:
+            if not self.redo:
+                raise RequestError("nothing to redo")
+            if self.thinking:
+                raise RequestError("the engine is thinking")
+            segment = self.redo.pop()
+            for ply in segment:
+                if self.node() == "terminal":
+                    break
+                self.game.apply(ply.token)
+                self.plies.append(ply)
+            self._advance()
+            self._touch()
+
+    # ------------------------------------------------------------------ records
+    def record(self, viewer: Optional[int]) -> dict:
+        """The match runner's JSON record (see :mod:`usi.records`), with the GUI's extras; secrets hidden."""
+        res = self.result()
+        history = [p.token if self._visible(p, viewer) else p.token.split(":", 1)[0] + "=?" for p in self.plies]
+        moves = [t for t, p in zip(history, self.plies) if not p.event]
+        events = [[i, t] for i, (t, p) in enumerate(zip(history, self.plies)) if p.event]
+        names = [p.name for p in self.players]
+        result = None if res is None else ("draw" if res[0] == 0.5 else "sente" if res[0] == 1.0 else "gote")
+        decided = [p for p in self.plies if not p.event]
+        return {
+            "game": 1, "pair": 0, "variant": self.info.id, "seed": self.seed, "options": self.options,
+            "sente": names[0], "gote": names[1], "start_sfen": self.start_sfen,
+            "opening": {"index": 0, "line": "startpos", "plies": 0},
+            "moves": moves, "events": events, "history": history,
+            "times": [p.time for p in decided], "scores": [_mover_score(p) for p in decided],
+            "depths": [p.depth for p in decided],
+            "result": result, "winner": None if result in (None, "draw") else names[SIDES.index(result)],
+            "reason": res[1] if res else None, "detail": res[2] if res else "",
+            "final_sfen": self.game.sfen(None if viewer == -1 else viewer), "started": self.started,
+            "players": [p.to_json() for p in self.players],
+        }
+
+    def export(self, fmt: str) -> tuple[str, str, str]:
+        """(text, mime type, file name) of the record in ``json``, ``kif`` or ``csa``."""
+        with self.lock:
+            rec = self.record(self.viewer())
+            stem = f"{self.info.id}-{self.started.replace(':', '').replace('-', '')}"
+            if fmt == "json":
+                return json.dumps(rec, ensure_ascii=False, indent=1) + "\n", "application/json", stem + ".json"
+            if fmt not in ("kif", "csa"):
+                raise RequestError(f"unknown record format {fmt!r} (json, kif, csa)")
+            if self.info.id != "shogi":
+                raise RequestError(f"{fmt.upper()} records exist for standard shogi only; save JSON instead")
+            from usi import records
+
+            ongoing = rec["result"] is None
+            if ongoing:
+                rec = dict(rec, result="draw", reason="sennichite", detail="")
+            text = records.to_kif(rec) if fmt == "kif" else records.to_csa(rec)
+            if ongoing:  # an unfinished game: no terminal line
+                lines = text.splitlines()
+                cut = 2
+                text = "\n".join(lines[:-cut]) + "\n"
+            return text, "text/plain; charset=utf-8", f"{stem}.{fmt}"
+
+    def load(self, text: Any, players=None) -> None:
+        """Load a JSON record (any variant), a KIF or a CSA file (standard shogi). On any error nothing changes."""
+        from . import kifcsa
+
+        if not isinstance(text, str) or not text.strip():
+            raise RequestError("the record is empty")
+        stripped = text.lstrip("\ufeff \n\r\t")
+        try:
+            if stripped.startswith("{"):
+                try:
+                    rec = json.loads(stripped)
+                except json.JSONDecodeError as exc:
+                    raise RequestError(f"malformed JSON record: {exc}") from None
+                variant, start, tokens, options = _from_json_record(rec)
+            else:
+                variant, options = "shogi", {}
+                start, tokens = kifcsa.parse_record(stripped)
+        except kifcsa.RecordError as exc:
+            raise RequestError(f"malformed record: {exc}") from None
+        with self.lock:
+            plies = [Ply(t, 0) for t in tokens]
+            use = players if players is not None else [p.to_json() for p in self.players]
+            self._setup(variant, options, use, self.seed, start, plies=plies)
+            self._touch()
+
+    # ------------------------------------------------------------------ the page's view
+    def state(self) -> dict:
+        with self.lock:
+            viewer = self.viewer()
+            game, res = self.game, self.result()
+            node = self.node()
+            side = self._player_side() if node != "terminal" else game.side() if node != "chance" else 0
+            human_turn = node == "decision" and self.players[side].kind == "human" and not self.thinking
+            legal = []
+            if human_turn:
+                actions = game.actions()
+                for token in actions:
+                    legal.append({"token": token, "path": G.click_path(token)})
+            see = None if viewer == -1 else viewer
+            board = game.board(see if self.info.id == "turncoat" else None).to_json()
+            prev = next((p for p in reversed(self.plies) if not p.event), None)
+            history = []
+            for i, p in enumerate(self.plies):
+                shown = p.token if self._visible(p, viewer) else "plan:?"
+                ja = p.ja if self._visible(p, viewer) else "伏兵 ？"
+                history.append({"i": i, "token": shown, "ja": ja, "side": p.side, "event": p.event,
+                                "score": p.score, "winprob": p.winprob, "depth": p.depth,
+                                "pv": self._pv_for(p.pv, p.side, viewer), "human": p.human})
+            events = {}
+            for p in self.plies:
+                if p.event:
+                    events[p.token.split("=", 1)[0]] = {"token": p.token, "i": self.plies.index(p), "side": p.side}
+            out = {
+                "version": self.version, "variant": self.info.to_json(), "options": self.options,
+                "players": [p.to_json() for p in self.players], "seed": self.seed,
+                "sfen": game.sfen(see), "start_sfen": self.start_sfen,
+                "board": board, "node": node, "side": side, "human_turn": human_turn, "thinking": self.thinking,
+                "legal": legal, "last_move": G.last_move_squares(prev.token) if prev else [],
+                "history": history, "events": events, "panel": game.panel(see),
+                "info": self._info_for(self.live_info if self.thinking else _last_engine_info(self.plies), viewer),
+                "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
+                                                    "text": _result_text(res)},
+                "error": self.error, "can_undo": any(p.human for p in self.plies), "can_redo": bool(self.redo),
+                "viewer": viewer,
+            }
+            return out
+
+    def wait(self, since: int, timeout: float) -> None:
+        """Block until the version passes ``since`` (long polling) or ``timeout`` seconds pass."""
+        with self.lock:
+            self.changed.wait_for(lambda: self.version != since, timeout=timeout)
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _copy(p: Ply) -> Ply:
+    return Ply(**{k: (list(v) if isinstance(v, list) else v) for k, v in p.__dict__.items()})
+
+
+def _json_info(info: dict, side: int) -> dict:
+    """An engine ``info`` dict as JSON, the score turned to sente's point of view."""
+    from usi.client import score_to_cp
+
+    out: dict[str, Any] = {"side": side}
+    for key in ("depth", "seldepth", "nodes", "nps"):
+        if key in info:
+            out[key] = info[key]
+    if "time" in info:
+        out["time"] = info["time"]
+    if "score" in info:
+        cp = score_to_cp(info["score"])
+        out["score"] = cp if side == 0 else -cp
+        if info["score"].is_mate():
+            out["mate"] = info["score"].mate() * (1 if side == 0 else -1)
+    if "pv" in info:
+        out["pv"] = list(info["pv"])
+    text = info.get("string", "")
+    if text.startswith("winprob "):
+        try:
+            p = float(text.split()[1])
+            out["winprob"] = p if side == 0 else 1 - p
+        except (IndexError, ValueError):
+            pass
+    return out
+
+
+def _mover_score(p: Ply) -> Optional[int]:
+    if p.score is None:
+        return None
+    return p.score if p.side == 0 else -p.score
+
+
+def _last_engine_info(plies: list[Ply]) -> dict:
+    for p in reversed(plies):
+        if p.depth is not None or p.score is not None or p.winprob is not None:
+            out = {"side": p.side, "depth": p.depth, "pv": p.pv}
+            if p.score is not None:
+                out["score"] = p.score
+            if p.winprob is not None:
+                out["winprob"] = p.winprob
+            return out
+    return {}
+
+
+def _result_text(res: tuple[float, str, str]) -> str:
+    score, reason, detail = res
+    who = "draw" if score == 0.5 else ("sente wins" if score == 1.0 else "gote wins")
+    return f"{who} ({reason})" + (f": {detail}" if detail else "")
+
+
+def _from_json_record(rec: Any) -> tuple[str, Optional[str], list[str], dict]:
+    """(variant, start sfen, tokens in order, options) of a JSON record; :class:`RequestError` if malformed."""
+    if not isinstance(rec, dict):
+        raise RequestError("malformed JSON record: not an object")
+    variant = rec.get("variant", "shogi")
+    start = rec.get("start_sfen")
+    options = rec.get("options") or {}
+    if not isinstance(options, dict):
+        raise RequestError("malformed JSON record: 'options' must be an object")
+    if start is not None and not isinstance(start, str):
+        raise RequestError("malformed JSON record: 'start_sfen' must be a string")
+    history = rec.get("history")
+    if history is not None:
+        if not isinstance(history, list) or not all(isinstance(t, str) for t in history):
+            raise RequestError("malformed JSON record: 'history' must be a list of strings")
+        tokens = list(history)
+    else:
+        moves, events = rec.get("moves"), rec.get("events") or []
+        if not isinstance(moves, list) or not all(isinstance(t, str) for t in moves):
+            raise RequestError("malformed JSON record: 'moves' must be a list of strings")
+        if not isinstance(events, list) or not all(
+                isinstance(e, list) and len(e) == 2 and isinstance(e[0], int) and isinstance(e[1], str)
+                for e in events):
+            raise RequestError("malformed JSON record: 'events' must be a list of [index, token]")
+        tokens, queue = [], list(moves)
+        at = dict((i, t) for i, t in events)
+        total = len(moves) + len(events)
+        for i in range(total):
+            if i in at:
+                tokens.append(at[i])
+            elif queue:
+                tokens.append(queue.pop(0))
+        tokens += queue
+    if any(t.endswith("=?") for t in tokens):
+        raise RequestError("the record hides a secret (a plan=?): it cannot be replayed")
+    return variant, start, tokens, options

@@ -1,0 +1,544 @@
+// Fantasista web GUI. No rules here: the server sends every legal action with its click path; the page matches
+// clicks against those paths (prefix matching) and asks when several complete candidates remain.
+"use strict";
+
+const RANKS = "abcdefghijklm";
+const KANJI_RANKS = ["", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三"];
+const SUITS = { S: "♠", C: "♣", H: "♥", D: "♦" };
+const EFFECTS = {
+  hiko: { "1": "fire dragon token", "2": "king-god dragon token", "3": "rook awakening", "4-8": "rook token" },
+  ayumi: { "1": "emblem", "2": "two spear pawns", "3": "invincible pawn", "4-8": "2 pawn + 1 gold tokens" },
+  yokaku: { "1": "thunder horse", "2": "gale horse", "3": "carrier", "4-8": "bishop token" },
+  ginsara: { "1": "silver curtain", "2": "sword silver", "3": "silver wave", "4-8": "two silver tokens" },
+};
+
+let S = null;            // the last state from the server
+let variants = [];
+let prefix = [];         // click steps chosen so far
+let planPick = new Set();
+let flipped = false;
+let western = false;
+let lastRollKey = "", lastCardKey = "";
+let pollVersion = -1;
+
+const $ = (id) => document.getElementById(id);
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body) };
+  const res = await fetch(path, opts);
+  const data = await res.json();
+  if (!res.ok) throw new Error(data.error || res.statusText);
+  return data;
+}
+
+function showError(msg) {
+  const el = $("error");
+  el.textContent = msg || "";
+  el.hidden = !msg;
+}
+
+async function post(path, body) {
+  try {
+    const st = await api(path, body || {});
+    showError("");
+    prefix = [];
+    planPick.clear();
+    if (!S || st.version !== S.version) render(st);
+    else renderMarks();
+    return st;
+  } catch (e) {
+    showError(e.message);
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- new game form
+function fillVariants() {
+  const sel = $("variant");
+  sel.innerHTML = "";
+  for (const v of variants) {
+    const o = document.createElement("option");
+    o.value = v.id;
+    o.textContent = `${v.name} ${v.ja}` + (v.available ? "" : " (not yet)");
+    o.disabled = !v.available;
+    sel.appendChild(o);
+  }
+  sel.onchange = fillOptions;
+  fillOptions();
+}
+
+function fillOptions() {
+  const v = variants.find((x) => x.id === $("variant").value);
+  const box = $("variant-options");
+  box.innerHTML = "";
+  for (const opt of (v ? v.options : [])) {
+    const label = document.createElement("label");
+    label.textContent = opt.label + " ";
+    const sel = document.createElement("select");
+    sel.id = "opt-" + opt.name;
+    sel.dataset.option = opt.name;
+    for (const c of opt.choices) {
+      const o = document.createElement("option");
+      o.value = o.textContent = c;
+      if (c === opt.default) o.selected = true;
+      sel.appendChild(o);
+    }
+    label.appendChild(sel);
+    box.appendChild(label);
+  }
+  $("gote-label").hidden = v && v.sides === 1;
+  if (v && v.sides === 1) $("player-0").value = $("player-0").value || "human";
+}
+
+function playerSpec(side) {
+  const kind = $("player-" + side).value;
+  if (kind === "human") return "human";
+  const spec = { kind: "engine" };
+  spec[$("limit-kind").value] = parseInt($("limit-value").value || "3", 10);
+  if (kind === "usi") spec.command = $("usi-command").value;
+  return spec;
+}
+
+function startGame() {
+  const options = {};
+  for (const sel of document.querySelectorAll("#variant-options select")) options[sel.dataset.option] = sel.value;
+  const seed = $("seed").value.trim();
+  const body = { variant: $("variant").value, options, players: [playerSpec(0), playerSpec(1)] };
+  if (seed) body.seed = parseInt(seed, 10);
+  flipped = body.players[0] !== "human" && body.players[1] === "human";
+  lastRollKey = lastCardKey = "";
+  return post("/api/new", body);
+}
+
+// ---------------------------------------------------------------------------------------------- click matching
+function startsWith(path, pre) {
+  if (path.length < pre.length) return false;
+  for (let i = 0; i < pre.length; i++) if (path[i] !== pre[i]) return false;
+  return true;
+}
+
+function candidates(pre) {
+  return (S && S.legal ? S.legal : []).filter((a) => startsWith(a.path, pre));
+}
+
+function isPlanNode() {
+  return S && S.legal.length > 0 && S.legal.every((a) => a.path[0].startsWith("plan:"));
+}
+
+function step(s) {
+  if (!S || !S.human_turn) return;
+  if (candidates([...prefix, s]).length) {
+    prefix.push(s);
+  } else if (candidates([s]).length) {
+    prefix = [s];
+  } else {
+    prefix = [];
+    renderMarks();
+    return;
+  }
+  resolve();
+}
+
+function resolve() {
+  const cands = candidates(prefix);
+  const complete = cands.filter((a) => a.path.length === prefix.length);
+  const longer = cands.filter((a) => a.path.length > prefix.length);
+  if (!cands.length) prefix = [];
+  if (complete.length === 1 && !longer.length) {
+    sendMove(complete[0].token);
+    return;
+  }
+  renderMarks();
+  const box = $("chooser");
+  box.innerHTML = "";
+  box.hidden = !complete.length;
+  if (complete.length) {
+    const p = document.createElement("span");
+    p.className = "prompt";
+    p.textContent = longer.length ? "Stop here, or click a highlighted square to go on:" : "Which one?";
+    box.appendChild(p);
+    const tokens = complete.map((a) => a.token);
+    for (const a of complete) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "choice";
+      b.dataset.token = a.token;
+      b.textContent = choiceLabel(a.token, tokens);
+      b.onclick = () => sendMove(a.token);
+      box.appendChild(b);
+    }
+    const c = document.createElement("button");
+    c.type = "button";
+    c.textContent = "Cancel";
+    c.onclick = () => { prefix = []; renderMarks(); box.hidden = true; };
+    box.appendChild(c);
+  }
+}
+
+function choiceLabel(token, tokens) {
+  const base = token.replace(/\+$/, "");
+  if (tokens.length === 2 && tokens.every((t) => t.replace(/\+$/, "") === base)) {
+    return token.endsWith("+") ? "成 promote" : "不成 don't promote";
+  }
+  if (/:x/.test(token)) return token + " (capture in place)";
+  return token;
+}
+
+async function sendMove(token) {
+  $("chooser").hidden = true;
+  prefix = [];
+  await post("/api/move", { move: token });
+}
+
+// ---------------------------------------------------------------------------------------------- rendering
+function pieceHTML(cell) {
+  const text = western ? cell.western : cell.kanji;
+  const cls = ["piece", cell.color ? "gote" : "sente"];
+  if (western) cls.push("western");
+  else if (text.length === 2) cls.push("n2");
+  else if (text.length >= 3) cls.push("n3");
+  if (cell.letter.startsWith("+") && S.variant.id !== "enokian") cls.push("promoted");
+  if (S.variant.id === "enokian" && cell.color === 1) cls.push("red");
+  return `<span class="${cls.join(" ")}">${text}</span>`;
+}
+
+function squareName(file, rank) { return `${file}${RANKS[rank]}`; }
+
+function render(st) {
+  S = st;
+  // keep a half-made move only while it still leads somewhere (the same person's turn)
+  if (!st.human_turn || !candidates(prefix).length) prefix = [];
+  if (!st.human_turn) planPick.clear();
+  pollVersion = st.version;
+  const b = st.board, nf = b.files, nr = b.ranks;
+  document.documentElement.style.setProperty("--sq", nf > 9 ? "40px" : "50px");
+  const board = $("board");
+  board.style.gridTemplateColumns = `repeat(${nf}, var(--sq))`;
+  board.innerHTML = "";
+  const files = [], ranks = [];
+  for (let i = 0; i < nf; i++) files.push(flipped ? i + 1 : nf - i);
+  for (let j = 0; j < nr; j++) ranks.push(flipped ? nr - 1 - j : j);
+  $("files").style.gridTemplateColumns = `repeat(${nf}, var(--sq))`;
+  $("files").innerHTML = files.map((f) => `<span>${f}</span>`).join("");
+  $("ranks").style.gridTemplateRows = `repeat(${nr}, var(--sq))`;
+  $("ranks").innerHTML = ranks.map((r) => `<span>${western ? RANKS[r] : KANJI_RANKS[r + 1]}</span>`).join("");
+  for (const r of ranks) {
+    for (const f of files) {
+      const name = squareName(f, r);
+      const el = document.createElement("div");
+      el.className = "sq";
+      el.dataset.sq = name;
+      const cell = b.squares[name];
+      if (cell) {
+        let html = pieceHTML(cell);
+        if (cell.marks && cell.marks.includes("'")) html += `<span class="mark token" title="token">●</span>`;
+        if (cell.marks && cell.marks.includes("!")) html += `<span class="mark invincible" title="invincible">★</span>`;
+        if (cell.rider) html += `<span class="rider" title="rider">${western ? cell.rider.western : cell.rider.kanji}</span>`;
+        el.innerHTML = html;
+        el.dataset.piece = cell.letter;
+        el.dataset.color = cell.color;
+      }
+      el.onclick = () => (isPlanNode() ? togglePlan(name) : step("sq:" + name));
+      board.appendChild(el);
+    }
+  }
+  renderHands();
+  renderMarks();
+  renderStatus();
+  renderPanel();
+  renderInfo();
+  renderMoves();
+  renderGraph();
+  $("undo").disabled = !st.can_undo;
+  $("redo").disabled = !st.can_redo;
+  $("resign").disabled = !!st.result;
+  $("chooser").hidden = true;
+  showError(st.error);
+}
+
+function renderHands() {
+  const sides = flipped ? [0, 1] : [1, 0];  // [top, bottom]
+  [["hand-top", sides[0]], ["hand-bottom", sides[1]]].forEach(([id, color]) => {
+    const el = $(id);
+    el.innerHTML = "";
+    if (S.variant.sides === 1 && color === 1) return;
+    const label = document.createElement("span");
+    label.className = "label";
+    label.textContent = (color ? "☖ gote" : "☗ sente") + " " + S.players[color].name;
+    el.appendChild(label);
+    for (const h of S.board.hands[color]) {
+      const b = document.createElement("span");
+      b.className = "hp" + (h.token ? " token" : "");
+      b.dataset.hand = h.key;
+      b.dataset.color = color;
+      b.innerHTML = `${western ? h.western : h.kanji}${h.token ? "'" : ""}<sub>${h.count > 1 ? h.count : ""}</sub>`;
+      b.onclick = () => { if (color === S.side) step("hand:" + h.key); };
+      el.appendChild(b);
+    }
+  });
+}
+
+function renderMarks() {
+  if (!S) return;
+  const planning = isPlanNode();
+  const cands = planning ? [] : candidates(prefix);
+  const next = new Set(cands.filter((a) => a.path.length > prefix.length).map((a) => a.path[prefix.length]));
+  for (const el of document.querySelectorAll("#board .sq")) {
+    const name = el.dataset.sq;
+    el.classList.toggle("last", S.last_move.includes(name));
+    el.classList.toggle("selected", prefix.includes("sq:" + name));
+    const target = prefix.length > 0 && next.has("sq:" + name);
+    el.classList.toggle("target", target);
+    el.classList.toggle("capture", target && !!el.dataset.piece && +el.dataset.color !== S.side);
+    el.classList.toggle("plan-pick", planning && planPick.has(name));
+  }
+  for (const el of document.querySelectorAll(".hand .hp")) {
+    const key = "hand:" + el.dataset.hand;
+    el.classList.toggle("selected", prefix.includes(key) && +el.dataset.color === S.side);
+    el.classList.toggle("target", prefix.length > 0 && next.has(key) && +el.dataset.color === S.side);
+  }
+  const actions = $("actions");
+  actions.innerHTML = "";
+  if (planning) return renderPlanBox();
+  for (const s of next) {
+    if (!s.startsWith("btn:")) continue;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "action";
+    b.dataset.step = s;
+    b.textContent = s.slice(4);
+    b.onclick = () => step(s);
+    actions.appendChild(b);
+  }
+  if (prefix.length) {
+    const c = document.createElement("button");
+    c.type = "button";
+    c.textContent = "Cancel";
+    c.onclick = () => { prefix = []; renderMarks(); $("chooser").hidden = true; };
+    actions.appendChild(c);
+  }
+}
+
+// Turncoat plans: toggle enemy pieces; the plan whose squares equal the picked set can be confirmed.
+function planSquares() {
+  const all = new Set();
+  for (const a of S.legal) a.token.slice(5).split(",").forEach((q) => all.add(q));
+  return all;
+}
+
+function matchingPlan() {
+  const picked = [...planPick].sort().join(",");
+  return S.legal.find((a) => a.token.slice(5).split(",").sort().join(",") === picked);
+}
+
+function togglePlan(name) {
+  if (!S.human_turn || !planSquares().has(name)) return;
+  if (planPick.has(name)) planPick.delete(name); else planPick.add(name);
+  renderMarks();
+}
+
+function renderPlanBox() {
+  const allowed = planSquares();
+  for (const el of document.querySelectorAll("#board .sq")) el.classList.toggle("plan-option", allowed.has(el.dataset.sq));
+  const box = $("actions");
+  const m = matchingPlan();
+  box.innerHTML = `<div class="plan-box"><span>Secret plan: pick the enemy pieces that will defect
+    (a rook or bishop; gold+pawn; silver+knight/lance/pawn; or three knights/lances/pawns).</span>
+    <span id="plan-picked">${[...planPick].sort().join(",") || "none"}</span></div>`;
+  const ok = document.createElement("button");
+  ok.type = "button";
+  ok.id = "plan-confirm";
+  ok.textContent = "Confirm plan";
+  ok.disabled = !m;
+  ok.onclick = () => m && sendMove(m.token);
+  box.appendChild(ok);
+  const rnd = document.createElement("button");
+  rnd.type = "button";
+  rnd.id = "plan-random";
+  rnd.textContent = "Random plan";
+  rnd.onclick = () => {
+    const a = S.legal[Math.floor(Math.random() * S.legal.length)];
+    planPick = new Set(a.token.slice(5).split(","));
+    renderMarks();
+  };
+  box.appendChild(rnd);
+}
+
+function sideName(side) { return side ? "☖ gote" : "☗ sente"; }
+
+function renderStatus() {
+  const st = S;
+  const res = $("result");
+  res.hidden = !st.result;
+  res.textContent = st.result ? "Game over: " + st.result.text : "";
+  let text = "";
+  if (!st.result) {
+    const who = st.players[st.side] || {};
+    if (st.node === "chance") text = "nature to draw";
+    else if (st.thinking) text = `${sideName(st.side)} (${who.name}) is thinking…`;
+    else if (st.human_turn) text = `${sideName(st.side)} to move` + (isPlanNode() ? ": choose your secret plan" : "");
+    else text = `${sideName(st.side)} to move`;
+  }
+  $("status").textContent = text;
+}
+
+function renderPanel() {
+  const st = S, p = st.panel, el = $("variant-panel");
+  let html = `<h3>${st.variant.name} ${st.variant.ja}</h3>`;
+  if (st.variant.id === "fantasista") {
+    html += `<div>fairies: ☗ ${p.fairies[0]} / ☖ ${p.fairies[1]}</div>`;
+    html += `<div>rights: ☗ ${p.rights[0].join(", ") || "–"} / ☖ ${p.rights[1].join(", ") || "–"}</div>`;
+    const roll = st.events.roll;
+    if (roll && p.last_roll) {
+      const fairy = p.fairies[roll.side];
+      const effect = p.last_roll.effect === "nothing" ? "nothing" : (EFFECTS[fairy] || {})[p.last_roll.effect];
+      html += `<div id="roll"><span class="die" id="die">${p.last_roll.n}</span>${sideName(roll.side)} rolled
+        ${p.last_roll.n}: ${effect || p.last_roll.effect}</div>`;
+    } else {
+      html += `<div id="roll" class="k">no magic yet (after plies 15, 16, 30, 31, …)</div>`;
+    }
+    if (p.pending) html += `<div>pending: ${p.pending}</div>`;
+  } else if (st.variant.id === "enokian") {
+    const card = st.events.card;
+    if (card) {
+      const v = card.token.split("=")[1], suit = v.slice(-1), rank = v.slice(0, -1);
+      const red = suit === "H" || suit === "D";
+      html += `<div id="card-box"><span class="card${red ? " red" : ""}" id="card">${rank}<br>${SUITS[suit] || suit}</span>
+        drawn: ${rank}${SUITS[suit] || suit}</div>`;
+    }
+    html += `<div>deck: <b id="deck">${p.deck}</b> cards, kings left: <b id="kings">${p.kings_left}</b>,
+      your pieces: ${p.player_pieces}</div>`;
+  } else if (st.variant.id === "turncoat") {
+    html += `<div>plans: ☗ <span id="plan-0">${p.plans[0]}</span> / ☖ <span id="plan-1">${p.plans[1]}</span></div>`;
+  }
+  el.innerHTML = html;
+  const roll = st.events.roll;
+  const rollKey = roll ? roll.i + roll.token : "";
+  if (roll && rollKey !== lastRollKey && $("die")) $("die").classList.add("rolling");
+  lastRollKey = rollKey;
+  const card = st.events.card;
+  const cardKey = card ? card.i + card.token : "";
+  if (card && cardKey !== lastCardKey && $("card")) $("card").classList.add("fresh");
+  lastCardKey = cardKey;
+}
+
+function renderInfo() {
+  const i = S.info || {};
+  let score = "–";
+  if (i.winprob !== undefined && i.winprob !== null) score = `${(100 * i.winprob).toFixed(1)}% (sente)`;
+  else if (i.mate !== undefined) score = `mate ${i.mate > 0 ? "+" : ""}${i.mate} (sente)`;
+  else if (i.score !== undefined && i.score !== null) score = `${i.score > 0 ? "+" : ""}${i.score} (sente)`;
+  $("info-score").textContent = score;
+  $("info-depth").textContent = i.depth ?? "–";
+  $("info-pv").textContent = (i.pv || []).join(" ") || "–";
+}
+
+function renderMoves() {
+  const body = $("moves").querySelector("tbody");
+  body.innerHTML = "";
+  let n = 0;
+  for (const h of S.history) {
+    const tr = document.createElement("tr");
+    if (h.event) tr.className = "event";
+    else n++;
+    tr.innerHTML = `<td>${h.event ? "" : n}</td><td>${h.event ? "" : h.side ? "☖" : "☗"}</td>` +
+      `<td class="usi">${h.token}</td><td class="ja">${h.ja}</td>`;
+    body.appendChild(tr);
+  }
+  if (body.lastChild) body.lastChild.classList.add("current");
+  const box = body.closest(".moves");
+  box.scrollTop = box.scrollHeight;
+}
+
+function renderGraph() {
+  const svg = $("graph");
+  const pts = [];
+  const useProb = S.history.some((h) => h.winprob !== null && h.winprob !== undefined);
+  const moves = S.history.filter((h) => !h.event);
+  moves.forEach((h, k) => {
+    let y = null;
+    if (useProb && h.winprob !== null && h.winprob !== undefined) y = 1 - h.winprob;
+    else if (!useProb && h.score !== null && h.score !== undefined) y = 0.5 - Math.max(-2000, Math.min(2000, h.score)) / 4000;
+    if (y !== null) pts.push([k, y]);
+  });
+  const w = 300, hgt = 100, n = Math.max(moves.length, 10);
+  let html = `<line x1="0" y1="50" x2="300" y2="50" stroke="#bbb" stroke-width="1"/>`;
+  if (pts.length) {
+    const poly = pts.map(([k, y]) => `${(k / n) * w},${y * hgt}`).join(" ");
+    html += `<polyline points="${poly}" fill="none" stroke="#c0392b" stroke-width="2" vector-effect="non-scaling-stroke"/>`;
+  }
+  svg.innerHTML = html;
+  svg.dataset.points = pts.length;
+}
+
+// ---------------------------------------------------------------------------------------------- records
+async function save(fmt) {
+  try {
+    const r = await api("/api/record?format=" + fmt);
+    $("record-text").value = r.text;
+    const blob = new Blob([r.text], { type: r.mime });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = r.name;
+    if (!navigator.webdriver) a.click();
+    showError("");
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+async function loadText(text) {
+  const players = [playerSpec(0), playerSpec(1)];
+  await post("/api/load", { text, players });
+}
+
+// ---------------------------------------------------------------------------------------------- polling
+async function poll() {
+  for (;;) {
+    try {
+      const st = await api(`/api/state?since=${pollVersion}&wait=20`);
+      if (st.version !== (S && S.version)) render(st);
+    } catch (e) {
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function init() {
+  variants = await api("/api/variants");
+  fillVariants();
+  for (const side of [0, 1]) {
+    $("player-" + side).onchange = () => {
+      $("usi-command-label").hidden = ![0, 1].some((s) => $("player-" + s).value === "usi");
+    };
+  }
+  $("start").onclick = startGame;
+  $("undo").onclick = () => post("/api/undo");
+  $("redo").onclick = () => post("/api/redo");
+  $("resign").onclick = () => post("/api/resign");
+  $("flip").onclick = () => { flipped = !flipped; render(S); };
+  $("notation").onclick = () => {
+    western = !western;
+    $("notation").textContent = western ? "日本語 駒" : "Western letters";
+    render(S);
+  };
+  for (const fmt of ["json", "kif", "csa"]) $("save-" + fmt).onclick = () => save(fmt);
+  $("load-file").onchange = async (ev) => {
+    const file = ev.target.files[0];
+    if (!file) return;
+    const buf = await file.arrayBuffer();
+    let text = new TextDecoder("utf-8", { fatal: false }).decode(buf);
+    if (/\.kif$/i.test(file.name) && text.includes("\ufffd")) text = new TextDecoder("shift_jis").decode(buf);
+    await loadText(text);
+    ev.target.value = "";
+  };
+  $("load-text").onclick = () => loadText($("record-text").value);
+  const st = await api("/api/state");
+  $("variant").value = st.variant.id;
+  fillOptions();
+  render(st);
+  poll();
+}
+
+init();

@@ -1,0 +1,93 @@
+"""Shared helpers of the GUI tests: a random-mover USI engine for every variant, and a tiny JSON API client."""
+from __future__ import annotations
+
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: A USI engine that plays a random legal action of any variant (``engine.Position`` or ``engine.new_game``),
+#: reporting ``score cp`` (or ``info string winprob`` for the solitaire). Written to a file by :func:`random_engine`.
+RANDOM_ENGINE = r'''
+import random, sys
+sys.path.insert(0, %(root)r)
+variant, rng, state = "shogi", random.Random(7), None
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    cmd = words[0]
+    if cmd == "usi":
+        print("id name AnyRandom\noption name USI_Variant type combo default shogi var shogi var daishogi2017 "
+              "var fantasista var turncoat var enokian var mawarikudoi\nusiok", flush=True)
+    elif cmd == "setoption" and words[2].lower() == "usi_variant":
+        variant = words[4]
+    elif cmd == "isready":
+        import engine
+        print("readyok", flush=True)
+    elif cmd == "position":
+        import engine
+        moves = words.index("moves") if "moves" in words else len(words)
+        if not engine.is_game_state_variant(variant):
+            pos = (engine.Position.startpos(variant) if words[1] == "startpos"
+                   else engine.Position.from_sfen(" ".join(words[2:moves]), variant))
+            for m in words[moves + 1:]:
+                pos.push(m)
+            state = ("pos", pos)
+        else:
+            g = engine.new_game(variant)
+            if words[1] == "sfen":
+                g = type(g).from_sfen(" ".join(words[2:moves]))
+            for m in words[moves + 1:]:
+                g.apply(m)
+            state = ("game", g)
+    elif cmd == "go":
+        kind, s = state
+        if kind == "pos":
+            acts = [s.move_usi(int(c)) for c in s.legal_codes()]
+        else:
+            acts = s.legal_actions()
+        if not acts:
+            print("bestmove resign", flush=True)
+            continue
+        move = rng.choice(acts)
+        extra = "string winprob 0.25" if variant == "enokian" else f"score cp {rng.randint(-200, 200)}"
+        print(f"info depth 1 nodes {len(acts)} {extra}")
+        print(f"info depth 2 nodes {len(acts)} score cp {rng.randint(-200, 200)} pv {move}" if variant != "enokian"
+              else f"info depth 2 nodes 5 pv {move}\ninfo string winprob 0.3")
+        print(f"bestmove {move}", flush=True)
+    elif cmd == "quit":
+        break
+'''
+
+
+def random_engine(directory: Path) -> str:
+    """Write the random engine into ``directory``; return its command line."""
+    path = Path(directory) / "any_random_engine.py"
+    path.write_text(RANDOM_ENGINE % {"root": str(ROOT)}, encoding="utf-8")
+    return f"{sys.executable} {path}"
+
+
+class Api:
+    """Calls the GUI's JSON API; ``call`` returns (status, data)."""
+
+    def __init__(self, port: int) -> None:
+        self.base = f"http://127.0.0.1:{port}"
+
+    def call(self, path: str, body=None, raw: bytes | None = None) -> tuple[int, dict]:
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        req = urllib.request.Request(self.base + path, data=data, method="GET" if data is None else "POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as res:
+                return res.status, json.loads(res.read().decode())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read().decode())
+
+    def ok(self, path: str, body=None) -> dict:
+        status, data = self.call(path, body)
+        assert status == 200, data
+        return data

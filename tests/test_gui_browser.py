@@ -1,0 +1,323 @@
+"""The GUI in a real browser: headless Debian Chromium driven by Selenium.
+
+Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
+roll / card / plan / defection where they apply, a game end, a record saved and loaded back. The start position of
+every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``).
+
+Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
+``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from gui.server import serve_in_thread
+
+from .gui_helpers import ROOT, random_engine
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+IMG = ROOT / "docs" / "img"
+
+from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
+    raise RuntimeError("the browser tests need Debian's chromium and chromium-driver "
+                       "(apt-get install chromium chromium-driver fonts-ipafont-gothic; .ci/run does it)")
+
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1300,1000"]
+
+
+@pytest.fixture(scope="module")
+def gui(tmp_path_factory):
+    srv, _ = serve_in_thread(0)
+    profile = tempfile.mkdtemp(prefix="gui-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROME_FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(DRIVER))
+    driver.set_page_load_timeout(30)
+    engine_cmd = random_engine(tmp_path_factory.mktemp("engine"))
+    try:
+        yield Gui(driver, srv, engine_cmd)
+    finally:
+        driver.quit()
+        srv.shutdown_all()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+class Gui:
+    def __init__(self, driver, server, engine_cmd: str) -> None:
+        self.d, self.server, self.engine_cmd = driver, server, engine_cmd
+        self.url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    # ------------------------------------------------------------------ helpers
+    def open(self) -> None:
+        self.d.get(self.url)
+        self.wait(lambda: self.d.find_elements(By.CSS_SELECTOR, "#board .sq"))
+
+    def wait(self, pred, timeout: float = 90.0, what: str = ""):
+        deadline = time.time() + timeout
+        while True:
+            try:
+                value = pred()
+            except Exception:  # noqa: BLE001 - stale elements while the page re-renders
+                value = None
+            if value:
+                return value
+            if time.time() > deadline:
+                self.d.save_screenshot(str(Path(tempfile.gettempdir()) / "gui-test-failure.png"))
+                raise AssertionError(f"timed out waiting for {what or pred}; status: {self.text('#status')!r} "
+                                     f"error: {self.text('#error')!r}")
+            time.sleep(0.1)
+
+    def text(self, css: str) -> str:
+        for _ in range(20):  # the page re-renders when the state changes: retry stale elements
+            try:
+                els = self.d.find_elements(By.CSS_SELECTOR, css)
+                return els[0].text if els else ""
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        return ""
+
+    def click(self, css: str) -> None:
+        def attempt():
+            els = self.d.find_elements(By.CSS_SELECTOR, css)
+            if not els:
+                return False
+            els[0].click()
+            return True
+        self.wait(attempt, what=css)
+
+    def sq(self, name: str) -> None:
+        self.click(f'#board .sq[data-sq="{name}"]')
+
+    def moves(self) -> list[str]:
+        for _ in range(20):
+            try:
+                return [e.text for e in self.d.find_elements(By.CSS_SELECTOR, "#moves tbody td.usi")]
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        return []
+
+    def state(self) -> dict:
+        return self.server.session.state()
+
+    def new_game(self, variant: str, sente: str = "human", gote: str = "human", options: dict | None = None,
+                 seed: int = 1, limit: tuple[str, int] = ("depth", 1), command: str = "") -> None:
+        Select(self.d.find_element(By.ID, "variant")).select_by_value(variant)
+        for name, value in (options or {}).items():
+            Select(self.d.find_element(By.ID, f"opt-{name}")).select_by_value(value)
+        Select(self.d.find_element(By.ID, "player-0")).select_by_value(sente)
+        if self.d.find_element(By.ID, "player-1").is_displayed():
+            Select(self.d.find_element(By.ID, "player-1")).select_by_value(gote)
+        Select(self.d.find_element(By.ID, "limit-kind")).select_by_value(limit[0])
+        field = self.d.find_element(By.ID, "limit-value")
+        field.clear()
+        field.send_keys(str(limit[1]))
+        if command:
+            cmd = self.d.find_element(By.ID, "usi-command")
+            cmd.clear()
+            cmd.send_keys(command)
+        seed_field = self.d.find_element(By.ID, "seed")
+        seed_field.clear()
+        seed_field.send_keys(str(seed))
+        before = self.server.session.version
+        self.click("#start")
+        self.wait(lambda: self.server.session.version != before and self.state()["variant"]["id"] == variant
+                  and self.d.find_elements(By.CSS_SELECTOR, "#board .sq"), what=f"new {variant} game")
+        time.sleep(0.2)
+
+    def screenshot(self, variant: str) -> None:
+        IMG.mkdir(parents=True, exist_ok=True)
+        self.d.find_element(By.TAG_NAME, "body").screenshot(str(IMG / f"{variant}.png"))
+
+    def play_path(self, path: list[str]) -> None:
+        """Click the steps of a server click path (squares, hands, buttons)."""
+        for step in path:
+            kind, _, value = step.partition(":")
+            if kind == "sq":
+                self.sq(value)
+            elif kind == "hand":
+                side = self.state()["side"]
+                self.click(f'.hand .hp[data-hand="{value}"][data-color="{side}"]')
+            else:
+                self.click(f'#actions button[data-step="{step}"]')
+
+    def save_and_reload(self, fmt: str = "json") -> None:
+        """Save the record into the text box, start another game, load the text back: same moves."""
+        expected = self.moves()
+        self.click(f"#save-{fmt}")
+        text = self.wait(lambda: self.d.find_element(By.ID, "record-text").get_property("value"), what="record")
+        path = Path(tempfile.mkdtemp()) / f"record.{fmt}"
+        path.write_text(text, encoding="utf-8")
+        self.server.session.new_game("shogi", players=["human", "human"])
+        self.wait(lambda: self.moves() == [], what="a fresh game")
+        self.d.find_element(By.ID, "load-file").send_keys(str(path))
+        self.wait(lambda: self.moves() == expected, what=f"the {fmt} record loaded back")
+
+
+# ------------------------------------------------------------------------------------------ shogi
+def test_shogi_clicks_engine_promotion_records_and_mate(gui):
+    gui.open()
+    gui.new_game("shogi", "human", "engine", limit=("depth", 1))
+    gui.screenshot("shogi")
+    assert gui.text('#board .sq[data-sq="5i"]') in ("玉", "王")
+    gui.sq("7g")
+    assert "target" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="7f"]').get_attribute("class")
+    gui.sq("7f")
+    gui.wait(lambda: len(gui.moves()) == 2, timeout=600, what="our engine's answer")
+    assert gui.moves()[0] == "7g7f"
+    assert gui.text("#info-depth") == "1" and gui.text("#info-score") != "–"
+    assert gui.d.find_elements(By.CSS_SELECTOR, "#moves td.ja")[0].text == "７六歩(77)"
+    assert gui.d.find_element(By.ID, "graph").get_attribute("data-points") == "1"
+    gui.click("#undo")
+    gui.wait(lambda: gui.moves() == [], what="undo")
+    gui.click("#redo")
+    gui.wait(lambda: len(gui.moves()) == 2, what="redo")
+    # notation toggle: western letters
+    gui.click("#notation")
+    assert gui.text('#board .sq[data-sq="2h"]') == "R"
+    gui.click("#notation")
+
+    # the promotion prompt, in a game between two people
+    gui.new_game("shogi", "human", "human")
+    for n, (a, b) in enumerate((("7g", "7f"), ("3c", "3d")), 1):
+        gui.sq(a), gui.sq(b)
+        gui.wait(lambda: len(gui.moves()) == n, what=f"move {n}")
+    gui.sq("8h"), gui.sq("2b")
+    labels = [b.text for b in gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.choice"))]
+    assert labels == ["成 promote", "不成 don't promote"] or sorted(labels) == sorted(["成 promote", "不成 don't promote"])
+    gui.click('#chooser button.choice[data-token="8h2b+"]')
+    gui.wait(lambda: gui.moves()[-1:] == ["8h2b+"])
+    gui.sq("3a"), gui.sq("2b")  # 同銀
+    gui.wait(lambda: len(gui.moves()) == 4)
+    gui.play_path(["hand:B", "sq:5e"])
+    gui.wait(lambda: gui.moves()[-1:] == ["B*5e"])
+    for fmt in ("kif", "csa", "json"):
+        gui.save_and_reload(fmt)
+
+    # a mate by clicking ends the game
+    gui.server.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '.hand .hp[data-hand="G"]'))
+    gui.play_path(["hand:G", "sq:5b"])
+    gui.wait(lambda: "checkmate" in gui.text("#result"), what="the game end")
+    assert "sente wins" in gui.text("#result")
+
+
+# ------------------------------------------------------------------------------------------ dai shogi
+def test_daishogi_13x13_engine_and_lion_steps(gui):
+    gui.open()
+    gui.new_game("daishogi2017", "human", "usi", limit=("depth", 1), command=gui.engine_cmd)
+    gui.screenshot("daishogi2017")
+    files = [e.text for e in gui.d.find_elements(By.CSS_SELECTOR, "#files span")]
+    assert files[:2] == ["13", "12"] and len(gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")) == 169
+    gui.sq("1j"), gui.sq("1i")
+    gui.wait(lambda: len(gui.moves()) == 2, what="the engine's answer")
+    # a lion capturing in passing, chosen step by step
+    sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"
+    gui.server.session.new_game("daishogi2017", players=["human", "human"], start_sfen=sfen)
+    gui.wait(lambda: gui.text('#board .sq[data-sq="7g"]') == "獅子")
+    gui.sq("7g"), gui.sq("6f")
+    assert gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#chooser button[data-token="7g6f"]'))
+    classes = gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="5e"]').get_attribute("class")
+    assert "target" in classes
+    gui.sq("5e")
+    gui.wait(lambda: gui.moves() == ["7g6f,6f5e"])
+    assert gui.d.find_elements(By.CSS_SELECTOR, "#moves td.ja")[0].text == "５五獅子(77) ６六経由"
+    gui.save_and_reload("json")
+
+
+# ------------------------------------------------------------------------------------------ fantasista
+def test_fantasista_roll_shown_and_engine_answers(gui):
+    gui.open()
+    gui.new_game("fantasista", "human", "usi", options={"fairy_sente": "hiko", "fairy_gote": "ayumi"},
+                 command=gui.engine_cmd)
+    gui.screenshot("fantasista")
+    assert "hiko" in gui.text("#variant-panel") and "no magic yet" in gui.text("#roll")
+    # 14 plies from a record, then sente's 15th move by clicking: the roll follows
+    from engine import new_game
+    g, rng, tokens = new_game("fantasista", fairies=("hiko", "ayumi")), random.Random(3), []
+    while len(tokens) < 14:
+        tok = rng.choice([t for t in g.legal_actions() if "," not in t])
+        g.apply(tok)
+        tokens.append(tok)
+    record = {"variant": "fantasista", "options": {"fairy_sente": "hiko", "fairy_gote": "ayumi"}, "moves": tokens}
+    gui.d.find_element(By.ID, "record-text").clear()
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", json.dumps(record))
+    gui.click("#load-text")
+    gui.wait(lambda: len(gui.moves()) == 14, what="the 14-ply record")
+    st = gui.state()
+    assert st["human_turn"] and st["side"] == 0
+    move = next(a for a in st["legal"] if len(a["path"]) == 2 and a["path"][0].startswith("sq:"))
+    gui.play_path(move["path"])
+    if gui.d.find_elements(By.CSS_SELECTOR, "#chooser:not([hidden]) button.choice"):
+        gui.click(f'#chooser button.choice[data-token="{move["token"]}"]')
+    gui.wait(lambda: "rolled" in gui.text("#roll"), what="the roll")
+    assert gui.d.find_element(By.ID, "die").text.isdigit()
+    gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("roll=")]) >= 16, what="the engine's move")
+    gui.wait(lambda: gui.moves().count("roll=" + gui.state()["events"]["roll"]["token"].split("=")[1]) >= 1)
+    gui.click("#resign")
+    gui.wait(lambda: "resign" in gui.text("#result"))
+
+
+# ------------------------------------------------------------------------------------------ turncoat
+def test_turncoat_plan_by_clicking_secret_kept_and_defection(gui):
+    gui.open()
+    gui.new_game("turncoat", "human", "usi", command=gui.engine_cmd)
+    gui.screenshot("turncoat")
+    gui.sq("8b")  # the enemy rook: plan package 1
+    gui.wait(lambda: gui.d.find_element(By.ID, "plan-confirm").is_enabled())
+    gui.click("#plan-confirm")
+    gui.wait(lambda: gui.state()["human_turn"] and len(gui.moves()) == 2, what="the engine's plan")
+    secret = gui.server.session.plies[1].token
+    assert secret.startswith("plan:") and secret not in gui.d.page_source
+    assert gui.text("#plan-0") == "8b" and gui.text("#plan-1") == "?"
+    gui.sq("7g"), gui.sq("7f")
+    gui.wait(lambda: len(gui.moves()) == 4, what="the engine's move")
+    assert secret not in gui.d.page_source
+    # defection from move 31, between two people (a record of 30 moves after the plans)
+    from engine import new_game
+    g, rng, tokens = new_game("turncoat"), random.Random(5), []
+    while len(tokens) < 32:
+        tok = rng.choice([t for t in g.legal_actions() if t != "defect"])
+        g.apply(tok)
+        tokens.append(tok)
+    gui.new_game("turncoat", "human", "human")
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];",
+                         json.dumps({"variant": "turncoat", "moves": tokens}))
+    gui.click("#load-text")
+    gui.wait(lambda: len(gui.moves()) == 32, what="the turncoat record")
+    gui.click('#actions button[data-step="btn:defect"]')
+    gui.wait(lambda: gui.moves()[-1:] == ["defect"] or gui.state()["result"], what="the defection")
+
+
+# ------------------------------------------------------------------------------------------ enokian
+def test_enokian_card_deck_and_engine(gui):
+    gui.open()
+    gui.new_game("enokian", "human", options={"michizane": "1a"}, seed=4)
+    gui.wait(lambda: gui.d.find_elements(By.ID, "card"))
+    gui.screenshot("enokian")
+    deck = int(gui.text("#deck"))
+    assert 0 <= int(gui.text("#kings")) <= 4
+    st = gui.state()
+    gui.play_path(st["legal"][0]["path"])
+    gui.wait(lambda: int(gui.text("#deck")) < deck or gui.state()["result"], what="the next card")
+    gui.new_game("enokian", "usi", command=gui.engine_cmd, seed=4)
+    gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("card=")]) >= 3 or gui.state()["result"],
+             what="the engine playing the solitaire")
+    gui.wait(lambda: "%" in gui.text("#info-score") or gui.state()["result"], what="the win probability")

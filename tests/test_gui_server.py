@@ -1,0 +1,250 @@
+"""The GUI's JSON API (``gui/server.py``): games of each variant, engines, undo/redo, records, hidden plans, and
+bad requests that must get a clear error and leave the game unchanged."""
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from gui.games import click_path
+from gui.server import serve_in_thread
+from gui.session import Session
+
+from .gui_helpers import Api, random_engine
+
+
+@pytest.fixture()
+def server():
+    srv, _ = serve_in_thread(0)
+    yield srv, Api(srv.server_address[1])
+    srv.shutdown_all()
+
+
+def wait_for(api: Api, pred, timeout: float = 60.0) -> dict:
+    deadline = time.time() + timeout
+    st = api.ok("/api/state")
+    while not pred(st):
+        assert time.time() < deadline, f"timed out; last state: node={st['node']} error={st['error']!r}"
+        st = api.ok(f"/api/state?since={st['version']}&wait=2")
+    return st
+
+
+def unchanged(api: Api, before: dict) -> None:
+    after = api.ok("/api/state")
+    assert after["sfen"] == before["sfen"]
+    assert after["history"] == before["history"]
+    assert after["variant"]["id"] == before["variant"]["id"]
+
+
+# ------------------------------------------------------------------------------------------ paths
+def test_click_paths_group_tokens_into_steps():
+    assert click_path("7g7f+") == ["sq:7g", "sq:7f"]
+    assert click_path("13m12l") == ["sq:13m", "sq:12l"]
+    assert click_path("P*5e") == ["hand:P", "sq:5e"]
+    assert click_path("D*5e:x5c") == ["hand:D", "sq:5e", "sq:5c"]
+    assert click_path("5e:x4d") == ["sq:5e", "sq:4d"]
+    assert click_path("8h4d,rider:4d4c") == ["sq:8h", "sq:4d", "sq:4c"]
+    assert click_path("wave:5g5f,5h5g") == ["btn:wave", "sq:5g", "sq:5f", "sq:5h", "sq:5g"]
+    assert click_path("curtain:") == ["btn:curtain"]
+    assert click_path("target:5g") == ["sq:5g"]
+    assert click_path("defect,2a3c+") == ["btn:defect", "sq:2a", "sq:3c"]
+    assert click_path("throw:mixed") == ["btn:throw:mixed"]
+    assert click_path("1i1h,turn:e") == ["sq:1i", "sq:1h", "btn:turn:e"]
+
+
+# ------------------------------------------------------------------------------------------ API
+def test_page_and_variants_are_served(server):
+    _, api = server
+    variants = {v["id"]: v for v in api.ok("/api/variants")}
+    assert {"shogi", "daishogi2017", "fantasista", "turncoat", "enokian"} <= {k for k, v in variants.items()
+                                                                              if v["available"]}
+    assert variants["daishogi2017"]["files"] == 13
+    import urllib.request
+    with urllib.request.urlopen(api.base + "/") as res:
+        assert b"<script src=\"/static/app.js\">" in res.read()
+    status, data = api.call("/static/../session.py")
+    assert status == 404
+
+
+def test_bad_requests_leave_the_game_unchanged(server):
+    _, api = server
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/move", {"move": "7g7f"})
+    before = api.ok("/api/state")
+    cases = [
+        ("/api/move", {"move": "5e5d"}, "illegal move"),
+        ("/api/move", {"move": "zz"}, "illegal move"),
+        ("/api/move", {"move": ""}, "non-empty"),
+        ("/api/move", {}, "missing 'move'"),
+        ("/api/new", {"variant": "chess"}, "unknown variant"),
+        ("/api/new", {"variant": "shogi", "players": ["human", {"kind": "robot"}]}, "player kind"),
+        ("/api/new", {"variant": "fantasista", "options": {"fairy_sente": "dragon"}}, "must be one of"),
+        ("/api/new", {"variant": "shogi", "sfen": "not a position"}, "bad start position"),
+        ("/api/load", {"text": "{not json"}, "malformed JSON record"),
+        ("/api/load", {"text": json.dumps({"variant": "shogi", "moves": ["7g7f", "7g7f"]})}, "token 2 (7g7f)"),
+        ("/api/load", {"text": json.dumps({"variant": "nope", "moves": []})}, "unknown variant"),
+        ("/api/load", {"text": json.dumps({"variant": "shogi", "moves": "7g7f"})}, "list of strings"),
+        ("/api/load", {"text": "   1 ７六歩(77)\n   2 ９九歩(11)\n"}, "rejected"),
+        ("/api/load", {"text": "hello world"}, "malformed record"),
+        ("/api/load", {"text": ""}, "empty"),
+        ("/api/redo", {}, "nothing to redo"),
+    ]
+    for path, body, words in cases:
+        status, data = api.call(path, body)
+        assert status == 400, (path, body, data)
+        assert words in data["error"], (path, body, data["error"])
+        unchanged(api, before)
+    status, data = api.call("/api/move", raw=b"{oops")
+    assert status == 400 and "not JSON" in data["error"]
+    status, data = api.call("/api/nothing", {})
+    assert status == 404
+    unchanged(api, before)
+
+
+def test_moves_undo_redo_and_game_end(server):
+    _, api = server
+    st = api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"], "seed": 3})
+    assert st["human_turn"] and len(st["legal"]) == 30 and not st["can_undo"]
+    for mv in ("7g7f", "3c3d", "8h2b+"):
+        st = api.ok("/api/move", {"move": mv})
+    assert [h["token"] for h in st["history"]] == ["7g7f", "3c3d", "8h2b+"]
+    assert [h["ja"] for h in st["history"]] == ["７六歩(77)", "３四歩(33)", "２二角成(88)"]
+    assert st["last_move"] == ["8h", "2b"]
+    st = api.ok("/api/undo", {})
+    assert len(st["history"]) == 2 and st["can_redo"]
+    st = api.ok("/api/redo", {})
+    assert st["history"][-1]["token"] == "8h2b+" and not st["can_redo"]
+    st = api.ok("/api/move", {"move": "3a2b"})
+    assert st["history"][-1]["ja"] == "同　銀(31)"
+    st = api.ok("/api/resign", {})
+    assert st["result"]["reason"] == "resign" and st["result"]["score"] == 0.0  # sente (to move) resigned
+    status, data = api.call("/api/move", {"move": "2g2f"})
+    assert status == 400 and "over" in data["error"]
+
+
+def test_checkmate_ends_the_game(server):
+    _, api = server
+    st = api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
+    assert {"token": "G*5b", "path": ["hand:G", "sq:5b"]} in st["legal"]
+    st = api.ok("/api/move", {"move": "G*5b"})
+    assert st["node"] == "terminal" and st["result"]["reason"] == "checkmate" and st["result"]["score"] == 1.0
+    assert "sente wins" in st["result"]["text"]
+
+
+def test_records_round_trip_json_kif_csa(server):
+    _, api = server
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    for mv in ("7g7f", "3c3d", "8h2b+", "3a2b", "B*5e"):
+        api.ok("/api/move", {"move": mv})
+    moves = [h["token"] for h in api.ok("/api/state")["history"]]
+    for fmt in ("json", "kif", "csa"):
+        rec = api.ok(f"/api/record?format={fmt}")
+        assert rec["name"].endswith("." + fmt)
+        api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
+        st = api.ok("/api/load", {"text": rec["text"], "players": ["human", "human"]})
+        assert st["variant"]["id"] == "shogi"
+        assert [h["token"] for h in st["history"]] == moves, fmt
+    assert "５五角打" in api.ok("/api/record?format=kif")["text"]
+    status, data = api.call("/api/record?format=pdf")
+    assert status == 400 and "unknown record format" in data["error"]
+    api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
+    status, data = api.call("/api/record?format=kif")
+    assert status == 400 and "standard shogi only" in data["error"]
+
+
+def test_daishogi_lion_double_move_and_json_record(server):
+    _, api = server
+    sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"  # a gote pawn on 6f
+    st = api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"], "sfen": sfen})
+    tokens = {a["token"]: a["path"] for a in st["legal"]}
+    assert tokens["7g6f,6f5e"] == ["sq:7g", "sq:6f", "sq:5e"]
+    assert tokens["7g6f"] == ["sq:7g", "sq:6f"]
+    assert tokens["7g6f,6f7g"] == ["sq:7g", "sq:6f", "sq:7g"]  # igui
+    st = api.ok("/api/move", {"move": "7g6f,6f5e"})
+    assert st["last_move"] == ["7g", "6f", "5e"]
+    assert st["history"][0]["ja"] == "５五獅子(77) ６六経由"
+    rec = api.ok("/api/record?format=json")
+    api.ok("/api/new", {"variant": "shogi"})
+    st = api.ok("/api/load", {"text": rec["text"]})
+    assert st["variant"]["id"] == "daishogi2017" and st["history"][0]["token"] == "7g6f,6f5e"
+    assert st["board"]["files"] == 13 and st["board"]["squares"]["5e"]["letter"] == "Z"
+
+
+def test_fantasista_rolls_after_ply_15(server):
+    _, api = server
+    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "seed": 5,
+                             "options": {"fairy_sente": "hiko", "fairy_gote": "ginsara"}})
+    rng = random.Random(1)
+    while len([h for h in st["history"] if not h["event"]]) < 16 and st["node"] != "terminal":
+        st = api.ok("/api/move", {"move": rng.choice(st["legal"])["token"]})
+    events = [h for h in st["history"] if h["event"]]
+    assert [e["token"].split("=")[0] for e in events] == ["roll", "roll"], st["history"]
+    assert events[0]["side"] == 0 and events[1]["side"] == 1
+    assert st["events"]["roll"]["token"] == events[1]["token"]
+    assert st["panel"]["fairies"] == ["hiko", "ginsara"] and "last_roll" in st["panel"]
+    # undo goes back over the roll to the last person's move; redo replays the same roll
+    st2 = api.ok("/api/undo", {})
+    assert len(st2["history"]) == len(st["history"]) - 2
+    st3 = api.ok("/api/redo", {})
+    assert st3["history"] == st["history"]
+
+
+def test_turncoat_engine_plan_never_reaches_the_page(server, tmp_path):
+    srv, api = server
+    engine = {"kind": "engine", "command": random_engine(tmp_path), "depth": 1}
+    st = api.ok("/api/new", {"variant": "turncoat", "players": ["human", engine], "seed": 1})
+    assert len(st["legal"]) == 332 and all(a["path"] == [a["token"]] for a in st["legal"])
+    api.ok("/api/move", {"move": "plan:8b"})
+    st = wait_for(api, lambda s: s["human_turn"])
+    secret = srv.session.plies[1].token
+    assert secret.startswith("plan:") and srv.session.plies[1].side == 1
+    for text in (json.dumps(st), api.ok("/api/record?format=json")["text"]):
+        assert secret not in text and secret[5:] not in text.replace(st["history"][0]["token"], "")
+    assert st["history"][1]["token"] == "plan:?" and st["panel"]["plans"] == ["8b", "?"]
+    assert st["history"][0]["token"] == "plan:8b"
+    st = api.ok("/api/move", {"move": "7g7f"})
+    st = wait_for(api, lambda s: s["human_turn"])
+    assert len([h for h in st["history"] if not h["event"]]) == 4
+    assert st["info"].get("depth") == 2
+    api.ok("/api/resign", {})
+    st = api.ok("/api/state")
+    assert st["result"]["score"] == 0.0 and secret in json.dumps(st)  # revealed once the game is over
+
+
+def test_turncoat_defection_from_move_31():
+    s = Session("turncoat", players=["human", "human"], seed=2)
+    rng = random.Random(4)
+    while len(s.plies) < 32:
+        st = s.state()
+        choices = [a["token"] for a in st["legal"] if a["token"] != "defect"]
+        s.play(rng.choice(choices))
+    st = s.state()
+    assert {"token": "defect", "path": ["btn:defect"]} in st["legal"]
+    s.play("defect")
+    assert s.plies[-1].token == "defect" and s.plies[-1].ja.startswith("寝返り")
+
+
+def test_enokian_cards_and_engine(server, tmp_path):
+    _, api = server
+    st = api.ok("/api/new", {"variant": "enokian", "players": ["human", "human"], "seed": 9,
+                             "options": {"michizane": "9i"}})
+    assert st["events"]["card"]["token"].startswith("card=") and st["human_turn"]
+    deck = st["panel"]["deck"]
+    st = api.ok("/api/move", {"move": st["legal"][0]["token"]})
+    assert st["panel"]["deck"] < deck and 0 <= st["panel"]["kings_left"] <= 4
+    engine = {"kind": "engine", "command": random_engine(tmp_path), "depth": 1}
+    api.ok("/api/new", {"variant": "enokian", "players": [engine, "human"], "seed": 9})
+    st = wait_for(api, lambda s: len([h for h in s["history"] if not h["event"]]) >= 2 or s["result"])
+    assert any(h["winprob"] is not None for h in st["history"]) or st["result"]
+
+
+def test_engine_vs_engine_shogi_with_our_engine(server):
+    _, api = server
+    ours = {"kind": "engine", "depth": 1}
+    api.ok("/api/new", {"variant": "shogi", "players": [ours, "human"], "seed": 1})
+    st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=600)
+    assert st["result"] is None, st["error"]
+    assert len(st["history"]) == 1 and st["history"][0]["depth"] == 1 and st["history"][0]["score"] is not None
+    assert st["info"]["depth"] == 1
