@@ -100,8 +100,11 @@ def build_eval_tables(variant: Variant) -> EvalTables:
                         near_enemy[code, idx] = sign * a_near[dist - 1]
     consts = np.zeros(4, np.int64)
     consts[C_TEMPO] = EP.TEMPO
+    try_bonus = np.zeros(n_ranks, np.int32)
+    if variant.try_rule:
+        try_bonus[:len(EP.TRY_BONUS)] = EP.TRY_BONUS[:n_ranks]
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
-                   value=value, consts=consts)
+                   value=value, consts=consts, try_bonus=try_bonus)
     _CACHE[id(variant)] = E
     return E
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 from engine.kernels import kernel
-from engine.kernels.movegen import ST_KSQ, ST_STM
+from engine.kernels.movegen import ST_KSQ, ST_ROYALS, ST_STM, royal_square
+from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
 
 EvalTables = namedtuple("EvalTables", [
     "pst",        # int32[64, n_sq]: material + piece-square of a piece code on a square, sente POV (gote negative)
@@ -14,6 +15,7 @@ EvalTables = namedtuple("EvalTables", [
     "near_enemy",  # int32[64, R]: term of a piece code near the enemy king, sente POV
     "value",      # int32[64]: plain material value of a piece code (unsigned), for move ordering and pruning
     "consts",     # int64[4]: [tempo, ...]
+    "try_bonus",  # int32[n_ranks]: a royal's bonus by its distance from the far rank (zeros without a try rule)
 ])
 C_TEMPO = 0
 
@@ -24,6 +26,9 @@ def evaluate_k(P, T, E):
     board = P.board
     k0 = P.st[ST_KSQ]
     k1 = P.st[ST_KSQ + 1]
+    if T.params[P_LAST_ROYAL] != 0:  # several royals may stand: king safety is measured around the first
+        k0 = royal_square(P, T, 0, 0) if P.st[ST_ROYALS] > 0 else -1
+        k1 = royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1
     s = 0
     for sq in range(board.shape[0]):
         code = board[sq]
@@ -40,6 +45,13 @@ def evaluate_k(P, T, E):
                 s += E.near_own[code, E.king_rel[k1, sq]]
             if k0 >= 0:
                 s += E.near_enemy[code, E.king_rel[k0, sq]]
+    if T.params[P_TRY] != 0:
+        last = T.params[P_N_RANKS] - 1
+        for c in range(2):
+            for i in range(P.st[ST_ROYALS + c]):
+                r = royal_square(P, T, c, i) % T.params[P_N_RANKS]
+                bonus = E.try_bonus[r if c == 0 else last - r]
+                s += bonus if c == 0 else -bonus
     for h in range(T.hand_types.shape[0]):
         pt = T.hand_types[h]
         s += E.hand_val[0, pt] * P.hands[0, pt] + E.hand_val[1, pt] * P.hands[1, pt]

@@ -38,3 +38,7 @@ ATTACKER_BONUS: dict[str, tuple[int, int]] = {
     "N": (25, 15), "L": (15, 8), "P": (15, 6), "B": (20, 10), "R": (30, 15), "+B": (50, 25), "+R": (70, 35),
 }
 TEMPO = 20  # side to move bonus
+
+# Try rule (dai shogi): a royal this many ranks from the far rank threatens to win by reaching it uncapturable
+# (index 0 = on it). Offsets the king's rank penalty near the goal; the search itself sees a completed try.
+TRY_BONUS = (300, 180, 70, 20)

@@ -17,9 +17,9 @@ from collections import namedtuple
 import numpy as np
 
 from engine.kernels import kernel
-from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, do_move,
-                                    generate, in_check, is_attacked, undo_move)
-from engine.variant import P_LAST_ROYAL
+from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM,
+                                    do_move, generate, in_check, is_attacked, royal_square, undo_move)
+from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
@@ -139,6 +139,25 @@ def _repetition(P, S, aply):
             return 1
         j -= 1
     return 0
+
+
+@kernel
+def _try_lost(P, T, moves, n):
+    """Try rule: an enemy royal stands on its far rank and none of the side to move's ``n`` moves (which include
+    every capture) takes it, so the enemy has won."""
+    them = 1 - P.st[ST_STM]
+    for i in range(P.st[ST_ROYALS + them]):
+        sq = royal_square(P, T, them, i)
+        if T.far_rank[them, sq]:
+            taken = False
+            for j in range(n):
+                mv = moves[j]
+                if (mv & 0xFF) == sq or ((mv & HAS_MID) != 0 and ((mv >> 18) & 0xFF) == sq):
+                    taken = True
+                    break
+            if not taken:
+                return True
+    return False
 
 
 @kernel
@@ -351,6 +370,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 alpha = stand
             best = stand
             n = generate(P, T, GEN_CAPTURES, S.moves[ply])
+        if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
+            return -MATE + ply
         _score_moves(P, T, E, S, ply, n, 0)
         for i in range(n):
             mv = _pick(S, ply, i, n)
@@ -442,6 +463,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         n = generate(P, T, GEN_SEARCH, S.moves[ply])
         if n == 0:
             return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
+        if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
+            return -MATE + ply  # the enemy royal reached the far rank out of reach: a completed try
         _score_moves(P, T, E, S, ply, n, tt_move)
 
     # 6. The move loop.

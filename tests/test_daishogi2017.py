@@ -237,3 +237,17 @@ def test_match_against_a_random_mover_through_the_referee(tmp_path):
         close()
     st = res.stats["fantasista vs random"]
     assert (st.wins, st.draws, st.losses) == (20, 0, 0), [r["reason"] for r in res.records]
+
+
+def test_search_plays_and_defends_the_try():
+    from search import Limits, Searcher
+
+    searcher = Searcher(hash_mb=4)
+    # Sente's king one step from the far rank, nothing of gote's near: stepping up wins at once.
+    pos = Position.from_sfen(board({"a": "k12", "b": "10K2", "m": "12g"}), V)
+    r = searcher.search(pos, Limits(depth=2))
+    assert pos.move_usi(r.best) in {"3b2a", "3b3a", "3b4a"} and r.mate is not None and r.mate > 0
+    # Gote to move with that threat: it must cover the far rank squares or it is lost (a mate score against it).
+    pos = Position.from_sfen(board({"a": "k12", "b": "10K2", "m": "12g"}, side="w"), V)
+    r = searcher.search(pos, Limits(depth=2))
+    assert r.mate is not None and r.mate < 0

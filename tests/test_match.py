@@ -193,3 +193,19 @@ def test_fairy_stockfish_match(tmp_path):
         fsf_scores = r["scores"][0::2] if r["sente"] == "fsf" else r["scores"][1::2]
         assert any(s is not None for s in fsf_scores)
     assert res.stats["fsf vs rnd"].wins == 2  # a 300-node search never loses to random moves
+
+
+def test_fairy_stockfish_against_our_engine(tmp_path):
+    """The real peer against our engine (python -m usi) through the runner: valid records both ways."""
+    fsf = M.EngineSpec.parse([f"cmd={FSF}", "name=fsf", "option.USI_Hash=16", "nodes=1000"])
+    ours = M.EngineSpec.parse([f"cmd={sys.executable} -m usi", "name=fantasista", "option.USI_Hash=16", "nodes=1000"])
+    res = M.run_match([ours, fsf], games=2, seed=4, out=tmp_path,
+                      settings=M.MatchSettings(max_plies=200, ready_timeout=600, move_timeout=60))
+    assert len(res.records) == 2 and {r["sente"] for r in res.records} == {"fantasista", "fsf"}
+    for r in res.records:
+        assert r["reason"] in ("checkmate", "resign", "max plies", "sennichite", "perpetual check",
+                               "entering king"), r
+        csa = cshogi.CSA.Parser.parse_file(str(tmp_path / "csa" / f"game-{r['game']:05d}.csa"))[0]
+        assert [cshogi.move_to_usi(m) for m in csa.moves] == r["moves"]
+    st = res.stats["fantasista vs fsf"]
+    assert st.games == 2 and st.wins + st.draws + st.losses == 2
