@@ -17,6 +17,7 @@ capturing in place). Everything here is display data derived from the rules laye
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -44,34 +45,56 @@ def click_path(token: str) -> list[str]:
     A leg starting where the previous one ended is one click (``7f6e,6e5d`` is three squares). Promotion marks and
     ``:x`` captures add no step: candidates with the same clicks are told apart by a prompt.
     """
-    path: list[str] = []
+    return [step for step, _ in click_steps(token)]
+
+
+def click_steps(token: str) -> list[tuple[str, str]]:
+    """:func:`click_path` with the *kind* of each step, for the page's highlighting: ``move`` (a plain step),
+    ``curtain`` (a silver placed by the silver curtain), ``wave`` (a silver-wave move), ``rider`` (the upper piece of
+    a stack moving), ``breath`` (a fire dragon's breath target after a drop), ``strike`` (a capture in place),
+    ``button``, ``hand``, ``plan``. Boarding a carrier is a ``move`` onto an own piece (the page sees the piece).
+
+    >>> click_steps("D*5e:x5c")
+    [('hand:D', 'hand'), ('sq:5e', 'move'), ('sq:5c', 'breath')]
+    >>> click_steps("curtain:4h,6h,4h3g")[1:]
+    [('sq:4h', 'curtain'), ('sq:6h', 'curtain'), ('sq:4h', 'move'), ('sq:3g', 'move')]
+    """
+    steps: list[tuple[str, str]] = []
     if token.startswith("plan:"):
-        return ["plan:" + token[5:]]
+        return [("plan:" + token[5:], "plan")]
+    mode = "move"  # after "curtain:" bare squares are placed silvers; after "wave:" every part is a silver move
     for part in token.split(","):
+        kind = mode
         m = _WORD_PART.match(part)
         if m and not part[0].isdigit():
             word, rest = m.groups()
             if word in SILENT_WORDS:
-                part = rest
+                part, kind = rest, ("rider" if word == "rider" else "move")
             elif word in BUTTON_WORDS:
-                path.append(f"btn:{word}")
+                steps.append((f"btn:{word}", "button"))
                 part = rest
+                mode = kind = word
             else:  # turn:e, throw:mixed, ... : one button for the whole part
-                path.append(f"btn:{part}")
+                steps.append((f"btn:{part}", "button"))
                 continue
         elif not _SQ.search(part) and not _DROP.match(part):
-            path.append(f"btn:{part}")  # defect, pass, win ...
+            steps.append((f"btn:{part}", "button"))  # defect, pass, win ...
             continue
+        if mode == "curtain" and len(_SQ.findall(part)) == 2:
+            kind = "move"  # the curtain's move after the placed silvers
         d = _DROP.match(part)
         if d:
-            path.append(f"hand:{d.group(1)}")
+            steps.append((f"hand:{d.group(1)}", "hand"))
             part = part[d.end():]
-        for sq in _SQ.findall(part):
-            if path and path[-1] == f"sq:{sq}" and not d:
+        main, _, struck = part.partition(":x")
+        for sq in _SQ.findall(main):
+            if steps and steps[-1][0] == f"sq:{sq}" and not d:
                 continue  # the second leg starts where the first ended
-            path.append(f"sq:{sq}")
+            steps.append((f"sq:{sq}", kind))
             d = None
-    return path
+        for sq in _SQ.findall(struck):
+            steps.append((f"sq:{sq}", "breath" if _DROP.match(token.split(",")[0]) else "strike"))
+    return steps
 
 
 def choice_label(token: str, others: list[str]) -> str:
@@ -95,6 +118,7 @@ def kif_origin(name: str) -> str:
 
 
 EVENT_WORDS = {"roll": "出目", "card": "札", "throw": "振り", "plan": "伏兵", "defect": "寝返り"}
+THROW_FACES_JA = {"x": "逆", "v": "立", "s": "横", "u": "表", "d": "裏"}
 SUIT_SIGNS = {"S": "♠", "C": "♣", "H": "♥", "D": "♦"}
 
 
@@ -102,6 +126,13 @@ def ja_event(token: str) -> str:
     name, _, value = token.partition("=")
     if name == "card" and len(value) >= 2:
         return f"札 {SUIT_SIGNS.get(value[-1], value[-1])}{value[:-1]}"
+    if name == "throw":
+        try:
+            throw = mawari_throw(token)
+        except ValueError:
+            return f"振り {value}"
+        groups = " ".join(g["name"] + "".join(THROW_FACES_JA.get(f, f) for f in g["faces"]) for g in throw["groups"])
+        return f"振り {groups} = {throw['n']}"
     return f"{EVENT_WORDS.get(name, name)} {value}"
 
 
@@ -150,13 +181,14 @@ def add_hand(board: Board, tok: str, count: int, names: Callable[[str], tuple[st
     color = 0 if tok[0].isupper() else 1
     letter = tok.upper().rstrip("'")
     kanji, western = names(letter)
-    key = letter + ("'" if token or tok.endswith("'") else "")
+    # the special pieces' token mark is implied (their drops are written D*5e, not D'*5e)
+    key = letter + ("'" if (token and letter in "RBGSNLP") or tok.endswith("'") else "")
     for h in board.hands[color]:
         if h["key"] == key:
             h["count"] += count
             return
     board.hands[color].append({"key": key, "letter": letter, "count": count, "kanji": kanji, "western": western,
-                               "token": key.endswith("'")})
+                               "token": token or key.endswith("'")})
 
 
 # ------------------------------------------------------------------------------------------ variants
@@ -326,6 +358,8 @@ class GuiGame:
     # ------------------------------------------------------------------ display
     def board(self, viewer: int | None) -> Board:
         info = self.info
+        if info.id == "mawarikudoi":
+            return mawari_board(self.state, info)
         sfen = self.sfen(viewer)
         board = parse_sfen_board(sfen, info.files, info.ranks, info.names)
         if info.id == "fantasista":
@@ -362,6 +396,14 @@ class GuiGame:
                 name = {"A": "awakening", "C": "curtain", "W": "wave", "E": "emblem"}[letter.upper()]
                 rights[0 if letter.isupper() else 1].append(name + (f" ×{count}" if count else ""))
             out["rights"] = rights
+            tokens: list[list[dict]] = [[], []]
+            for count, tok in _HAND_TOKEN.findall(extra.get("h", "")):
+                letter = tok.upper().rstrip("'")
+                kanji, western = self.info.names(letter)
+                tokens[0 if tok[0].isupper() else 1].append({"letter": letter, "kanji": kanji, "western": western,
+                                                              "count": int(count or 1)})
+            out["inventory"] = [{"fairy": out["fairies"][c], "rights": rights[c], "tokens": tokens[c],
+                                 "emblem": any(r.startswith("emblem") for r in rights[c])} for c in (0, 1)]
             out["pending"] = extra.get("n", "")
             from engine.variants.fantasista import roll_effect
 
@@ -379,14 +421,53 @@ class GuiGame:
             out["plans"] = [fields[1] if len(fields) > 1 else "-", fields[2] if len(fields) > 2 else "-"]
             out["can_defect"] = bool(getattr(s, "can_declare", lambda: False)())
         elif vid == "mawarikudoi":
-            out["sfen_state"] = s.sfen().split()[4] if len(s.sfen().split()) > 4 else ""
+            out.update(mawari_panel(s, self.played))
         return out
+
+    def alternative_paths(self, tokens: list[str]) -> list[dict]:
+        """Fantasista: the silver wave clicked in any order the rules allow. Each other order of a listed wave's
+        silver moves that the rules layer maps back to that wave (``FantasistaState.canonical``) becomes one more
+        ``{"token": <canonical>, "path": ...}`` entry, so the page may click the silvers in that order too."""
+        if self.info.id != "fantasista":
+            return []
+        from itertools import permutations
+
+        key = (len(self.played), self.state.sfen())
+        cached = getattr(self, "_alt_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        waves = [t for t in tokens if t.startswith("wave:") and 2 <= t.count(",") + 1 <= 4]
+        out: list[dict] = []
+        self._alt_cache = (key, out)
+        if sum(math.factorial(t.count(",") + 1) for t in waves) > 6000:
+            return out  # too many orders to list: the canonical order only
+        for token in waves:
+            moves = token[5:].split(",")
+            for order in permutations(moves):
+                alt = "wave:" + ",".join(order)
+                if alt == token:
+                    continue
+                try:
+                    if self.state.canonical(alt) != token:
+                        continue
+                except Exception:  # noqa: BLE001 - an order the rules refuse
+                    continue
+                out.append({"token": token, "path": click_path(alt), "kinds": [k for _, k in click_steps(alt)]})
+        return out
+
+    def turn_step(self, actions: list) -> dict:
+        """Mawarikudoi: the turn being built action by action (see :func:`mawari_turn_step`)."""
+        if self.info.id != "mawarikudoi" or getattr(self.state, "phase", "") != "turn":
+            raise GameFailure("there is no turn to build action by action now")
+        return mawari_turn_step(self.state, self.info, actions)
 
     # ------------------------------------------------------------------ notation
     def japanese(self, token: str, prev_to: str | None) -> str:
         """KIF-style Japanese notation of ``token`` in the current position (before it is played)."""
         if "=" in token.split(",")[0] and not token.startswith("defect"):
             return ja_event(token)
+        if self.info.id == "mawarikudoi":
+            return mawari_japanese(self.state, token)
         if token.startswith("plan:"):
             return "伏兵 " + "・".join(ja_square(q) for q in token[5:].split(",") if q)
         if token == "defect" or token.startswith("defect"):
@@ -448,3 +529,167 @@ def to_square(token: str) -> str | None:
     """Where the turn's piece ended (for KIF's 同); captures in place (``:x``) do not move it."""
     squares = _SQ.findall(re.sub(r":x\d{1,2}[a-m]", "", token))
     return squares[-1] if squares else None
+
+
+# ------------------------------------------------------------------------------------------ mawarikudoi
+RUNNER_KANJI = "歩香桂銀角飛玉"
+FACE_NAMES = {"x": "upside down (100)", "v": "upright (10)", "s": "on its side (5)", "u": "face up (1)",
+              "d": "face down (0)"}
+
+
+def mawari_board(state, info: VariantInfo) -> Board:
+    """The runners, each turned to its facing (``facing`` 0..3 = n e s w); a runner sharing the other's square is
+    shown as that square's ``rider``; the corners each side has touched this leg are listed in ``corners``."""
+    from engine.variants.mawarikudoi import board as MB
+
+    board = Board(9, 9, turn=state.side)
+    for side in (0, 1):
+        me = state.sides[side]
+        if me.runner >= MB.FINISHED:
+            continue
+        letter = MB.RUNNERS[me.runner]
+        kanji, western = info.names(letter)
+        cell = {"letter": letter, "color": side, "kanji": kanji, "western": western, "marks": "",
+                "facing": MB.FACINGS[me.facing]}
+        name = MB.square_name(me.sq)
+        if name in board.squares:
+            board.squares[name]["rider"] = dict(cell)
+        else:
+            board.squares[name] = cell
+    return board
+
+
+def _mawari_corners(side: int, code: int) -> dict:
+    from engine.variants.mawarikudoi import board as MB
+
+    corners = [MB.square_name(c) for c in MB.corners_of(side)]
+    if code == 0:
+        touched = []
+    elif code == MB.CORNERS_DONE:
+        touched = ["two or more"]
+    else:
+        touched = [corners[code - 1]]
+    return {"corners": corners, "touched": touched, "home": MB.square_name(MB.start_square(side)),
+            "ready": code == MB.CORNERS_DONE}
+
+
+def mawari_throw(token: str) -> dict:
+    """A ``throw=`` event as the page draws it: the generals' faces, each group's score and N."""
+    from engine.variants.mawarikudoi import throws as MT
+
+    gold, silver = MT.parse_throw(token)
+    groups = [{"name": "金", "faces": list(gold), "score": MT.group_score(gold)}]
+    if silver is not None:
+        groups.append({"name": "銀", "faces": list(silver), "score": MT.group_score(silver)})
+    return {"token": token, "groups": groups, "n": MT.throw_value(gold, silver), "mixed": silver is not None}
+
+
+def mawari_panel(state, played: list[str]) -> dict:
+    """Runner progress per side (current runner in relay order, square, facing, corners), the throw rights, the
+    phase and the last throw."""
+    from engine.variants.mawarikudoi import board as MB
+
+    sides = []
+    for side in (0, 1):
+        me = state.sides[side]
+        done = me.runner >= MB.FINISHED
+        entry = {"runner": me.runner, "relay": list(RUNNER_KANJI), "finished": done, "mixed_right": me.mixed_right,
+                 "mixed_allowed": state.mixed_allowed(side) if state.phase != "end" else False}
+        if not done:
+            entry.update(square=MB.square_name(me.sq), facing=MB.FACINGS[me.facing],
+                         name=MB.RUNNER_NAMES[me.runner], kanji=RUNNER_KANJI[me.runner],
+                         **_mawari_corners(side, me.corners))
+        sides.append(entry)
+    out: dict[str, Any] = {"sides": sides, "phase": state.phase, "steps": state.steps}
+    throws = [t for t in played if t.startswith("throw=")]
+    if throws:
+        out["last_throw"] = mawari_throw(throws[-1])
+    return out
+
+
+def _mawari_next(state, side: int, s2: int) -> list[tuple[str, int]]:
+    """Every single action of the runner in turn-state ``s2`` (sente's frame): (action text, action index)."""
+    from engine.variants.mawarikudoi import board as MB
+
+    r, sq, f, _ = MB.unpack(s2 >> 1)
+    nt = int(MB.N_TARGETS[r, sq, f])
+    here = MB.square_name(MB.from_frame(side, sq, 0)[0])
+    out = [(here + MB.square_name(MB.from_frame(side, int(MB.TARGETS[r, sq, f, a]), 0)[0]), a) for a in range(nt)]
+    for k in range(MB.N_FACINGS - 1):
+        nf = k if k < f else k + 1
+        out.append(("turn:" + MB.FACINGS[MB.from_frame(side, 0, nf)[1]], nt + k))
+    return out
+
+
+def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
+    """A mawarikudoi turn built one action at a time. ``actions`` so far are checked with the rules' own step
+    function; the answer has the runner after them (``board``, ``panel`` previews), ``left`` actions, whether the
+    king has ``won``, the possible ``next`` actions with their click step, and ``token`` once the turn is complete.
+    Every action of the runner can be followed by a full turn (turning on the spot always spends an action), so
+    the page may offer each of them."""
+    from engine.variants.mawarikudoi import board as MB
+    from engine.variants.mawarikudoi import kernels as MK
+
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise GameFailure("'actions' must be a list of strings")
+    side = state.side
+    esq, erank = state.enemy_in_frame(side)
+    s2 = state.frame_state(side) * 2
+    for i, act in enumerate(actions):
+        if s2 == MB.WIN2:
+            raise GameFailure(f"the king finished after {i} action(s): the turn is over")
+        if i >= state.steps:
+            raise GameFailure(f"the throw gave {state.steps} action(s), not {len(actions)}")
+        a = dict(_mawari_next(state, side, s2)).get(act)
+        if a is None:
+            raise GameFailure(f"action {i + 1} {act!r} is not possible for the runner here")
+        s2 = int(MK.step(s2, a, MB.TARGETS, MB.N_TARGETS, esq, erank))
+    won = s2 == MB.WIN2
+    left = 0 if won else state.steps - len(actions)
+    preview = state.copy()
+    me = preview.sides[side]
+    if won:
+        me.runner = MB.FINISHED
+    else:
+        r, sq, f, c = MB.unpack(s2 >> 1)
+        me.runner, me.corners = r, c
+        me.sq, me.facing = MB.from_frame(side, sq, f)
+    nxt = []
+    if left > 0:
+        for act, _ in _mawari_next(state, side, s2):
+            nxt.append({"action": act, "step": f"btn:{act}" if act.startswith("turn:") else f"sq:{act[2:]}"})
+    out = {"actions": list(actions), "steps": state.steps, "left": left, "won": won, "next": nxt,
+           "board": mawari_board(preview, info).to_json(), "panel": mawari_panel(preview, [])}
+    if left == 0:
+        out["token"] = ",".join(actions)
+    if not actions:
+        ends = state.turn_ends()
+        win = next((e for e in ends if e.won), None)
+        if win is not None:
+            out["win_token"] = state.format_turn(win)
+    return out
+
+
+def mawari_japanese(state, token: str) -> str:
+    """``歩 １九→１三 (6手)``, ``金銀振り``; the runner and squares of a turn, the relays it made."""
+    from engine.variants.mawarikudoi import board as MB
+
+    if token == "throw:gold":
+        return "金振り"
+    if token == "throw:mixed":
+        return "金銀振り"
+    if getattr(state, "phase", "") != "turn":
+        return token
+    side = state.side
+    me = state.sides[side]
+    start = RUNNER_KANJI[me.runner] + " " + ja_square(MB.square_name(me.sq))
+    try:
+        after = mawari_turn_step(state, VariantInfo("mawarikudoi", "", ""), token.split(","))
+    except GameFailure:
+        return token
+    them = after["panel"]["sides"][side]
+    n = len(token.split(","))
+    if after["won"]:
+        return f"{start} → 上がり ({n}手)"
+    relay = "" if them["runner"] == me.runner else f" {RUNNER_KANJI[them['runner']]}へ"
+    return f"{start} → {ja_square(them['square'])}{relay} ({n}手)"

@@ -17,6 +17,8 @@ JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}
 ``POST /api/resign``       the person (or, with two, the side to move) resigns
 ``GET  /api/record``       ``?format=json|kif|csa``: ``{"text", "name", "mime"}`` (KIF/CSA for shogi only)
 ``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>"}``
+``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
+                           after those actions (a preview board and panel), the actions left, the possible next ones
 =========================  ==========================================================================================
 """
 from __future__ import annotations
@@ -153,6 +155,8 @@ class Handler(BaseHTTPRequestHandler):
                 session.resign()
             elif url.path == "/api/load":
                 session.load(data.get("text"), data.get("players"))
+            elif url.path == "/api/turnstep":
+                return self._json(session.turn_step(data.get("actions", [])))
             else:
                 return self._error(f"no such action {url.path}", 404)
             return self._json(session.state())

@@ -550,10 +550,15 @@ class Session:
             side = self._player_side() if node != "terminal" else game.side() if node != "chance" else 0
             human_turn = node == "decision" and self.players[side].kind == "human" and not self.thinking
             legal = []
-            if human_turn:
-                actions = game.actions()
-                for token in actions:
-                    legal.append({"token": token, "path": G.click_path(token)})
+            turn_build = None
+            if human_turn and self.info.id == "mawarikudoi" and game.state.phase == "turn":
+                # a turn of N actions is built action by action through /api/turnstep (any path is legal)
+                turn_build = {"steps": game.state.steps}
+            elif human_turn:
+                for token in game.actions():
+                    legal.append({"token": token, "path": G.click_path(token),
+                                  "kinds": [k for _, k in G.click_steps(token)]})
+                legal += game.alternative_paths([a["token"] for a in legal])
             see = None if viewer == -1 else viewer
             board = game.board(see if self.info.id == "turncoat" else None).to_json()
             prev = next((p for p in reversed(self.plies) if not p.event), None)
@@ -579,9 +584,21 @@ class Session:
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
                                                     "text": _result_text(res)},
                 "error": self.error, "can_undo": any(p.human for p in self.plies), "can_redo": bool(self.redo),
-                "viewer": viewer,
+                "viewer": viewer, "turn_build": turn_build,
             }
             return out
+
+    def turn_step(self, actions: Any) -> dict:
+        """Mawarikudoi: a person's turn built action by action (nothing is played until the whole token is sent)."""
+        with self.lock:
+            if self.info.id != "mawarikudoi":
+                raise RequestError("turns are built action by action only in mawarikudoi")
+            if self.node() != "decision" or self.players[self._player_side()].kind != "human" or self.thinking:
+                raise RequestError("it is not a person's turn to move")
+            try:
+                return self.game.turn_step(actions)
+            except G.GameFailure as exc:
+                raise RequestError(str(exc)) from None
 
     def wait(self, since: int, timeout: float) -> None:
         """Block until the version passes ``since`` (long polling) or ``timeout`` seconds pass."""

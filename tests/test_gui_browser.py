@@ -2,7 +2,8 @@
 
 Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
 roll / card / plan / defection where they apply, a game end, a record saved and loaded back. The start position of
-every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``).
+every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``), and fantasista's magic
+(curtain squares, inventory) to ``docs/img/fantasista-magic.png``.
 
 Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
 ``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
@@ -321,3 +322,79 @@ def test_enokian_card_deck_and_engine(gui):
     gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("card=")]) >= 3 or gui.state()["result"],
              what="the engine playing the solitaire")
     gui.wait(lambda: "%" in gui.text("#info-score") or gui.state()["result"], what="the win probability")
+
+
+# ------------------------------------------------------------------------------------------ mawarikudoi
+def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
+    gui.open()
+    gui.new_game("mawarikudoi", "human", "engine", seed=2)  # our engine, depth 1; seed 2 throws N = 1 first
+    gui.wait(lambda: gui.d.find_elements(By.ID, "turn-left"), what="the turn to build")
+    gui.screenshot("mawarikudoi")
+    assert gui.d.find_elements(By.CSS_SELECTOR, "#throw .general"), "the thrown generals are drawn"
+    assert "歩" in gui.text("#runner-0 .relay .current") and "1i" in gui.text("#runner-0")
+    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="9a"] .piece').get_attribute("data-facing") == "s"
+    n = gui.state()["turn_build"]["steps"]
+    assert gui.text("#turn-left").startswith(f"{n} of {n}")
+    # the first action: up one square; the preview shows the pawn there before anything is played
+    gui.sq("1h") if n > 1 else None
+    if n > 1:
+        gui.wait(lambda: gui.text('#board .sq[data-sq="1h"]') == "歩", what="the previewed step")
+        gui.click("#turn-back")
+        gui.wait(lambda: gui.text('#board .sq[data-sq="1i"]').startswith("歩"), what="back one action")
+    played = len(gui.moves())
+    for k in range(n):  # spend the actions: first a step, then turns on the spot
+        if k == 0:
+            gui.sq("1h")
+        else:
+            gui.click('#actions button[data-step^="btn:turn:"]')
+        if k < n - 1:
+            gui.wait(lambda: gui.text("#turn-left").startswith(f"{n - k - 1} of"), what=f"action {k + 1}")
+    gui.wait(lambda: len(gui.moves()) > played and gui.moves()[played].startswith("1i1h"), what="the turn played")
+    gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("throw")]) >= 2 or gui.state()["result"],
+             what="our engine's turn")
+    assert gui.d.find_elements(By.CSS_SELECTOR, "#moves td.ja")[0].text.startswith("振り 金")
+    # the throw choice (own runner lower than the enemy's): the mixed throw shows golds and silvers
+    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=5,
+                                start_sfen="l8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/l9a:s:-:m/c")
+    gui.click('#actions button[data-step="btn:throw:mixed"]')
+    gui.wait(lambda: len(gui.d.find_elements(By.CSS_SELECTOR, "#throw .group")) == 2, what="the mixed throw")
+    assert "銀" in gui.text("#throw") and gui.text("#throw-n").isdigit()
+    gui.save_and_reload("json")
+    # the king home with two corners touched: "Finish the race" ends the game
+    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=2,
+                                start_sfen="l8/9/9/9/9/9/9/9/7K1 b - 1 K2i:e:*:m/l9a:s:-:m/g")
+    gui.click("#turn-win")
+    gui.wait(lambda: "completed" in gui.text("#result"), what="the race won")
+    assert "sente wins" in gui.text("#result")
+
+
+# ------------------------------------------------------------------------------------------ fantasista magic
+def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
+    gui.open()
+    sfen = "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=WCe;m=2i@S;h=D2Sp"
+    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                                start_sfen=sfen)
+    gui.wait(lambda: gui.d.find_elements(By.ID, "inventory-0"))
+    inv = gui.text("#inventory-0")
+    assert "ginsara" in inv and "curtain" in inv and "wave" in inv and "銀'×2" in inv and "火炎竜'" in inv
+    assert "emblem" in gui.text("#inventory-1")
+
+    def kind(sq):
+        return gui.d.find_element(By.CSS_SELECTOR, f'#board .sq[data-sq="{sq}"]').get_attribute("data-kind")
+    # breath: the fire dragon dropped, then its breath target in its own colour
+    gui.play_path(["hand:D", "sq:5e"])
+    gui.wait(lambda: kind("5b") == "breath", what="the breath target")
+    gui.click("#actions button:last-child")  # cancel
+    # the silver curtain: the squares around the king
+    gui.click('#actions button[data-step="btn:curtain"]')
+    gui.wait(lambda: kind("4h") == "curtain", what="the curtain squares")
+    gui.screenshot("fantasista-magic")
+    gui.click("#actions button:last-child")
+    # the rider on the carrier
+    gui.sq("2i"), gui.sq("1h")
+    gui.wait(lambda: kind("1g") == "rider", what="the rider's follow-up")
+    gui.click("#actions button:last-child")
+    # the wave, its silvers clicked against the canonical order: 5g first, then 4g (canonical is 4g first)
+    gui.play_path(["btn:wave", "sq:5g", "sq:5f", "sq:4g", "sq:4f"])
+    gui.click('#chooser button.choice[data-token="wave:4g4f,5g5f"]')
+    gui.wait(lambda: gui.moves()[-1:] == ["wave:4g4f,5g5f"], what="the wave played in another order")

@@ -127,7 +127,7 @@ def test_moves_undo_redo_and_game_end(server):
 def test_checkmate_ends_the_game(server):
     _, api = server
     st = api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
-    assert {"token": "G*5b", "path": ["hand:G", "sq:5b"]} in st["legal"]
+    assert {"token": "G*5b", "path": ["hand:G", "sq:5b"], "kinds": ["hand", "move"]} in st["legal"]
     st = api.ok("/api/move", {"move": "G*5b"})
     assert st["node"] == "terminal" and st["result"]["reason"] == "checkmate" and st["result"]["score"] == 1.0
     assert "sente wins" in st["result"]["text"]
@@ -221,7 +221,7 @@ def test_turncoat_defection_from_move_31():
         choices = [a["token"] for a in st["legal"] if a["token"] != "defect"]
         s.play(rng.choice(choices))
     st = s.state()
-    assert {"token": "defect", "path": ["btn:defect"]} in st["legal"]
+    assert {"token": "defect", "path": ["btn:defect"], "kinds": ["button"]} in st["legal"]
     s.play("defect")
     assert s.plies[-1].token == "defect" and s.plies[-1].ja.startswith("寝返り")
 
@@ -248,3 +248,51 @@ def test_engine_vs_engine_shogi_with_our_engine(server):
     assert st["result"] is None, st["error"]
     assert len(st["history"]) == 1 and st["history"][0]["depth"] == 1 and st["history"][0]["score"] is not None
     assert st["info"]["depth"] == 1
+
+
+@pytest.mark.parametrize("variant", ["fantasista", "turncoat", "mawarikudoi", "enokian", "daishogi2017"])
+def test_a_person_against_our_engine_in_every_variant(server, variant):
+    """Our engine (``python -m usi``, depth 1) answers a person's move in each variant, through its USI adapter."""
+    srv, api = server
+    ours = {"kind": "engine", "depth": 1}
+    players = [ours, "human"] if variant == "enokian" else ["human", ours]
+    st = api.ok("/api/new", {"variant": variant, "players": players, "seed": 3})
+    if variant != "enokian":
+        assert st["human_turn"]
+        if st["turn_build"]:  # mawarikudoi: the turn built action by action, then played whole
+            acts = []
+            while True:
+                step = api.ok("/api/turnstep", {"actions": acts})
+                if "token" in step:
+                    break
+                acts.append(step["next"][0]["action"])
+            token = step["token"]
+        else:
+            token = st["legal"][0]["token"]
+        st = api.ok("/api/move", {"move": token})
+    st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=300)
+    assert not st["error"], st["error"]
+    engine_side = 0 if variant == "enokian" else 1
+    answers = [h for h in st["history"] if not h["event"] and h["side"] == engine_side and not h["human"]]
+    assert answers, f"no engine move in {[h['token'] for h in st['history']]}"
+    assert answers[-1]["depth"] is not None or answers[-1]["score"] is not None or answers[-1]["winprob"] is not None
+
+
+def test_mawarikudoi_turnstep_api_checks_each_action(server):
+    _, api = server
+    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "seed": 2,
+                        "sfen": "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/g"})
+    st = api.ok("/api/state")
+    n = st["turn_build"]["steps"]
+    step = api.ok("/api/turnstep", {"actions": []})
+    assert {x["action"] for x in step["next"]} == {"1i1h", "turn:e", "turn:s", "turn:w"} and step["left"] == n
+    for bad in (["1i1g"], ["turn:n"], "1i1h", [1]):
+        status, data = api.call("/api/turnstep", {"actions": bad})
+        assert status == 400 and data["error"]
+    unchanged(api, st)
+    if n > 1:
+        step = api.ok("/api/turnstep", {"actions": ["1i1h"]})
+        assert step["board"]["squares"]["1h"]["letter"] == "P" and step["left"] == n - 1
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    status, data = api.call("/api/turnstep", {"actions": []})
+    assert status == 400 and "mawarikudoi" in data["error"]

@@ -20,6 +20,11 @@ let flipped = false;
 let western = false;
 let lastRollKey = "", lastCardKey = "";
 let pollVersion = -1;
+let turnActs = [];       // mawarikudoi: the actions of the turn being built
+let turnInfo = null;     // mawarikudoi: the server's answer for turnActs (preview board, next actions)
+const FACING_DEG = { n: 0, e: 90, s: 180, w: 270 };
+const FACING_ARROW = { n: "↑", e: "→", s: "↓", w: "←" };
+const FACE_TITLE = { x: "upside down 100", v: "upright 10", s: "on its side 5", u: "face up 1", d: "face down 0" };
 
 const $ = (id) => document.getElementById(id);
 
@@ -44,6 +49,8 @@ async function post(path, body) {
     showError("");
     prefix = [];
     planPick.clear();
+    turnActs = [];
+    turnInfo = null;
     if (!S || st.version !== S.version) render(st);
     else renderMarks();
     return st;
@@ -128,6 +135,7 @@ function isPlanNode() {
 
 function step(s) {
   if (!S || !S.human_turn) return;
+  if (S.turn_build) return turnStep(s);
   if (candidates([...prefix, s]).length) {
     prefix.push(s);
   } else if (candidates([s]).length) {
@@ -142,7 +150,8 @@ function step(s) {
 
 function resolve() {
   const cands = candidates(prefix);
-  const complete = cands.filter((a) => a.path.length === prefix.length);
+  const seen = new Set();
+  const complete = cands.filter((a) => a.path.length === prefix.length && !seen.has(a.token) && seen.add(a.token));
   const longer = cands.filter((a) => a.path.length > prefix.length);
   if (!cands.length) prefix = [];
   if (complete.length === 1 && !longer.length) {
@@ -185,6 +194,58 @@ function choiceLabel(token, tokens) {
   return token;
 }
 
+// Mawarikudoi: a turn of N actions built one action at a time; the server checks each one and sends the runner's
+// position after it (a preview) and the actions possible next. Nothing is played until the turn is complete.
+async function fetchTurn(acts) {
+  try {
+    const version = S.version;
+    const info = await api("/api/turnstep", { actions: acts });
+    if (!S || S.version !== version) return;  // the game moved on meanwhile
+    info.version = version;
+    turnActs = acts;
+    turnInfo = info;
+    showError("");
+    if (info.token !== undefined) return sendMove(info.token);
+    drawBoard(info.board);
+    renderMarks();
+    renderPanel();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function turnStep(s) {
+  if (!turnInfo) return;
+  const n = turnInfo.next.find((x) => x.step === s);
+  if (n) fetchTurn([...turnActs, n.action]);
+}
+
+function turnButtons(box) {
+  const add = (text, id, fn, step) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "action";
+    if (id) b.id = id;
+    if (step) b.dataset.step = step;
+    b.textContent = text;
+    b.onclick = fn;
+    box.appendChild(b);
+  };
+  const info = document.createElement("span");
+  info.id = "turn-left";
+  info.className = "turn-left";
+  info.textContent = `${turnInfo.left} of ${turnInfo.steps} action${turnInfo.steps > 1 ? "s" : ""} left`;
+  box.appendChild(info);
+  for (const n of turnInfo.next) {
+    if (!n.step.startsWith("btn:")) continue;
+    const f = n.action.slice(5);
+    add(`turn ${FACING_ARROW[f]} ${f}`, "", () => turnStep(n.step), n.step);
+  }
+  if (turnActs.length) add("Back one action", "turn-back", () => fetchTurn(turnActs.slice(0, -1)));
+  if (turnActs.length) add("Restart turn", "turn-restart", () => fetchTurn([]));
+  if (turnInfo.win_token) add("Finish the race (win)", "turn-win", () => sendMove(turnInfo.win_token));
+}
+
 async function sendMove(token) {
   $("chooser").hidden = true;
   prefix = [];
@@ -200,18 +261,44 @@ function pieceHTML(cell) {
   else if (text.length >= 3) cls.push("n3");
   if (cell.letter.startsWith("+") && S.variant.id !== "enokian") cls.push("promoted");
   if (S.variant.id === "enokian" && cell.color === 1) cls.push("red");
+  if (cell.facing) {  // mawarikudoi: the runner points where it faces
+    const deg = FACING_DEG[cell.facing] + (flipped ? 180 : 0);
+    return `<span class="${cls.join(" ")} faced" data-facing="${cell.facing}" style="transform: rotate(${deg}deg)">${text}</span>`;
+  }
   return `<span class="${cls.join(" ")}">${text}</span>`;
 }
 
 function squareName(file, rank) { return `${file}${RANKS[rank]}`; }
 
 function render(st) {
+  if (S && S.variant.id !== st.variant.id && $("variant").value !== st.variant.id) {
+    $("variant").value = st.variant.id;  // a game started or loaded elsewhere: the form follows
+    fillOptions();
+  }
   S = st;
   // keep a half-made move only while it still leads somewhere (the same person's turn)
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
   if (!st.human_turn) planPick.clear();
   pollVersion = st.version;
-  const b = st.board, nf = b.files, nr = b.ranks;
+  if (!st.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; }
+  drawBoard(turnInfo ? turnInfo.board : st.board);
+  renderHands();
+  renderMarks();
+  renderStatus();
+  renderPanel();
+  renderInfo();
+  renderMoves();
+  renderGraph();
+  $("undo").disabled = !st.can_undo;
+  $("redo").disabled = !st.can_redo;
+  $("resign").disabled = !!st.result;
+  $("chooser").hidden = true;
+  showError(st.error);
+  if (st.turn_build && !turnInfo) fetchTurn([]);
+}
+
+function drawBoard(b) {
+  const nf = b.files, nr = b.ranks;
   document.documentElement.style.setProperty("--sq", nf > 9 ? "40px" : "50px");
   const board = $("board");
   board.style.gridTemplateColumns = `repeat(${nf}, var(--sq))`;
@@ -234,7 +321,11 @@ function render(st) {
         let html = pieceHTML(cell);
         if (cell.marks && cell.marks.includes("'")) html += `<span class="mark token" title="token">●</span>`;
         if (cell.marks && cell.marks.includes("!")) html += `<span class="mark invincible" title="invincible">★</span>`;
-        if (cell.rider) html += `<span class="rider" title="rider">${western ? cell.rider.western : cell.rider.kanji}</span>`;
+        if (cell.rider && cell.rider.facing) {
+          html += `<span class="rider other-runner ${cell.rider.color ? "gote" : "sente"}" title="the other runner">${western ? cell.rider.western : cell.rider.kanji}${FACING_ARROW[cell.rider.facing]}</span>`;
+        } else if (cell.rider) {
+          html += `<span class="rider" title="rider">${western ? cell.rider.western : cell.rider.kanji}</span>`;
+        }
         el.innerHTML = html;
         el.dataset.piece = cell.letter;
         el.dataset.color = cell.color;
@@ -243,18 +334,26 @@ function render(st) {
       board.appendChild(el);
     }
   }
-  renderHands();
-  renderMarks();
-  renderStatus();
-  renderPanel();
-  renderInfo();
-  renderMoves();
-  renderGraph();
-  $("undo").disabled = !st.can_undo;
-  $("redo").disabled = !st.can_redo;
-  $("resign").disabled = !!st.result;
-  $("chooser").hidden = true;
-  showError(st.error);
+  board.classList.toggle("flipped", flipped);
+  if (S.variant.id === "mawarikudoi") markCorners(S.turn_build && turnInfo ? turnInfo.panel : S.panel);
+}
+
+// Mawarikudoi: each side's corners (its home with ⌂, the others with a flag once touched this leg).
+function markCorners(p) {
+  if (!p || !p.sides) return;
+  p.sides.forEach((sd, side) => {
+    if (sd.finished) return;
+    const mark = (sq, text, cls) => {
+      const el = document.querySelector(`#board .sq[data-sq="${sq}"]`);
+      if (!el) return;
+      const m = document.createElement("span");
+      m.className = `corner ${cls} ${side ? "gote" : "sente"}`;
+      m.textContent = text;
+      el.appendChild(m);
+    };
+    mark(sd.home, side ? "☖⌂" : "☗⌂", "home");
+    for (const c of sd.corners) if (sd.touched.includes(c)) mark(c, side ? "☖✓" : "☗✓", "touched");
+  });
 }
 
 function renderHands() {
@@ -279,24 +378,52 @@ function renderHands() {
   });
 }
 
+const BUTTON_LABELS = { "throw:gold": "金 gold throw (4 golds)", "throw:mixed": "金銀 mixed throw (golds × silvers)",
+  curtain: "銀の帳 silver curtain", wave: "銀の波 silver wave", defect: "寝返り defect" };
+const KIND_ORDER = ["breath", "strike", "curtain", "wave", "rider", "board", "move"];
+
 function renderMarks() {
   if (!S) return;
   const planning = isPlanNode();
-  const cands = planning ? [] : candidates(prefix);
+  const building = !!(S.turn_build && turnInfo);
+  const cands = planning || building ? [] : candidates(prefix);
   const next = new Set(cands.filter((a) => a.path.length > prefix.length).map((a) => a.path[prefix.length]));
+  // what kind of step each highlighted square is (a breath target, a curtain square, a carrier to board ...)
+  const kinds = {};
+  for (const a of cands) {
+    if (a.path.length <= prefix.length || !a.kinds) continue;
+    const s = a.path[prefix.length];
+    (kinds[s] = kinds[s] || new Set()).add(a.kinds[prefix.length]);
+  }
+  if (building) for (const n of turnInfo.next) { next.add(n.step); kinds[n.step] = new Set(["move"]); }
+  const active = prefix.length > 0 || building;
   for (const el of document.querySelectorAll("#board .sq")) {
     const name = el.dataset.sq;
     el.classList.toggle("last", S.last_move.includes(name));
     el.classList.toggle("selected", prefix.includes("sq:" + name));
-    const target = prefix.length > 0 && next.has("sq:" + name);
+    const target = active && next.has("sq:" + name);
     el.classList.toggle("target", target);
-    el.classList.toggle("capture", target && !!el.dataset.piece && +el.dataset.color !== S.side);
+    const own = !!el.dataset.piece && +el.dataset.color === S.side;
+    let kind = "";
+    if (target && !building) {
+      const ks = kinds["sq:" + name] || new Set(["move"]);
+      kind = KIND_ORDER.find((k) => ks.has(k)) || "move";
+      if (kind === "move" && own && prefix.length === 1 && prefix[0].startsWith("sq:")) kind = "board";
+    }
+    for (const k of KIND_ORDER) el.classList.toggle("t-" + k, target && kind === k && k !== "move");
+    el.dataset.kind = target ? (kind || "move") : "";
+    el.classList.toggle("capture", target && !building && !!el.dataset.piece && !own);
     el.classList.toggle("plan-pick", planning && planPick.has(name));
   }
   for (const el of document.querySelectorAll(".hand .hp")) {
     const key = "hand:" + el.dataset.hand;
     el.classList.toggle("selected", prefix.includes(key) && +el.dataset.color === S.side);
     el.classList.toggle("target", prefix.length > 0 && next.has(key) && +el.dataset.color === S.side);
+  }
+  if (building) {
+    const box = $("actions");
+    box.innerHTML = "";
+    return turnButtons(box);
   }
   const actions = $("actions");
   actions.innerHTML = "";
@@ -307,7 +434,7 @@ function renderMarks() {
     b.type = "button";
     b.className = "action";
     b.dataset.step = s;
-    b.textContent = s.slice(4);
+    b.textContent = BUTTON_LABELS[s.slice(4)] || s.slice(4);
     b.onclick = () => step(s);
     actions.appendChild(b);
   }
@@ -387,8 +514,17 @@ function renderPanel() {
   const st = S, p = st.panel, el = $("variant-panel");
   let html = `<h3>${st.variant.name} ${st.variant.ja}</h3>`;
   if (st.variant.id === "fantasista") {
-    html += `<div>fairies: ☗ ${p.fairies[0]} / ☖ ${p.fairies[1]}</div>`;
-    html += `<div>rights: ☗ ${p.rights[0].join(", ") || "–"} / ☖ ${p.rights[1].join(", ") || "–"}</div>`;
+    // the magic inventory of each side: fairy, rights, emblem, tokens in hand
+    html += `<table class="inventory" id="inventory"><tr><th></th><th>fairy</th><th>rights</th><th>tokens in hand</th></tr>`;
+    for (const side of [0, 1]) {
+      const inv = (p.inventory || [])[side] || { fairy: p.fairies[side], rights: p.rights[side], tokens: [] };
+      const rights = inv.rights.filter((r) => !r.startsWith("emblem"));
+      const tokens = inv.tokens.map((t) => `<span class="tok">${western ? t.western : t.kanji}'${t.count > 1 ? "×" + t.count : ""}</span>`);
+      html += `<tr id="inventory-${side}"><td>${side ? "☖" : "☗"}</td><td>${inv.fairy}</td>
+        <td>${rights.join(", ") || "–"}${inv.emblem ? ' <span class="emblem" title="emblem">紋 emblem</span>' : ""}</td>
+        <td>${tokens.join(" ") || "–"}</td></tr>`;
+    }
+    html += `</table>`;
     const roll = st.events.roll;
     if (roll && p.last_roll) {
       const fairy = p.fairies[roll.side];
@@ -409,6 +545,8 @@ function renderPanel() {
     }
     html += `<div>deck: <b id="deck">${p.deck}</b> cards, kings left: <b id="kings">${p.kings_left}</b>,
       your pieces: ${p.player_pieces}</div>`;
+  } else if (st.variant.id === "mawarikudoi") {
+    html += mawariPanel(st.turn_build && turnInfo ? turnInfo.panel : p, p);
   } else if (st.variant.id === "turncoat") {
     html += `<div>plans: ☗ <span id="plan-0">${p.plans[0]}</span> / ☖ <span id="plan-1">${p.plans[1]}</span></div>`;
   }
@@ -421,6 +559,39 @@ function renderPanel() {
   const cardKey = card ? card.i + card.token : "";
   if (card && cardKey !== lastCardKey && $("card")) $("card").classList.add("fresh");
   lastCardKey = cardKey;
+}
+
+// Mawarikudoi: the last throw with the thrown generals' faces, then each side's runner progress.
+function throwHTML(t) {
+  let html = `<div id="throw" class="throw">`;
+  for (const g of t.groups) {
+    html += `<span class="group">`;
+    for (const f of g.faces) html += `<span class="general face-${f}" title="${FACE_TITLE[f]}">${f === "d" ? "" : g.name}</span>`;
+    html += `<span class="gscore">${g.score}</span></span>`;
+  }
+  return html + `<span class="throw-n">N = <b id="throw-n">${t.n}</b></span></div>`;
+}
+
+function mawariPanel(p, now) {
+  let html = "";
+  const t = now.last_throw;
+  if (t) html += throwHTML(t);
+  else html += `<div id="throw" class="k">no throw yet</div>`;
+  if (S.turn_build && turnInfo) html += `<div class="k">building the turn: ${turnActs.join(", ") || "no action yet"}</div>`;
+  p.sides.forEach((sd, side) => {
+    html += `<div class="runner-box" id="runner-${side}"><b>${side ? "☖ gote" : "☗ sente"}</b> `;
+    html += `<span class="relay">` + sd.relay.map((k, i) =>
+      `<span class="${i < sd.runner ? "done" : i === sd.runner ? "current" : "todo"}">${k}</span>`).join("") + `</span>`;
+    if (sd.finished) html += ` <b>finished</b>`;
+    else {
+      const touched = sd.corners.map((c) => `<span class="${sd.touched.includes(c) || sd.ready ? "hit" : ""}">${c}</span>`);
+      html += `<div>runner <b>${sd.kanji}</b> ${sd.name} on ${sd.square}, facing ${FACING_ARROW[sd.facing]} ${sd.facing};
+        corners ${touched.join(" ")}${sd.ready ? ` (two or more: back to ${sd.home})` : ""}; mixed throw
+        ${sd.mixed_right ? (sd.mixed_allowed ? "allowed now" : "kept") : "lost"}</div>`;
+    }
+    html += `</div>`;
+  });
+  return html;
 }
 
 function renderInfo() {
