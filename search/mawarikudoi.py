@@ -15,7 +15,9 @@ distribution of the number of turns to finish, ``P(T_s <= t)``, follows by a for
 N, the best end state of the N-action turn (found by the turn DP in :mod:`engine.variants.mawarikudoi.kernels`),
 scored by the win probability above. The stomp and the mixed throw are seen in the turn being searched; the tables
 behind the leaves assume gold throws and no stomps for the future turns of both sides, except that the leaves weigh
-the chance that a lower opponent stomps the end square on its next turn (``Engine._with_stomp_risk``).
+the chance that a lower opponent stomps the end square on its next turn (``Engine._with_stomp_risk``), and the
+mixed-throw rights: a side that still holds its right races with the "right in use" table (mixed throws until one
+scores >= 10, then gold; ``RaceTables.cdf_right``).
 """
 from __future__ import annotations
 
@@ -109,6 +111,52 @@ def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
         n_cur = n_nxt
 
 
+@kernel
+def _rights_leaf_kernel(rows_g, rows_r3, rows_r4, surv_g, surv_r3, surv_r4, rb, opp_right, my_right, lam_me,
+                        lam_opp, out):
+    """Win probability after my turn for every end state e (opponent of rank ``rb`` throws next), the mixed-throw
+    rights valued.
+
+    A side with its right that will be allowed the mixed throw at its next turn (strictly lower runner) races with
+    the "right in use" table (mixed throws until one scores >= 10, then gold). A side that keeps its right but is
+    not allowed next turn races with the mixture ``lam * right + (1 - lam) * gold`` (``lam``: the chance it gets to
+    use the right later; ``lam_me`` for me, ``lam_opp`` for the opponent). A side without the right races gold."""
+    n_s = rows_g.shape[0] - 1
+    per_runner = n_s // 7
+    n_t = rows_g.shape[1]
+    for e in range(n_s + 1):
+        if e == n_s:
+            out[e] = 1.0
+            continue
+        re = e // per_runner
+        n_silver = 4 - (1 if re == 3 else 0) - (1 if rb == 3 else 0)
+        # opponent: weight of its "right" race
+        c = 0.0
+        if opp_right:
+            c = 1.0 if rb < re else lam_opp
+        a = 0.0
+        if my_right:
+            a = 1.0 if re < rb else lam_me
+        gg = 0.0
+        gr = 0.0
+        rg = 0.0
+        rr = 0.0
+        for t in range(n_t):
+            x = rows_g[e, t]
+            sg = surv_g[t]
+            gg += x * sg
+            if n_silver == 3:
+                sr = surv_r3[t]
+                y = rows_r3[e, t]
+            else:
+                sr = surv_r4[t]
+                y = rows_r4[e, t]
+            gr += x * sr
+            rg += y * sg
+            rr += y * sr
+        out[e] = (1 - a) * ((1 - c) * gg + c * gr) + a * ((1 - c) * rg + c * rr)
+
+
 class RaceTables:
     """Exact solitaire race tables for one set of face probabilities (see the module docstring).
 
@@ -170,6 +218,25 @@ class RaceTables:
             cm[:, ~self.valid] = 0.0
             self.cdf_mixed_next[n_silvers] = cm
             self.pmf_rows_mixed_next[n_silvers] = np.ascontiguousarray(np.diff(cm, axis=0, prepend=0.0).T)
+        # "Right in use": the mixed throw every turn until one scores >= 10 (the right is then lost), then gold;
+        # the same solitaire policy. This is the race of a side that stays behind with its right.
+        self.cdf_right = {}
+        self.pmf_rows_right = {}
+        for n_silvers in (3, 4):
+            dm = T.mixed_distribution(n_silvers, probs)
+            ms = np.nonzero(dm)[0]
+            cr = np.zeros_like(self.cdf)
+            cr[0, S] = 1.0
+            for t in range(1, cr.shape[0]):
+                row = np.zeros(S + 1)
+                for n, pn in zip(ms, dm[ms]):
+                    src = cr if n < T.MIXED_LOSS_THRESHOLD else self.cdf
+                    row += pn * src[t - 1, arg[n]]
+                cr[t] = row
+            cr[:, S] = 1.0
+            cr[:, ~self.valid] = 0.0
+            self.cdf_right[n_silvers] = cr
+            self.pmf_rows_right[n_silvers] = np.ascontiguousarray(np.diff(cr, axis=0, prepend=0.0).T)
         self.seconds = time.perf_counter() - t0
 
     @property
@@ -206,6 +273,25 @@ class RaceTables:
                      np.ascontiguousarray(self.survival(opponent, 4)), opp_rank, opp_right, my_right, out)
         return out
 
+    def rights_leaf_values(self, opponent: int, opp_rank: int, opp_right: bool, my_right: bool, lam_me: float,
+                           lam_opp: float, out: np.ndarray | None = None, me_first: bool = False) -> np.ndarray:
+        """For every end state e of a side: P(it wins), the opponent throwing next (``me_first``: e throws next),
+        the mixed-throw rights of both sides valued (see ``_rights_leaf_kernel``)."""
+        if out is None:
+            out = np.empty(self.pmf_rows.shape[0])
+        if opponent == B.WIN:
+            out[:] = 0.0
+            out[B.WIN] = 1.0
+            return out
+        survs = [1.0 - self.cdf[:, opponent], 1.0 - self.cdf_right[3][:, opponent],
+                 1.0 - self.cdf_right[4][:, opponent]]
+        if me_first:  # P(T_b >= t) instead of P(T_b > t)
+            survs = [np.concatenate(([1.0], x[:-1])) for x in survs]
+        _rights_leaf_kernel(self.pmf_rows, self.pmf_rows_right[3], self.pmf_rows_right[4],
+                            *(np.ascontiguousarray(x) for x in survs),
+                            opp_rank, opp_right, my_right, lam_me, lam_opp, out)
+        return out
+
     def win_to_move(self, me: int, opponent: int) -> float:
         """P(the side to move, before its throw, in state ``me`` wins against ``opponent``)."""
         if me == B.WIN:
@@ -226,7 +312,10 @@ def race_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RaceTa
 class Engine:
     """Expectimax over throws with race-table leaves; ``search`` answers any decision of a state.
 
-    The leaves are the plain gold-only race (:meth:`RaceTables.win_after_move`). ``mixed_aware=True`` lets them see
+    By default the leaves value both sides' mixed-throw rights (:meth:`RaceTables.rights_leaf_values`: a side
+    holding its right races with the right-in-use table, ``lam_me``/``lam_opp`` weigh it when the side is not allowed
+    the mixed throw at its next turn). ``rights_aware=False`` gives the plain gold-only race
+    (:meth:`RaceTables.win_after_move`); with it, ``mixed_aware=True`` lets them see
     each side's next throw as mixed where it will be allowed (:meth:`RaceTables.leaf_values`); measured weaker
     (85/200 against greedy, against 83/150 without), because it rewards staying behind for a mixed throw that the
     opponent's next turn often takes away. Kept as an option for further work.
@@ -235,10 +324,14 @@ class Engine:
     name = "engine"
 
     def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
-                 stomp_aware: bool = True) -> None:
+                 stomp_aware: bool = True, rights_aware: bool = True, lam_me: float = 1.0,
+                 lam_opp: float = 1.0) -> None:
         self.tables = race_tables(probs)
         self.probs = probs
         self.mixed_aware = mixed_aware
+        self.rights_aware = rights_aware
+        self.lam_me = lam_me
+        self.lam_opp = lam_opp
         self.stomp_aware = stomp_aware
         self._land = np.empty(B.N_SQUARES, dtype=np.int64)
         sf = {0: T.gold_distribution(probs)[::-1].cumsum()[::-1]}
@@ -254,15 +347,18 @@ class Engine:
         """Win probability of the side to move for each end state of its turn (sente's frame)."""
         opp = state.sides[1 - state.side]
         b = state.frame_state(1 - state.side)
-        if not self.mixed_aware:
+        if self.rights_aware:
+            w = self.tables.rights_leaf_values(b, opp.runner, opp.mixed_right, my_right, self.lam_me, self.lam_opp)
+        elif not self.mixed_aware:
             w = self.tables.win_after_move(b)
         else:
             w = self.tables.leaf_values(b, opp.runner, opp.mixed_right, my_right)
         if self.stomp_aware and b != B.WIN and opp.runner < B.KING:
-            w = self._with_stomp_risk(state, w, b, opp)
+            w = self._with_stomp_risk(state, w, b, opp, my_right)
         return w
 
-    def _with_stomp_risk(self, state: MawarikudoiState, w: np.ndarray, b: int, opp) -> np.ndarray:
+    def _with_stomp_risk(self, state: MawarikudoiState, w: np.ndarray, b: int, opp, my_right: bool = False
+                         ) -> np.ndarray:
         """Blend in the chance that the opponent, lower in the order, stomps my runner on its next turn.
 
         ``q(e)`` = P(the opponent's throw reaches a move onto e's square before any relay), the throw being mixed
@@ -285,10 +381,14 @@ class Engine:
         # out (measured: adding the expected rest, r = E[N - L | N >= L] actions of the next runner, played 460/1000
         # against greedy, this simpler form 506/1000).
         b_next = B.pack(opp.runner + 1, B.START_SQ, B.START_FACING, 0)
-        surv = self.tables.survival(b_next)
-        ge = np.ascontiguousarray(np.concatenate(([1.0], surv[:-1])))  # P(T_b' >= t)
-        first = np.empty_like(w)
-        _matvec(self.tables.pmf_rows, ge, first)
+        if self.rights_aware:
+            first = self.tables.rights_leaf_values(b_next, opp.runner + 1, opp.mixed_right, my_right, self.lam_me,
+                                                   self.lam_opp, me_first=True)
+        else:
+            surv = self.tables.survival(b_next)
+            ge = np.ascontiguousarray(np.concatenate(([1.0], surv[:-1])))  # P(T_b' >= t)
+            first = np.empty_like(w)
+            _matvec(self.tables.pmf_rows, ge, first)
         return (1.0 - q) * w + q * first
 
     def throw_values(self, state: MawarikudoiState, kinds: list[str] | None = None) -> dict[str, float]:
@@ -386,8 +486,12 @@ class RandomPlayer:
 
 
 def play_game(players, rng: np.random.Generator, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES,
-              max_turns: int = 10000) -> int:
-    """Play one game between ``players[0]`` (sente) and ``players[1]``; return the winner (0 or 1)."""
+              max_turns: int = 10000, dice: tuple[np.random.Generator, np.random.Generator] | None = None) -> int:
+    """Play one game between ``players[0]`` (sente) and ``players[1]``; return the winner (0 or 1).
+
+    Throws are drawn from ``rng``; with ``dice`` (one generator per seat) each throw is instead the inverse CDF of
+    one uniform from the seat's generator, so two games on the same dice give each seat the same luck (the k-th
+    throw of a seat uses its k-th uniform, whatever the kind of throw)."""
     state = MawarikudoiState(probs=probs)
     while state.phase != "end":
         if state.turn > max_turns:
@@ -396,21 +500,46 @@ def play_game(players, rng: np.random.Generator, probs: T.ThrowProbabilities = T
         if state.phase == "choose":
             state.choose_throw(player.choose_throw(state)[0])
         d = state.throw_distribution(state.phase)
-        state.apply_throw_value(int(rng.choice(len(d), p=d)))
+        if dice is None:
+            n = int(rng.choice(len(d), p=d))
+        else:
+            cum = np.cumsum(d)
+            n = min(int(np.searchsorted(cum, dice[state.side].random() * cum[-1], side="right")), len(d) - 1)
+        state.apply_throw_value(n)
         state.apply_end_state(player.choose_end(state)[0])
     return state.winner
 
 
-def match(a, b, n_games: int, seed: int = 0, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES):
-    """``a`` against ``b``, colours alternating; returns (wins of a, games, 95% Wilson interval of a's rate)."""
+def match(a, b, n_games: int, seed: int = 0, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES,
+          duplicate: bool = False, results: list | None = None):
+    """``a`` against ``b``, colours alternating; returns (wins of a, games, 95% Wilson interval of a's rate).
+
+    ``duplicate=True``: games 2j and 2j+1 are played on the same dice (seeded ``(seed, j, seat)``), ``a`` sente in
+    the first and gote in the second, so the luck of the dice cancels within a pair (duplicate dice, as in
+    duplicate backgammon); see :func:`paired_interval`. ``results`` (a list) receives 1/0 per game for ``a``."""
     rng = np.random.default_rng(seed)
     wins = 0
     for g in range(n_games):
+        dice = None
+        if duplicate:
+            dice = (np.random.default_rng((seed, g // 2, 0)), np.random.default_rng((seed, g // 2, 1)))
         if g % 2 == 0:
-            wins += play_game((a, b), rng, probs) == 0
+            won = play_game((a, b), rng, probs, dice=dice) == 0
         else:
-            wins += play_game((b, a), rng, probs) == 1
+            won = play_game((b, a), rng, probs, dice=dice) == 1
+        wins += won
+        if results is not None:
+            results.append(int(won))
     return wins, n_games, wilson(wins, n_games)
+
+
+def paired_interval(results, z: float = 1.96) -> tuple[float, float, float]:
+    """(rate, low, high): normal 95% interval of the win rate from the per-pair means of a duplicate match
+    (pairs are independent; the two games of a pair are not)."""
+    pair = np.asarray(results[:len(results) // 2 * 2], dtype=float).reshape(-1, 2).mean(axis=1)
+    m = float(pair.mean())
+    half = z * float(pair.std(ddof=1)) / np.sqrt(len(pair))
+    return m, m - half, m + half
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

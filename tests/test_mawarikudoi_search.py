@@ -6,7 +6,7 @@ from engine.variants.mawarikudoi import MawarikudoiState
 from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import throws as T
 from engine.variants.mawarikudoi.turns import TurnGenerator
-from search.mawarikudoi import Engine, Greedy, RandomPlayer, match, race_tables, wilson
+from search.mawarikudoi import Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, wilson
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +85,55 @@ def test_race_tables_agree_with_monte_carlo(tables):
     assert abs(emp - p) < 0.03
 
 
+def simulate_right_turns(tables, s, n_runs, rng, n_silvers=4):
+    """Turns to finish from s throwing mixed until a throw scores >= 10, then gold (the table policy)."""
+    gen = TurnGenerator()
+    dg, dm = T.gold_distribution(), T.mixed_distribution(n_silvers)
+    out = np.empty(n_runs, dtype=np.int64)
+    for i in range(n_runs):
+        cur, turns, right = s, 0, True
+        while cur != B.WIN:
+            d = dm if right else dg
+            n = int(rng.choice(len(d), p=d))
+            right = right and n < T.MIXED_LOSS_THRESHOLD
+            ends, _ = gen.end_states(cur, n, -1, -1)
+            cur = int(ends[np.argmin(tables.expected[ends])])
+            turns += 1
+        out[i] = turns
+    return out
+
+
+def test_right_in_use_tables_agree_with_monte_carlo(tables):
+    s = start_state(5)
+    for k in (3, 4):
+        rows = tables.pmf_rows_right[k]
+        assert rows[s].sum() == pytest.approx(1.0, abs=1e-12)
+    t = np.arange(tables.max_turns + 1)
+    mean_right = float(tables.pmf_rows_right[4][s] @ t)
+    assert mean_right < tables.expected[s] - 1.5  # the big throw is worth turns
+    samples = simulate_right_turns(tables, s, 800, np.random.default_rng(5))
+    se = samples.std(ddof=1) / np.sqrt(len(samples))
+    assert abs(samples.mean() - mean_right) < 4 * se
+    for q in np.unique(np.percentile(samples, [25, 50, 75]).astype(int)):
+        p = tables.cdf_right[4][q, s]
+        assert abs((samples <= q).mean() - p) < 4 * np.sqrt(p * (1 - p) / len(samples)) + 1e-9
+
+
+def test_leaves_value_the_mixed_right():
+    """The same race is worse for me when the opponent still holds its right to the mixed throw, better when I do."""
+    engine = Engine(stomp_aware=False)
+    both = MawarikudoiState.from_sfen("9/9/9/9/9/9/9/9/l7L b - 15 L1i:n:-:m/l9i:n:9i:m/t8")
+    none = MawarikudoiState.from_sfen("9/9/9/9/9/9/9/9/l7L b - 15 L1i:n:-:-/l9i:n:9i:-/t8")
+    mine = MawarikudoiState.from_sfen("9/9/9/9/9/9/9/9/l7L b - 15 L1i:n:-:m/l9i:n:9i:-/t8")
+    e = B.pack(1, B.square(1, 1), 0, 1)
+    w_both, w_none = engine.leaf_values(both, True)[e], engine.leaf_values(none, False)[e]
+    w_mine = engine.leaf_values(mine, True)[e]
+    assert w_mine > w_none > w_both - 0.05 and w_mine > w_both + 0.1
+    # the plain gold race does not see the rights
+    plain = Engine(stomp_aware=False, rights_aware=False)
+    assert plain.leaf_values(both, True)[e] == pytest.approx(plain.leaf_values(none, False)[e])
+
+
 @pytest.mark.slow
 def test_race_table_from_the_start_agrees_with_monte_carlo(tables):
     samples = simulate_turns(tables, start_state(0), 3000, np.random.default_rng(12))
@@ -128,6 +177,20 @@ def test_wilson_interval():
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
 
 
+def test_paired_interval():
+    m, lo, hi = paired_interval([1, 0] * 50)  # every pair split: no spread at all
+    assert m == 0.5 and lo == hi == 0.5
+    m, lo, hi = paired_interval([1, 1, 0, 0] * 25 + [1, 0] * 50)
+    assert m == 0.5 and lo < 0.5 < hi
+
+
+def test_duplicate_match_gives_both_seats_the_same_dice():
+    """Two equal players on duplicate dice: each pair is one win each."""
+    res = []
+    wins, n, _ = match(Greedy(), Greedy(), 6, seed=3, duplicate=True, results=res)
+    assert wins == 3 and all(res[i] + res[i + 1] == 1 for i in range(0, 6, 2))
+
+
 def test_strength_fast():
     """A short match that still fails for a broken engine (which would lose to random play)."""
     engine = Engine()
@@ -139,13 +202,18 @@ def test_strength_fast():
 
 @pytest.mark.slow
 def test_strength_1000_games():
+    """Duplicate-dice matches (games 2j and 2j+1 on the same dice, colours swapped). The greedy match replays the
+    first 1,000 games of the 3,000 reported in docs/mawarikudoi.md (521/1000 there; 1512/3000 over all)."""
     engine = Engine()
-    wins, n, (lo, hi) = match(engine, RandomPlayer(np.random.default_rng(11)), 1000, seed=2026)
+    wins, n, (lo, hi) = match(engine, RandomPlayer(np.random.default_rng(11)), 1000, seed=8, duplicate=True)
     print(f"engine vs random: {wins}/{n} = {wins / n:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]")
     assert lo > 0.9
-    wins, n, (lo, hi) = match(engine, Greedy(), 1000, seed=2025)
-    print(f"engine vs greedy: {wins}/{n} = {wins / n:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]")
-    assert hi > 0.5  # not weaker than greedy (the measured edge is within the noise: see docs/mawarikudoi.md)
+    res = []
+    wins, n, (lo, hi) = match(engine, Greedy(), 1000, seed=7, duplicate=True, results=res)
+    m, plo, phi = paired_interval(res)
+    print(f"engine vs greedy: {wins}/{n} = {wins / n:.3f}, 95% CI [{lo:.3f}, {hi:.3f}], paired [{plo:.3f}, {phi:.3f}]")
+    # Not weaker than greedy. An edge (lower end > 0.5) is NOT established: 1512/3000 = 0.504 [0.486, 0.522].
+    assert hi > 0.5
 
 
 def test_stomp_risk_lowers_squares_the_lower_enemy_reaches():
