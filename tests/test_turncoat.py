@@ -210,6 +210,84 @@ def test_knight_off_its_start_square_turns_at_once():
     assert sq("7c") not in g.reversed
 
 
+# Pawn-drop mate (uchifuzume) with reversed knights and lances. The kernel's test does not see them (it sees a
+# piece with no move on the far rank), so the state re-decides a checking pawn drop with them included. Each position
+# is given with gote or sente dropping and then rotated 180 degrees (colours, squares, identities and plans swapped).
+def _rot(name: str) -> str:
+    return f"{10 - int(name[0])}{'abcdefghi'[8 - 'abcdefghi'.index(name[1])]}"
+
+
+def _rot_plan(text: str) -> str:
+    bang = "!" if text.startswith("!") else ""
+    return bang + ",".join(sorted((_rot(x) for x in text.lstrip("!").split(",")), key=sq))
+
+
+def _uchi_case(pieces, side, hand, hand_id, plans, rev, rotate):
+    """A game from a position given for one orientation (``rotate``: turned 180 degrees, colours swapped)."""
+    if rotate:
+        pieces = {_rot(k): (v[0].swapcase(), _rot(v[1])) for k, v in pieces.items()}
+        side, hand, hand_id, rev = "w" if side == "b" else "b", hand.swapcase(), _rot(hand_id), _rot(rev)
+        plans = ";".join(_rot_plan(p) for p in reversed(plans.split(";")))
+    return make(pieces, side=side, move=40, hands=hand, hand_ids=hand_id, plans=plans, reversed_=rev)
+
+
+def _drop(square: str, rotate: bool) -> str:
+    return "P*" + (_rot(square) if rotate else square)
+
+
+UCHI_CASES = {
+    # The defender's reversed lance (sente's, on 9a, moving toward rank i) can take the pawn: not mate, legal.
+    "defender lance takes": (
+        {"5a": ("k", "5a"), "9d": ("K", "5i"), "9a": ("L", "9a"), "8b": ("g", "6a"), "7c": ("s", "7a"),
+         "7e": ("r", "8b")}, "w", "p", "9g", "!2a,8a,9a;2h", "9a", "9c", True, ("9a", "9c")),
+    # The same lance blocked by the gold on 9b: it cannot reach the pawn; mate, illegal.
+    "defender lance blocked": (
+        {"5a": ("k", "5a"), "9d": ("K", "5i"), "9a": ("L", "9a"), "9b": ("g", "6a"), "7c": ("s", "7a"),
+         "7e": ("r", "8b")}, "w", "p", "9g", "!2a,8a,9a;2h", "9a", "9c", False, None),
+    # The defender's reversed knight (on 2a, attacking 1c and 3c) can take the pawn on 1c: legal.
+    "defender knight takes": (
+        {"5a": ("k", "5a"), "1d": ("K", "5i"), "2a": ("N", "2a"), "2b": ("g", "6a"), "3e": ("+r", "8b")},
+        "w", "p", "9g", "!2a,8a,9a;2h", "2a", "1c", True, ("2a", "1c")),
+    # The dropper's reversed lance covers the king's flight squares 9b, 9c, 9d: mate, illegal.
+    "dropper lance covers": (
+        {"8c": ("k", "5a"), "5i": ("K", "5i"), "9a": ("L", "9a"), "7e": ("+R", "2h"), "8a": ("G", "6i")},
+        "b", "P", "1c", "!2a,8a,9a;2h", "9a", "8d", False, None),
+    # The same lance blocked by a sente pawn on 9b: 9c and 9d are free; legal.
+    "dropper lance blocked": (
+        {"8c": ("k", "5a"), "5i": ("K", "5i"), "9a": ("L", "9a"), "9b": ("P", "9g"), "7e": ("+R", "2h"),
+         "8a": ("G", "6i")}, "b", "P", "1c", "!2a,8a,9a;2h", "9a", "8d", True, None),
+    # The dropper's reversed knight guards the pawn on 1c, so the king cannot take it: mate, illegal.
+    "dropper knight guards": (
+        {"1b": ("k", "5a"), "5i": ("K", "5i"), "2a": ("N", "2a"), "3c": ("+B", "8h"), "3a": ("G", "4i")},
+        "b", "P", "1c", "!2a,8a,9a;2h", "2a", "1c", False, None),
+}
+
+
+@pytest.mark.parametrize("rotate", [False, True], ids=["as-given", "rotated"])
+@pytest.mark.parametrize("case", sorted(UCHI_CASES))
+def test_pawn_drop_mate_sees_reversed_knights_and_lances(case, rotate):
+    pieces, side, hand, hand_id, plans, rev, to, legal, reply = UCHI_CASES[case]
+    g = _uchi_case(pieces, side, hand, hand_id, plans, rev, rotate)
+    drop = _drop(to, rotate)
+    assert g.in_check() is False and g.in_check(1 - g.turn) is False
+    assert (drop in g.legal_actions()) is legal
+    # The kernel alone (blind to the reversed facing) says the opposite, except where the reversed piece is blocked.
+    kernel = [g.pos.move_usi(c) for c in g.pos.legal_codes()]
+    assert (drop in kernel) is (legal if "blocked" in case else not legal)
+    if legal:
+        g.apply(drop)
+        assert g.in_check() and g.result() is None
+        acts = g.legal_actions()
+        if reply is not None:  # the reversed piece takes the pawn, as the enemy's piece would
+            frm, dst = (_rot(x) for x in reply) if rotate else reply
+            assert frm + dst in acts
+            g.apply(frm + dst)
+            assert not g.in_check() and not g.reversed
+    else:
+        with pytest.raises(GameError, match="illegal move"):
+            g.apply(drop)
+
+
 def test_declaration_refused_before_move_31_and_after_use():
     for move, side in ((29, "b"), (30, "w")):
         g = make(_defection_board(), side=side, move=move, plans="2b;8h")

@@ -11,7 +11,8 @@ The fast kernels stay plain shogi. :class:`TurncoatGame` wraps an :class:`engine
 A defection rebuilds the position (flipped pieces become ordinary pieces of their new owner; the repetition history
 restarts there). A *reversed* knight or lance stands on its own start square, the far rank for its new owner, where
 the kernels see an ordinary piece with no move at all; its moves with the old facing are generated here and added to
-the kernel's moves, and the opponent's moves are filtered against its attacks. It turns when it moves.
+the kernel's moves, the opponent's moves are filtered against its attacks, and a checking pawn drop is re-judged for
+pawn-drop mate with it included. It turns when it moves.
 
 Node sequence: ``plan:<squares>`` for sente, then for gote (decision nodes), then ordinary turns. A turn in which the
 side declares is ``defect`` followed by the move (two decision nodes of the same side; ``defect,7g7f`` applies both
@@ -34,6 +35,7 @@ from ...game import GameError, NodeKind
 from ...kernels import movegen as K
 from ...move import MoveParseError
 from ...position import Position, Repetition
+from ...variant import P_UCHIFUZUME
 from ..shogi import SHOGI
 from . import plans as PL
 
@@ -41,6 +43,17 @@ VARIANT_ID = "turncoat"
 HIDDEN = "?"  # the other side's plan, as a view shows it
 DECLARE_FROM_MOVE = 31  # sente's 16th move; gote's first chance is move 32
 N_SQ = 81
+PAWN = SHOGI.ptype_of_letter["P"]
+
+
+def _tables_without_uchifuzume(T):
+    """The shogi tables with the kernel's pawn-drop-mate test switched off (the same numba types)."""
+    params = T.params.copy()
+    params[P_UCHIFUZUME] = 0
+    return T._replace(params=params)
+
+
+_FREE_TABLES = _tables_without_uchifuzume(SHOGI.tables)
 
 
 def _letter(code: int) -> str:
@@ -200,6 +213,48 @@ class TurncoatGame:
                 out.append(base)
         return out
 
+    def _pawn_drop_mate_code(self) -> int | None:
+        """The pawn drop of the side to move that would check the enemy king (the only drop uchifuzume concerns),
+        if the side has a pawn in hand and that square is on the board and empty."""
+        pos = self.pos
+        me = pos.turn
+        if pos.state.hands[me, PAWN] == 0:
+            return None
+        eksq = pos.king_square(1 - me)
+        if eksq is None:
+            return None
+        f, r = divmod(eksq, 9)
+        r += 1 if me == 0 else -1  # a sente pawn attacks toward rank a (rank index - 1)
+        if not 0 <= r < 9 or pos.state.board[f * 9 + r] != 0:
+            return None
+        return (f * 9 + r) | (PAWN << 8) | K.DROP
+
+    def _pawn_drop_mate_fixed(self, codes: list[int]) -> list[int]:
+        """Kernel moves with the pawn-drop-mate (uchifuzume) test redone here, reversed pieces included.
+
+        The kernel judges a checking pawn drop without the reversed knights and lances (a defender's reversed
+        piece that could take the pawn, a dropper's reversed piece that guards it or covers the king's flight
+        squares). The drop is legal, as far as uchifuzume goes, iff after it the defender has a
+        legal move (:meth:`legal_codes`, reversed pieces included). **[reading]** the defender's possible
+        declaration is not a reply (the declaration is not a move; see ``docs/turncoat.md``). Whether the drop
+        leaves the dropper's own king attacked is left to the caller's filter."""
+        d = self._pawn_drop_mate_code()
+        if d is None:
+            return codes
+        pos = self.pos
+        buf = np.empty(K.MAX_MOVES, np.int32)
+        n = K.generate(pos.state, _FREE_TABLES, K.GEN_ALL, buf)
+        if d not in buf[:n]:  # not a legal drop for another reason (nifu, a check it does not answer, ...)
+            return codes
+        self.push(d)
+        try:
+            mates = not self.legal_codes()
+        finally:
+            self.pop()
+        if mates:
+            return [m for m in codes if m != d]
+        return codes if d in codes else codes + [d]
+
     def legal_codes(self) -> list[int]:
         """Legal move codes of the side to move (kernel moves, filtered and extended for reversed pieces)."""
         codes = self.pos.legal_codes("all").tolist()
@@ -208,9 +263,10 @@ class TurncoatGame:
         me = self.turn
         enemy_rev = self._rev_live(1 - me)
         mine = self._rev_live(me)
-        candidates = codes + [m for sq in mine for m in self._reversed_moves(sq)]
         if not enemy_rev and not mine:
             return codes
+        codes = self._pawn_drop_mate_fixed(codes)
+        candidates = codes + [m for sq in mine for m in self._reversed_moves(sq)]
         out = []
         pos, T = self.pos, self.pos.tables
         for m in candidates:
