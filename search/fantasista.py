@@ -11,16 +11,25 @@ costs one kernel call for its turns and one for the static values of all its chi
   are merged into the distinct table rows ("1", "2", "3", "4-8", "nothing" after the ``reserved`` mapping, e.g.
   4-18 is one row of probability 0.75), so at most five children. After ayumi 3 / yokaku 3 the roller picks the
   target: a min (for the side to move) over the eligible pieces.
-* Star1: every value lies in [-MATE, MATE] (the evaluation is clamped to +-EVAL_BOUND), so after some outcomes have
-  been searched the remaining ones can only move the expectation within known bounds; each child gets the window
-  that would make the whole chance node fail low/high, and the node is cut as soon as it does.
+* Star1: below a chance node every child value is clamped to the evaluation bounds [-EVAL_BOUND, EVAL_BOUND] (a
+  mate counts as the worst / best evaluation there), so after some outcomes have been searched the remaining ones can
+  only move the expectation within those bounds; each child gets the window that would make the whole chance node
+  fail low/high, and the node is cut as soon as it does. The outcomes are searched most probable first (4-18 first),
+  so the cut comes early.
 * Transposition table: decision nodes keyed by (position key, move number mod 30) — the move number says whether
   and how soon rolls come — and chance nodes by (position key, move number, "roll"), so the same board before and
   after a roll is never confused.
 * Leaves: a capture-aware quiescence (stand pat, then captures only, ``QDEPTH`` plies); positions repeated on the
   search path or in the game score a draw (0), so the side ahead avoids repetitions.
-* ``chance_aware=False`` gives the roll-ignoring engine used as a baseline: no chance nodes (every roll treated as
-  nothing) and no expected value of coming magics in the evaluation. :func:`greedy_turn` is the one-ply greedy.
+* The magic in the evaluation: the coming magics are fixed by the ply number (the same for every line that reaches
+  that ply), so a term for them cannot rank turns; it only biases leaves of different ply numbers against each other
+  (stand pat against a capture in the quiescence). The search therefore counts each roll exactly once: as a chance
+  node in the full-width part, or, where the quiescence plays past a roll without expanding it, as that roll's
+  expected value (``magic_expectation``) for the roller in the leaf's evaluation. Nothing else.
+* ``chance_aware=False`` gives the roll-ignoring engine used as a baseline, otherwise identical (same evaluation,
+  ordering, quiescence, TT, node counting): no chance nodes (every roll treated as nothing) and no expected value of
+  a roll the quiescence plays past. Chance nodes themselves are not counted against the node budget (they generate
+  nothing; their children are counted). :func:`greedy_turn` is the one-ply greedy.
 """
 from __future__ import annotations
 
@@ -93,9 +102,7 @@ def plies_to_next_magic(move_number: int, side: int) -> int:
     return p - move_number + 1
 
 
-def _discount(move_number: int, side: int) -> int:
-    """Per-mille weight of a side's next magic: 1000 when it is due now, 0 thirty plies away."""
-    return int(round(1000 * max(0.0, 1.0 - plies_to_next_magic(move_number, side) / 30.0)))
+NO_PENDING = (0, 0)  # per-mille weights of E.magic per colour in evaluate_k: rolls played past but not expanded
 
 
 @dataclass
@@ -136,36 +143,36 @@ class FantasistaSearcher:
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
         self.history: set[int] = set()  # keys of positions of the game before the root (none tracked yet)
         self.path: set[int] = set()
+        self._partial = None
         self._set_fairies([0, 0])
 
     def _set_fairies(self, fairy) -> None:
         self.fairy = list(fairy)
-        magic = [int(magic_expectation(FAIRIES[f], self.reserved)) if self.chance_aware else 0 for f in fairy]
+        # E.magic[c]: the expectation of one roll of colour c, counted (weight 1000) only for a roll the quiescence
+        # played past without a chance node; the roll-blind engine counts nothing.
+        magic = [int(round(magic_expectation(FAIRIES[f], self.reserved))) if self.chance_aware else 0
+                 for f in fairy]
         hv = np.array([int(HAND_BONUS * v) for v in VALUE] + [0] * 11, np.int32)
         self.E = EvalTables(np.array(VALUE + [0] * 11, np.int32), hv, np.array(RIGHT_VALUE, np.int32),
                                    np.array([INVINCIBLE_VALUE, CARRIER_VALUE, RIDER_BONUS, EMBLEM_VALUE,
                                              EMBLEM_PER_PAWN], np.int32),
                                    np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
-        self._disc = {}
-
-    def _d(self, mnum: int) -> tuple[int, int]:
-        k = mnum % 30 if mnum > 30 else mnum
-        d = self._disc.get(k)
-        if d is None:
-            d = self._disc[k] = (_discount(mnum, 0), _discount(mnum, 1))
-        return d
+        self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
 
     # ---------------------------------------------------------- evaluation
-    def evaluate(self, st: np.ndarray, move_number: int) -> int:
-        """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`)."""
-        d0, d1 = self._d(move_number)
-        return int(FK.evaluate_k(st, self.E, d0, d1))
+    def evaluate(self, st: np.ndarray, move_number: int, pending: tuple[int, int] = NO_PENDING) -> int:
+        """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`).
+
+        ``pending``: per colour, 1000 for a roll that was due on the way here but not played (quiescence), whose
+        expectation is then counted; ``move_number`` is kept for the interface (the evaluation does not use it)."""
+        return int(FK.evaluate_k(st, self.E, pending[0], pending[1]))
 
     # -------------------------------------------------------------- search
     def search(self, game: FantasistaState, depth: int = 2, time_limit: float | None = None,
                node_limit: int = 0) -> FantasistaResult:
         """Best turn for the side to move of ``game``; iterative deepening to ``depth`` or until the time or node
-        budget runs out (the deepest completed iteration answers)."""
+        budget runs out (the deepest completed iteration answers, or the unfinished one once it has searched the previous
+        best turn)."""
         self._set_fairies(game.fairy)
         if game.phase == "target":
             return self._best_target(game)
@@ -177,9 +184,14 @@ class FantasistaSearcher:
         h = int(FK.zhash(st, self.T))
         best, score, done = None, 0.0, 0
         for d in range(1, depth + 1):
+            self._partial = None
             try:
                 s, b = self._decision(st, h, game.move_number, d, -MATE - 1, MATE + 1, 0, root=True)
             except _Stop:
+                # An unfinished iteration still answers once its first root turn (the previous best, ordered
+                # first by the TT hint) is searched: its best so far is then at least as well founded.
+                if self._partial is not None and best is not None:
+                    score, best = self._partial
                 break
             best, score, done = b, s, d
             if self.deadline is not None and time.time() > self.deadline:
@@ -201,17 +213,17 @@ class FantasistaSearcher:
             G = self.bufs[ply] = FK.make_genbuf(cap * 2)
 
     def _order(self, st, n, ply, mnum, hint_hash):
-        """Children sorted best first for the side to move (lowest static value for the opponent)."""
-        d0, d1 = self._d(mnum + 1)
+        """Children sorted best first for the side to move (lowest static value for the opponent). A roll due after
+        this turn is the same for every child, so it does not enter the ordering."""
         G = self.bufs[ply]
-        FK.evaluate_many(G.out, n, self.E, d0, d1, st, self.scores[ply], self.caps[ply])
+        FK.evaluate_many(G.out, n, self.E, 0, 0, st, self.scores[ply], self.caps[ply])
         sc = self.scores[ply][:n].copy()
         if hint_hash is not None:
             sc[G.oh[:n] == np.uint64(hint_hash)] = -10 ** 9
         return np.argsort(sc, kind="stable")
 
-    def _tick(self):
-        self.nodes += 1
+    def _tick(self, count: bool = True):
+        self.nodes += count
         if self.node_limit and self.nodes > self.node_limit:
             raise _Stop
         if self.deadline is not None and (self.nodes & 255) == 0 and time.time() > self.deadline:
@@ -247,6 +259,8 @@ class FantasistaSearcher:
                 v = -self._after_turn(G.out[i], int(G.oh[i]), mnum, depth - 1, -beta, -alpha, ply + 1)
                 if v > best_v:
                     best_v, best_i = v, i
+                    if root:
+                        self._partial = (best_v, desc_text(G.odesc[i]))
                 alpha = max(alpha, v)
                 if alpha >= beta:
                     break
@@ -256,9 +270,10 @@ class FantasistaSearcher:
         self.tt[key] = (depth, best_v, flag, int(G.oh[best_i]))
         return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
 
-    def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
-        """Stand pat, then captures only (``qd`` plies): the capture-aware leaf."""
-        stand = self.evaluate(st, mnum)
+    def _quiesce(self, st, h, mnum, alpha, beta, ply, qd, pending=NO_PENDING):
+        """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A capture after which a roll is due
+        does not expand it: the chance-aware engine counts that roll's expectation for the roller (``pending``)."""
+        stand = self.evaluate(st, mnum, pending)
         if qd <= 0 or stand >= beta or ply >= MAX_PLY:
             return stand
         alpha = max(alpha, stand)
@@ -269,12 +284,16 @@ class FantasistaSearcher:
         caps = self.caps[ply]
         G = self.bufs[ply]
         best = stand
+        child_pending = pending
+        if self.chance_aware and magic_after(mnum):  # the side to move here rolls after its capture
+            c = int(st[FK.ST_STM])
+            child_pending = (pending[0] + 1000, pending[1]) if c == 0 else (pending[0], pending[1] + 1000)
         for i in order:
             i = int(i)
             if not caps[i]:
                 continue
             self._tick()
-            v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1)
+            v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1, child_pending)
             if v > best:
                 best = v
             alpha = max(alpha, v)
@@ -289,18 +308,23 @@ class FantasistaSearcher:
         return self._decision(row, h, played + 1, depth, alpha, beta, ply)[0]
 
     def _chance(self, row, h, mnum, depth, alpha, beta, ply):
-        """Star1 over the merged roll outcomes; the roller is the side not to move in ``row``."""
-        self._tick()
+        """Star1 over the merged roll outcomes; the roller is the side not to move in ``row``.
+
+        Child values are clamped to [L, U] = [-EVAL_BOUND, EVAL_BOUND] (the bounds Star1 relies on). The node fails
+        low when even U for every outcome not yet searched cannot lift it above ``alpha``, high when even L cannot
+        pull it below ``beta``; otherwise every searched value is exact (a child that fails against a window
+        clamped to L or U is exactly L or U) and the result is the expectation."""
+        self._tick(count=False)
         key = (h, mnum, "roll", depth)
         ent = self.tt.get(key)
         if ent is not None:
             v, flag = ent
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
                 return v
-        lo, hi = -MATE, MATE
+        lo, hi = -EVAL_BOUND, EVAL_BOUND
         done_p, acc = 0.0, 0.0
         result, flag = None, EXACT
-        for r, p in roll_rows(self.reserved):
+        for r, p in self.rows:
             children = self._receive(row, r)
             rest = 1.0 - done_p - p
             ca = max(lo, (alpha - acc - hi * rest) / p)
@@ -309,11 +333,12 @@ class FantasistaSearcher:
             for child in children:  # the roller picks the target: the worst for the side to move
                 ch = int(FK.zhash(child, self.T)) if child is not row else h
                 cv, _ = self._decision(child, ch, mnum, depth, ca, cb if v is None else min(cb, v), ply)
+                cv = max(lo, min(hi, cv))
                 v = cv if v is None else min(v, cv)
-            if v <= ca:
+            if acc + p * v + hi * rest <= alpha:
                 result, flag = acc + p * v + hi * rest, UPPER  # cannot reach alpha: fail low
                 break
-            if v >= cb:
+            if acc + p * v + lo * rest >= beta:
                 result, flag = acc + p * v + lo * rest, LOWER  # exceeds beta whatever the rest: fail high
                 break
             acc += p * v

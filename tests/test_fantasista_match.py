@@ -6,7 +6,7 @@ alternate, fairies are drawn per game pair, rolls come from a seeded generator (
 roll sequence), and a game that reaches ``MAX_PLIES`` is adjudicated by the static material balance (a win for the
 side ahead by more than ``ADJUDICATE`` centipawns, else a draw). Deterministic for a seed.
 
-Run ``python -m tests.test_fantasista_match GAMES NODES`` for the report (score of the first player, 95% interval).
+Run ``python -m tests.test_fantasista_match GAMES NODES [greedy|blind|both]`` for the report (score of the first player, 95% interval).
 """
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ from engine.variants.fantasista import FAIRIES, new_game
 from engine.variants.fantasista.turngen import to_array
 from search.fantasista import FantasistaSearcher, greedy_turn
 
-MAX_PLIES = 100
+MAX_PLIES = 200
 ADJUDICATE = 600
+NODES = 6000  # per turn, for both engines: depth 2-3 in most middlegame positions (chance nodes not counted)
 
 
 def _searcher_player(chance_aware: bool, nodes: int):
@@ -79,6 +80,111 @@ def match(make_a, make_b, games: int, seed: int = 1):
     return mean, 1.96 * math.sqrt(var / n), scores
 
 
+# ------------------------------------------------------------------ roll handling of the search
+def _roll_state(fairies: str, pieces: str = "4k4/9/9/9/9/9/2P1PB3/9/4K4", side: str = "w", number: int = 16):
+    from engine.variants.fantasista.state import FantasistaState
+    return FantasistaState.from_sfen(f"{pieces} {side} - {number} f={fairies};n=roll")
+
+
+@pytest.mark.parametrize("fairy", FAIRIES)
+def test_search_receives_each_roll_row_as_the_game_does(fairy):
+    """The search's ``_receive`` gives, for every merged row, the positions the rules give for its rolls."""
+    from engine.variants.fantasista.state import roll_effect
+    from search.fantasista import roll_rows
+    letter = {"hiko": "h", "ayumi": "a", "yokaku": "y", "ginsara": "g"}[fairy]
+    g0 = _roll_state(letter + "h")  # sente rolls (gote to move on the board)
+    s = FantasistaSearcher()
+    s._set_fairies(g0.fairy)
+    row = to_array(g0.bd)
+    for r, p in roll_rows("4-8"):
+        n = next(k for k in range(1, 21) if roll_effect(k, "4-8") == r)
+        g = g0.copy()
+        g.apply(f"roll={n}")
+        if g.phase == "target":
+            want = set()
+            for t in g.legal_actions():
+                g2 = g.copy()
+                g2.apply(t)
+                want.add(to_array(g2.bd).tobytes())
+        else:
+            want = {to_array(g.bd).tobytes()}
+        assert {x.tobytes() for x in s._receive(row, r)} == want, (fairy, r)
+
+
+def _plain_chance(s, row, mnum, depth):
+    """Expectimax without pruning, child values clamped to the evaluation bounds as Star1 assumes."""
+    from engine.variants.fantasista.kernels import zhash
+    from engine.variants.fantasista.turngen import tables
+    from search.fantasista import EVAL_BOUND, MATE, roll_rows
+    total = 0.0
+    for r, p in roll_rows(s.reserved):
+        vals = [s._decision(b, int(zhash(b, tables())), mnum, depth, -MATE - 1, MATE + 1, 0)[0]
+                for b in s._receive(row, r)]
+        total += p * max(-EVAL_BOUND, min(EVAL_BOUND, min(vals)))
+    return total
+
+
+@pytest.mark.parametrize("sfen_board,fairies", [
+    ("4k4/9/9/9/9/9/2P1PB3/9/4K4", "ya"),       # a carrier target and tokens
+    ("k8/G8/P8/9/9/9/9/9/4K4", "hh"),            # gote (to move) is mated whatever sente rolls: every row at L
+    ("4k4/4p4/9/9/4R4/9/9/9/4K4", "ag"),
+])
+def test_star1_is_exact_with_evaluation_bounds(sfen_board, fairies):
+    """Star1 at a roll equals plain expectimax (children clamped to +-EVAL_BOUND); with a window above or below the
+    value it fails low / high with a correct bound, and a value strictly inside the window is the exact value."""
+    from engine.variants.fantasista.kernels import zhash
+    from engine.variants.fantasista.turngen import tables
+    from search.fantasista import EVAL_BOUND, MATE
+    g = _roll_state(fairies, sfen_board)
+    row = to_array(g.bd)
+    h = int(zhash(row, tables()))
+
+    def fresh():
+        s = FantasistaSearcher()
+        s._set_fairies(g.fairy)
+        return s
+    for depth in (1, 2):
+        exact = _plain_chance(fresh(), row, 16, depth)
+        full = fresh()._chance(row, h, 16, depth, -MATE - 1, MATE + 1, 0)
+        assert -EVAL_BOUND <= full <= EVAL_BOUND
+        assert full == pytest.approx(exact)
+        assert fresh()._chance(row, h, 16, depth, exact + 40, exact + 50, 0) <= exact + 40
+        assert fresh()._chance(row, h, 16, depth, exact - 50, exact - 40, 0) >= exact - 40
+        v = fresh()._chance(row, h, 16, depth, exact - 5, exact + 5, 0)
+        assert v == pytest.approx(exact)
+
+
+def test_magic_expectation_is_counted_once():
+    """No magic term where no roll is skipped; exactly one roll's expectation for the roller when the quiescence
+    plays past a roll; and the roll-blind engine is the same engine without chance nodes and that term."""
+    from search.fantasista import NO_PENDING, magic_expectation
+    g = _roll_state("ha", "4k4/9/9/4p4/4R4/9/9/9/4K4", side="b", number=15)
+    g.phase = "move"  # sente to play ply 15, after which it rolls
+    row = to_array(g.bd)
+    aware, blind = FantasistaSearcher(True), FantasistaSearcher(False)
+    for s in (aware, blind):
+        s._set_fairies(g.fairy)
+    assert aware.evaluate(row, 15) == blind.evaluate(row, 15) == aware.evaluate(row, 3)  # no schedule term
+    e = magic_expectation("hiko", "4-8")
+    assert abs(aware.evaluate(row, 16, (1000, 0)) - aware.evaluate(row, 16) - round(e)) <= 1
+    assert blind.evaluate(row, 16, (1000, 0)) == blind.evaluate(row, 16)
+    # The quiescence after 5e5d (a capture at ply 15) counts sente's coming roll once, for sente.
+    from engine.variants.fantasista.kernels import zhash
+    from engine.variants.fantasista.turngen import tables
+    from search.fantasista import MATE
+    h = int(zhash(row, tables()))
+    qa = aware._quiesce(row, h, 15, -MATE - 1, MATE + 1, 0, 1)
+    qb = blind._quiesce(row, h, 15, -MATE - 1, MATE + 1, 0, 1)
+    assert qa - qb == pytest.approx(round(e), abs=1)
+    # Far from any roll the two engines search identically (same turn, value and node count).
+    g2 = new_game(("hiko", "ayumi"))
+    for m in ("7g7f", "3c3d", "8h2b+"):
+        g2.apply(m)
+    ra = FantasistaSearcher(True).search(g2, depth=2)
+    rb = FantasistaSearcher(False).search(g2, depth=2)
+    assert (ra.best, ra.score, ra.nodes) == (rb.best, rb.score, rb.nodes)
+
+
 def test_chance_aware_beats_greedy_small():
     mean, _, scores = match(lambda: _searcher_player(True, 120), _greedy_player, games=4, seed=3)
     assert mean >= 0.5, scores
@@ -86,14 +192,14 @@ def test_chance_aware_beats_greedy_small():
 
 @pytest.mark.slow
 def test_chance_aware_beats_greedy_100_games():
-    mean, half, scores = match(lambda: _searcher_player(True, 300), _greedy_player, games=100, seed=11)
+    mean, half, scores = match(lambda: _searcher_player(True, NODES), _greedy_player, games=100, seed=11)
     print(f"aware vs greedy: {mean:.3f} +- {half:.3f}")
     assert mean - half > 0.5
 
 
 @pytest.mark.slow
 def test_chance_aware_vs_roll_blind_100_games():
-    mean, half, scores = match(lambda: _searcher_player(True, 300), lambda: _searcher_player(False, 300),
+    mean, half, scores = match(lambda: _searcher_player(True, NODES), lambda: _searcher_player(False, NODES),
                                games=100, seed=12)
     print(f"aware vs roll-blind: {mean:.3f} +- {half:.3f}")
     assert mean >= 0.5
@@ -101,7 +207,7 @@ def test_chance_aware_vs_roll_blind_100_games():
 
 if __name__ == "__main__":
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    nodes = int(sys.argv[2]) if len(sys.argv) > 2 else 300
+    nodes = int(sys.argv[2]) if len(sys.argv) > 2 else NODES
     which = sys.argv[3] if len(sys.argv) > 3 else "both"
     t0 = time.time()
     if which in ("both", "greedy"):

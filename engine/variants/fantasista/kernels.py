@@ -810,8 +810,9 @@ def perft2_k(st, h0, T, G, Gc, G2):
 @kernel
 def evaluate_k(st, E, d0, d1):
     """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
-    invincible pieces, carriers, and ``E.magic[c]`` (the expected value of colour c's next magic) scaled by
-    ``d0``/``d1`` (per mille, from the distance to that magic). Clamped to +-E.bound."""
+    invincible pieces, carriers, and ``E.magic[c]`` (the expected value of one roll of colour c) scaled by
+    ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played past without a chance
+    node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to +-E.bound."""
     v0 = 0
     v1 = 0
     for s in range(81):
