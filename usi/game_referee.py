@@ -155,27 +155,9 @@ class GameReferee(Referee):
         self._apply_answer(side, res)
 
     def _ask(self, side: int, view: str, limit=None):
-        """``view`` then ``go`` to ``side``'s engine; the play result (time-outs, crashes → :class:`GameOver`)."""
-        from .client import EngineError, EngineTerminatedError
-        from .match import asyncio_timeout_errors
-
-        name = self.specs[side].name
-        limit = limit or self.limit_for(side)
-        timeout = self._timeout_for(side, limit)
+        """As :meth:`Referee._ask`, also keeping every view sent (the tests check that no plan ever leaks)."""
         self.sent[side].append(view)
-        try:
-            res = self.engines[side].play(view, limit, timeout=timeout)
-        except asyncio_timeout_errors():
-            self._kill(side)
-            raise GameOver(SIDES[1 - side], "time forfeit", f"{name}: no bestmove within {timeout:.1f}s")
-        except EngineTerminatedError as exc:
-            self._kill(side)
-            raise GameOver(SIDES[1 - side], "crash", f"{name}: {exc}")
-        except EngineError as exc:
-            self._kill(side)
-            raise GameOver(SIDES[1 - side], "crash", f"{name}: protocol error: {exc}")
-        self._charge(side, res.elapsed)
-        return res
+        return super()._ask(side, view, limit)
 
     def _apply_answer(self, side: int, res) -> None:
         from engine.game import GameError

@@ -402,21 +402,16 @@ class Referee:
         if sum(1 for h in self.history if not h.is_event) >= self.settings.max_plies:
             raise GameOver("draw", "max plies", f"{self.settings.max_plies} plies")
 
-    def _turn(self) -> None:
-        from engine import IllegalMoveError
-        from engine.move import MoveParseError
+    def _ask(self, side: int, view: str, limit=None):
+        """Send ``view`` and ``go`` to ``side``'s engine; its play result. Time-outs and crashes end the game
+        (:class:`GameOver` with the reason); the clock is charged."""
+        from .client import EngineError, EngineTerminatedError
 
-        from .client import EngineError, EngineTerminatedError, score_to_cp
-
-        event = self.chance_event()
-        if event is not None:
-            self.history.append(event)
-        side = self.pos.turn
         name = self.specs[side].name
-        limit = self.limit_for(side)
+        limit = limit or self.limit_for(side)
         timeout = self._timeout_for(side, limit)
         try:
-            res = self.engines[side].play(self.view_for(side), limit, timeout=timeout)
+            res = self.engines[side].play(view, limit, timeout=timeout)
         except asyncio_timeout_errors():
             self._kill(side)
             raise GameOver(SIDES[1 - side], "time forfeit", f"{name}: no bestmove within {timeout:.1f}s")
@@ -427,6 +422,20 @@ class Referee:
             self._kill(side)
             raise GameOver(SIDES[1 - side], "crash", f"{name}: protocol error: {exc}")
         self._charge(side, res.elapsed)
+        return res
+
+    def _turn(self) -> None:
+        from engine import IllegalMoveError
+        from engine.move import MoveParseError
+
+        from .client import score_to_cp
+
+        event = self.chance_event()
+        if event is not None:
+            self.history.append(event)
+        side = self.pos.turn
+        name = self.specs[side].name
+        res = self._ask(side, self.view_for(side))
         score = score_to_cp(res.info.get("score"))
         if res.resign:
             raise GameOver(SIDES[1 - side], "resign", f"{name} resigned")
