@@ -33,6 +33,8 @@ costs one kernel call for its turns and one for the static values of all its chi
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import time
 from collections import namedtuple
 from dataclasses import dataclass
@@ -133,6 +135,9 @@ class FantasistaSearcher:
         self.quiescence = quiescence
         self.T = tables()
         self.tt: dict[tuple, tuple] = {}
+        #: Polled at every node (e.g. by the USI loop for ``stop`` and the hard time limit); True aborts the
+        #: search, which then answers from its deepest completed iteration.
+        self.should_stop: Callable[[], bool] | None = None
         self.nodes = 0
         self.node_limit = 0
         self.deadline: float | None = None
@@ -225,6 +230,8 @@ class FantasistaSearcher:
     def _tick(self, count: bool = True):
         self.nodes += count
         if self.node_limit and self.nodes > self.node_limit:
+            raise _Stop
+        if self.should_stop is not None and self.should_stop():
             raise _Stop
         if self.deadline is not None and (self.nodes & 255) == 0 and time.time() > self.deadline:
             raise _Stop

@@ -149,7 +149,7 @@ def test_random_engine_process():
     with UsiEngine.popen_usi([sys.executable, str(FAKES / "random_engine.py")], timeout=20) as engine:
         assert engine.id["name"] == "RandomMover"
         engine.configure({"Seed": 5})
-        engine.isready()
+        engine.isready(timeout=600)  # a cold numba cache compiles the move generator here
         engine.new_game()
         res = engine.play("position startpos moves 7g7f", UsiLimit(depth=1), timeout=10)
         assert res.move and isinstance(res.info["score"], Cp) and res.elapsed >= 0

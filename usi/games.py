@@ -251,8 +251,7 @@ class Thinker:
 
 class FantasistaThinker(Thinker):
     """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
-    plus a hard-limit / ``stop`` abort injected through its node counter (``_tick``), which it answers with the
-    deepest completed iteration."""
+    plus a hard-limit / ``stop`` abort through its ``should_stop`` hook."""
 
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
@@ -260,23 +259,20 @@ class FantasistaThinker(Thinker):
 
     def __init__(self, opt, seed=0):
         super().__init__(opt, seed)
-        from search.fantasista import FantasistaSearcher, _Stop
+        from search.fantasista import FantasistaSearcher
 
-        outer = self
-
-        class _Stoppable(FantasistaSearcher):
-            def _tick(self):
-                super()._tick()
-                lim = outer._limits
-                if outer._abortable and lim is not None and lim.hard_passed():  # hard limit or stop
-                    raise _Stop
-
-        self._cls = _Stoppable
+        self._cls = FantasistaSearcher
         self._abortable = False
-        self.searcher = _Stoppable(reserved=str(opt("FantasistaReserved")))
+        self.searcher = self._new_searcher(str(opt("FantasistaReserved")))
+
+    def _new_searcher(self, reserved: str):
+        searcher = self._cls(reserved=reserved)
+        # The hard limit or ``stop`` aborts the search; it answers from its deepest completed iteration.
+        searcher.should_stop = lambda: self._abortable and self._limits is not None and self._limits.hard_passed()
+        return searcher
 
     def clear(self) -> None:
-        self.searcher = self._cls(reserved=str(self.opt("FantasistaReserved")))
+        self.searcher = self._new_searcher(str(self.opt("FantasistaReserved")))
 
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
@@ -289,7 +285,7 @@ class FantasistaThinker(Thinker):
         self._limits = limits
         s = self.searcher
         if state.reserved != s.reserved:
-            s = self.searcher = self._cls(reserved=state.reserved)
+            s = self.searcher = self._new_searcher(state.reserved)
         if state.phase == "target":
             r = s._best_target(state)
             send(f"info depth 1 time {limits.elapsed_ms()} nodes {len(state.legal_actions())} "

@@ -32,6 +32,7 @@ def main() -> None:
         elif cmd == "isready":
             if Position is None:
                 from engine import Position
+                Position.startpos(variant).legal_codes()  # compile (or load) the kernels before readyok
             print("readyok", flush=True)
         elif cmd == "usinewgame":
             rng = random.Random(seed)
