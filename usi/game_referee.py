@@ -176,15 +176,8 @@ class GameReferee(Referee):
             raise GameOver(SIDES[1 - side], "illegal move", f"{name} played {res.move}: {exc}")
         self.history.extend(items)
         if any(not it.is_event for it in items):
-            self.times.append(round(res.elapsed, 4))
-            self.scores.append(score)
-            self.depths.append(res.info.get("depth"))
-        s = self.settings
-        if s.resign_score is not None and score is not None:
-            self.low_streak[side] = self.low_streak[side] + 1 if score <= -s.resign_score else 0
-            if self.low_streak[side] >= s.resign_moves:
-                raise GameOver(SIDES[1 - side], "adjudication",
-                               f"{name} reported <= -{s.resign_score} cp for {s.resign_moves} moves")
+            self._record_move(res, score)
+        self._adjudicate(side, score)
 
 
 class SoloReferee(GameReferee):

@@ -448,16 +448,25 @@ class Referee:
         except (IllegalMoveError, MoveParseError) as exc:
             raise GameOver(SIDES[1 - side], "illegal move", f"{name} played {res.move}: {exc}")
         self.history.append(_HistoryItem(res.move))
+        self._record_move(res, score)
+        self._adjudicate(side, score)
+        self._end_check()
+
+    def _record_move(self, res, score) -> None:
+        """Time, reported score and depth of a move, for the record."""
         self.times.append(round(res.elapsed, 4))
         self.scores.append(score)
         self.depths.append(res.info.get("depth"))
+
+    def _adjudicate(self, side: int, score) -> None:
+        """Resign-score adjudication: a loss after ``resign_moves`` consecutive reports at or below
+        ``-resign_score``."""
         s = self.settings
         if s.resign_score is not None and score is not None:
             self.low_streak[side] = self.low_streak[side] + 1 if score <= -s.resign_score else 0
             if self.low_streak[side] >= s.resign_moves:
-                raise GameOver(SIDES[1 - side], "adjudication",
-                               f"{name} reported <= -{s.resign_score} cp for {s.resign_moves} moves")
-        self._end_check()
+                raise GameOver(SIDES[1 - side], "adjudication", f"{self.specs[side].name} reported "
+                               f"<= -{s.resign_score} cp for {s.resign_moves} moves")
 
     def _finish(self, result: str) -> None:
         """``gameover`` to the live engines, then ``quit`` (killed if they linger); crashed/hung ones are killed."""
