@@ -27,12 +27,8 @@ def ours(sfen: str, depth: int) -> int:
     return Position.from_sfen(sfen).perft(depth)
 
 
-def cshogi_perft(sfen: str, depth: int) -> Optional[int]:
-    try:
-        import cshogi
-    except ImportError:
-        return None
-    board = cshogi.Board(sfen)
+def _board_perft(board, depth: int) -> int:
+    """Bulk-counted perft through a board with ``legal_moves``, ``push`` and ``pop`` (cshogi and python-shogi)."""
 
     def rec(d: int) -> int:
         moves = list(board.legal_moves)
@@ -46,6 +42,14 @@ def cshogi_perft(sfen: str, depth: int) -> Optional[int]:
         return total
 
     return rec(depth) if depth > 0 else 1
+
+
+def cshogi_perft(sfen: str, depth: int) -> Optional[int]:
+    try:
+        import cshogi
+    except ImportError:
+        return None
+    return _board_perft(cshogi.Board(sfen), depth)
 
 
 def python_shogi_perft(sfen: str, depth: int) -> Optional[int]:
@@ -53,20 +57,7 @@ def python_shogi_perft(sfen: str, depth: int) -> Optional[int]:
         import shogi
     except ImportError:
         return None
-    board = shogi.Board(sfen)
-
-    def rec(d: int) -> int:
-        moves = list(board.legal_moves)
-        if d == 1:
-            return len(moves)
-        total = 0
-        for m in moves:
-            board.push(m)
-            total += rec(d - 1)
-            board.pop()
-        return total
-
-    return rec(depth) if depth > 0 else 1
+    return _board_perft(shogi.Board(sfen), depth)
 
 
 def run(max_depth: Optional[int] = None, peers: bool = True) -> list[dict]:
