@@ -583,11 +583,12 @@ class UsiEngine:
     def _budget(self, go: GoCommand, side: int, ply: int):
         return allocate(go.clock, side, ply, network_delay=self.opt("NetworkDelay"))
 
-    def _arm_timer(self, job: _Job, hard_ms: int) -> None:
-        """Safety net: stop the search at the hard limit even if the searcher overruns it (ms from now)."""
+    def _arm_timer(self, job: _Job, hard_ms: int, searcher=None) -> None:
+        """Safety net: stop the search at the hard limit even if the searcher overruns it (ms from now).
+        ``searcher``: what to stop (default the shogi searcher; a GameState game passes its thinker)."""
         if job.timer is not None:
             job.timer.cancel()
-        searcher = self._searcher
+        searcher = self._searcher if searcher is None else searcher
         if searcher is None:
             return
         job.timer = threading.Timer(hard_ms / 1000 + 0.02, searcher.stop)
@@ -748,14 +749,8 @@ class UsiEngine:
         job.thread.start()
 
     def _arm_game_timer(self, job: _Job, hard_ms: int) -> None:
-        if job.timer is not None:
-            job.timer.cancel()
-        thinker = self._thinker
-        if thinker is None:
-            return
-        job.timer = threading.Timer(hard_ms / 1000 + 0.02, thinker.stop)
-        job.timer.daemon = True
-        job.timer.start()
+        if self._thinker is not None:
+            self._arm_timer(job, hard_ms, self._thinker)
 
     def _game_worker(self, job: _Job, state, thinker) -> None:
         best = None
