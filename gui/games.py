@@ -17,7 +17,6 @@ capturing in place). Everything here is display data derived from the rules laye
 """
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -424,42 +423,103 @@ class GuiGame:
             out.update(mawari_panel(s, self.played))
         return out
 
-    def alternative_paths(self, tokens: list[str]) -> list[dict]:
-        """Fantasista: the silver wave clicked in any order the rules allow. Each other order of a listed wave's
-        silver moves that the rules layer maps back to that wave (``FantasistaState.canonical``) becomes one more
-        ``{"token": <canonical>, "path": ...}`` entry, so the page may click the silvers in that order too."""
-        if self.info.id != "fantasista":
-            return []
-        from itertools import permutations
+    def legal_entries(self) -> tuple[list[dict], bool]:
+        """``([{"token", "path", "kinds"}], wave)``: every legal action with its click path for the page, and whether
+        a silver wave is among them. Wave tokens are left out of the list: the page builds a wave silver by silver
+        in any order through :meth:`wave_step` (a wave of many silvers has thousands of tokens, each with one
+        fixed order). A plain move onto an own piece (fantasista: boarding a carrier, the only such move) gets the
+        kind ``board``."""
+        tokens = self.actions()
+        wave = any(t.startswith("wave:") for t in tokens)
+        squares = self.board(None).squares if self.info.id == "fantasista" else {}
+        side = self.side() if squares else 0
+        out = []
+        for token in tokens:
+            if token.startswith("wave:"):
+                continue
+            steps = click_steps(token)
+            kinds = [k for _, k in steps]
+            if squares and len(steps) == 2 and kinds == ["move", "move"] and steps[0][0].startswith("sq:"):
+                target = squares.get(steps[1][0][3:])
+                if target is not None and target["color"] == side:
+                    kinds[1] = "board"
+            out.append({"token": token, "path": [p for p, _ in steps], "kinds": kinds})
+        return out, wave
 
+    def _wave_sets(self) -> list[tuple[str, frozenset]]:
+        """The listed silver waves of this position as (canonical token, set of silver moves), cached per position."""
         key = (len(self.played), self.state.sfen())
-        cached = getattr(self, "_alt_cache", None)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        waves = [t for t in tokens if t.startswith("wave:") and 2 <= t.count(",") + 1 <= 4]
-        out: list[dict] = []
-        self._alt_cache = (key, out)
-        if sum(math.factorial(t.count(",") + 1) for t in waves) > 6000:
-            return out  # too many orders to list: the canonical order only
-        for token in waves:
-            moves = token[5:].split(",")
-            for order in permutations(moves):
-                alt = "wave:" + ",".join(order)
-                if alt == token:
-                    continue
-                try:
-                    if self.state.canonical(alt) != token:
-                        continue
-                except Exception:  # noqa: BLE001 - an order the rules refuse
-                    continue
-                out.append({"token": token, "path": click_path(alt), "kinds": [k for _, k in click_steps(alt)]})
+        cached = getattr(self, "_wave_cache", None)
+        if cached is None or cached[0] != key:
+            waves = [(t, frozenset(filter(None, t[5:].split(",")))) for t in self.actions() if t.startswith("wave:")]
+            cached = self._wave_cache = (key, waves)
+        return cached[1]
+
+    def wave_step(self, moves: Any) -> dict:
+        """Fantasista: a silver wave chosen silver by silver, **in any order**. ``moves`` are silver moves as the
+        wave writes them (``5g5f``, ``5d5c+``, ``rider:8h8g``); they are read as a set (each silver's start and end
+        square), so the order of the clicks does not matter. The answer lists the ``next`` moves that some legal
+        wave adds to that set, and the canonical ``token`` when the set is a whole wave (every silver not chosen
+        stays). The sets come from the rules' own list of waves (``legal_actions``), so the page needs no rule."""
+        if self.info.id != "fantasista":
+            raise GameFailure("a silver wave is built silver by silver only in fantasista")
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise GameFailure("'moves' must be a list of strings")
+        waves = self._wave_sets()
+        if not waves:
+            raise GameFailure("no silver wave is possible now")
+        chosen: set[str] = set()
+        origins: set[str] = set()
+        for i, move in enumerate(moves):
+            origin = wave_origin(move)
+            if move in chosen or origin in origins:
+                raise GameFailure(f"the silver on {origin} already moves in this wave ({move!r})")
+            chosen.add(move)
+            origins.add(origin)
+            if not any(chosen <= s for _, s in waves):
+                raise GameFailure(f"silver move {i + 1} {move!r} is not possible in a wave with "
+                                  f"{', '.join(moves[:i]) or 'no other move'}")
+        further = set()
+        token = None
+        for t, s in waves:
+            if chosen <= s:
+                further |= s - chosen
+                if s == chosen:
+                    token = t
+        nxt = [{"move": m, "from": wave_origin(m), "to": _SQ.findall(m)[-1], "promote": m.endswith("+")}
+               for m in sorted(further)]
+        out: dict[str, Any] = {"moves": list(moves), "next": nxt}
+        if token is not None:
+            out["token"] = token
         return out
 
     def turn_step(self, actions: list) -> dict:
         """Mawarikudoi: the turn being built action by action (see :func:`mawari_turn_step`)."""
-        if self.info.id != "mawarikudoi" or getattr(self.state, "phase", "") != "turn":
-            raise GameFailure("there is no turn to build action by action now")
+        self._check_turn()
         return mawari_turn_step(self.state, self.info, actions)
+
+    def turn_ends(self) -> list[dict]:
+        """Mawarikudoi: every place the turn can end (see :func:`mawari_turn_ends`), cached per position."""
+        self._check_turn()
+        key = (len(self.played), self.state.sfen())
+        cached = getattr(self, "_ends_cache", None)
+        if cached is None or cached[0] != key:
+            cached = self._ends_cache = (key, mawari_turn_ends(self.state, self.info))
+        return cached[1]
+
+    def turn_end_token(self, end: Any) -> str:
+        """Mawarikudoi: the canonical turn token ending the turn in end state ``end`` (an id from
+        :meth:`turn_ends`); :class:`GameFailure` if no turn of this throw ends there."""
+        self._check_turn()
+        if isinstance(end, bool) or not isinstance(end, int):
+            raise GameFailure(f"'end' must be an end-state number from the turn's list, not {end!r}")
+        if end not in {e["end"] for e in self.turn_ends()}:
+            raise GameFailure(f"no turn of {self.state.steps} action(s) ends in state {end}")
+        return self.state.turn_token(end)
+
+    def _check_turn(self) -> None:
+        if self.info.id != "mawarikudoi" or getattr(self.state, "phase", "") != "turn":
+            raise GameFailure("there is no mawarikudoi turn to build now")
 
     # ------------------------------------------------------------------ notation
     def japanese(self, token: str, prev_to: str | None) -> str:
@@ -531,8 +591,17 @@ def to_square(token: str) -> str | None:
     return squares[-1] if squares else None
 
 
+def wave_origin(move: str) -> str:
+    """The square a silver-wave move starts from (``5g5f`` and ``rider:8h8g`` -> ``5g`` / ``8h``)."""
+    squares = _SQ.findall(move)
+    if len(squares) != 2 or not re.fullmatch(r"(rider:)?\d[a-i]\d[a-i]\+?", move):
+        raise GameFailure(f"{move!r} is not a silver move like 5g5f, 5d5c+ or rider:8h8g")
+    return squares[0]
+
+
 # ------------------------------------------------------------------------------------------ mawarikudoi
 RUNNER_KANJI = "歩香桂銀角飛玉"
+FACING_ARROWS = {"n": "↑", "e": "→", "s": "↓", "w": "←"}
 FACE_NAMES = {"x": "upside down (100)", "v": "upright (10)", "s": "on its side (5)", "u": "face up (1)",
               "d": "face down (0)"}
 
@@ -662,11 +731,34 @@ def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
            "board": mawari_board(preview, info).to_json(), "panel": mawari_panel(preview, [])}
     if left == 0:
         out["token"] = ",".join(actions)
-    if not actions:
-        ends = state.turn_ends()
-        win = next((e for e in ends if e.won), None)
-        if win is not None:
-            out["win_token"] = state.format_turn(win)
+    if not actions and MB.WIN in state.end_states():
+        out["win_token"] = state.turn_token(MB.WIN)  # traces the one winning path only
+    return out
+
+
+def mawari_turn_ends(state, info: VariantInfo) -> list[dict]:
+    """Every distinct end of the current turn but the win (which the page offers as one button): the end-state
+    number (``end``, for :meth:`MawarikudoiState.turn_token`), the runner's board ``square``, ``facing``, runner
+    (``kanji``, ``relays`` made this turn), the corners touched on its leg, and a short ``label``. The states come
+    from the rules' turn generation (``MawarikudoiState.end_states``); no path is traced until one is chosen."""
+    from engine.variants.mawarikudoi import board as MB
+
+    side = state.side
+    now = state.sides[side].runner
+    out = []
+    for end in (int(x) for x in state.end_states()):
+        if end == MB.WIN:
+            continue
+        r, sq, f, c = MB.unpack(end)
+        square, facing = MB.from_frame(side, sq, f)
+        corners = _mawari_corners(side, c)
+        name, face = MB.square_name(square), MB.FACINGS[facing]
+        label = f"{RUNNER_KANJI[r]} {name} {FACING_ARROWS[face]}{face}"
+        if r != now:
+            label += f" (relay → {RUNNER_KANJI[r]})"
+        label += "; corners: " + (", ".join(corners["touched"]) or "none")
+        out.append({"end": end, "square": name, "step": f"sq:{name}", "facing": face, "runner": r,
+                    "kanji": RUNNER_KANJI[r], "relays": r - now, "touched": corners["touched"], "label": label})
     return out
 
 

@@ -18,7 +18,11 @@ JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}
 ``GET  /api/record``       ``?format=json|kif|csa``: ``{"text", "name", "mime"}`` (KIF/CSA for shogi only)
 ``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>"}``
 ``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
-                           after those actions (a preview board and panel), the actions left, the possible next ones
+                           after those actions (a preview board and panel), the actions left, the possible next ones;
+                           with no action yet also the turn's ``ends`` (every place the whole turn can end)
+``POST /api/turnend``      ``{"end": <end state>}``: mawarikudoi, play the whole turn ending there (canonical path)
+``POST /api/wavestep``     ``{"moves": [...]}``: fantasista, a silver wave chosen silver by silver in any order: the
+                           moves a wave can add, and the canonical ``token`` when the chosen set is a whole wave
 =========================  ==========================================================================================
 """
 from __future__ import annotations
@@ -157,6 +161,12 @@ class Handler(BaseHTTPRequestHandler):
                 session.load(data.get("text"), data.get("players"))
             elif url.path == "/api/turnstep":
                 return self._json(session.turn_step(data.get("actions", [])))
+            elif url.path == "/api/turnend":
+                if "end" not in data:
+                    raise RequestError("missing 'end'")
+                session.turn_end(data["end"])
+            elif url.path == "/api/wavestep":
+                return self._json(session.wave_step(data.get("moves", [])))
             else:
                 return self._error(f"no such action {url.path}", 404)
             return self._json(session.state())

@@ -77,7 +77,8 @@ class PlayerSpec:
     def to_json(self) -> dict:
         out = {"kind": self.kind, "name": self.name}
         if self.kind == "engine":
-            out.update(command=" ".join(self.command), depth=self.depth, movetime=self.movetime, nodes=self.nodes)
+            out.update(command=" ".join(self.command), depth=self.depth, movetime=self.movetime, nodes=self.nodes,
+                       builtin=self.command == DEFAULT_ENGINE)
         return out
 
 
@@ -204,6 +205,7 @@ class Session:
         # Everything is valid: commit.
         self._close_engines()
         self.generation += 1
+        self.game_number = getattr(self, "game_number", 0) + 1  # a new game or a loaded record: the form follows
         self.info, self.options, self.players, self.seed = info, options, specs, seed
         self.rng = random.Random(seed)
         self.start_sfen = game.start_sfen
@@ -551,14 +553,13 @@ class Session:
             human_turn = node == "decision" and self.players[side].kind == "human" and not self.thinking
             legal = []
             turn_build = None
+            wave_build = False
             if human_turn and self.info.id == "mawarikudoi" and game.state.phase == "turn":
-                # a turn of N actions is built action by action through /api/turnstep (any path is legal)
+                # a turn of N actions is chosen by its end (/api/turnend) or built action by action (/api/turnstep)
                 turn_build = {"steps": game.state.steps}
             elif human_turn:
-                for token in game.actions():
-                    legal.append({"token": token, "path": G.click_path(token),
-                                  "kinds": [k for _, k in G.click_steps(token)]})
-                legal += game.alternative_paths([a["token"] for a in legal])
+                # a silver wave is built silver by silver in any order through /api/wavestep
+                legal, wave_build = game.legal_entries()
             see = None if viewer == -1 else viewer
             board = game.board(see if self.info.id == "turncoat" else None).to_json()
             prev = next((p for p in reversed(self.plies) if not p.event), None)
@@ -584,19 +585,47 @@ class Session:
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
                                                     "text": _result_text(res)},
                 "error": self.error, "can_undo": any(p.human for p in self.plies), "can_redo": bool(self.redo),
-                "viewer": viewer, "turn_build": turn_build,
+                "viewer": viewer, "turn_build": turn_build, "wave_build": wave_build, "game": self.game_number,
             }
             return out
 
+    def _person_to_move(self, variant: str, what: str) -> None:
+        if self.info.id != variant:
+            raise RequestError(f"{what} only in {variant}")
+        if self.node() != "decision" or self.players[self._player_side()].kind != "human" or self.thinking:
+            raise RequestError("it is not a person's turn to move")
+
     def turn_step(self, actions: Any) -> dict:
-        """Mawarikudoi: a person's turn built action by action (nothing is played until the whole token is sent)."""
+        """Mawarikudoi: a person's turn built action by action (nothing is played until the whole token is sent).
+        Before the first action the answer also lists the turn's ``ends`` (see :func:`gui.games.mawari_turn_ends`),
+        any of which :meth:`turn_end` plays at once."""
         with self.lock:
-            if self.info.id != "mawarikudoi":
-                raise RequestError("turns are built action by action only in mawarikudoi")
-            if self.node() != "decision" or self.players[self._player_side()].kind != "human" or self.thinking:
-                raise RequestError("it is not a person's turn to move")
+            self._person_to_move("mawarikudoi", "turns are built action by action")
             try:
-                return self.game.turn_step(actions)
+                out = self.game.turn_step(actions)
+                if not out["actions"]:
+                    out["ends"] = self.game.turn_ends()
+                return out
+            except G.GameFailure as exc:
+                raise RequestError(str(exc)) from None
+
+    def turn_end(self, end: Any) -> None:
+        """Mawarikudoi: play the whole turn that ends in end state ``end`` (its canonical action path)."""
+        with self.lock:
+            self._person_to_move("mawarikudoi", "a turn is chosen by where it ends")
+            try:
+                token = self.game.turn_end_token(end)
+            except G.GameFailure as exc:
+                raise RequestError(str(exc)) from None
+            self.play(token)  # the lock is re-entrant: nothing moves in between
+
+    def wave_step(self, moves: Any) -> dict:
+        """Fantasista: the silver wave chosen so far, in any order (see :meth:`gui.games.GuiGame.wave_step`); the
+        ``token`` it answers is played with ``/api/move`` like any other."""
+        with self.lock:
+            self._person_to_move("fantasista", "a silver wave is built silver by silver")
+            try:
+                return self.game.wave_step(moves)
             except G.GameFailure as exc:
                 raise RequestError(str(exc)) from None
 

@@ -296,3 +296,137 @@ def test_mawarikudoi_turnstep_api_checks_each_action(server):
     api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/turnstep", {"actions": []})
     assert status == 400 and "mawarikudoi" in data["error"]
+
+
+# ------------------------------------------------------------------------------------------ whole turns, waves, carriers
+MAWARI_T3 = "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3"  # sente's pawn on 1i, a throw of 3 actions
+
+
+def _turn_outcomes(session: Session, acts: list, left: int, out: set) -> None:
+    """Every (runner, square, facing, corners) a turn can end in, walked action by action through the step API."""
+    step = session.turn_step(acts)
+    if "token" in step or step["won"]:
+        me = step["panel"]["sides"][0]
+        out.add((me["runner"], me["square"], me["facing"], tuple(me["touched"])))
+        return
+    for n in step["next"]:
+        _turn_outcomes(session, acts + [n["action"]], left - 1, out)
+
+
+def test_mawarikudoi_turn_chosen_by_its_end(server):
+    srv, api = server
+    st = api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    assert st["turn_build"] == {"steps": 3}
+    step = api.ok("/api/turnstep", {"actions": []})
+    ends = step["ends"]
+    # the ends are exactly the outcomes of all action sequences (walked with the step API), each listed once
+    walked: set = set()
+    _turn_outcomes(srv.session, [], 3, walked)
+    listed = {(e["runner"], e["square"], e["facing"], tuple(e["touched"])) for e in ends}
+    assert listed == walked and len(ends) == len(listed)
+    assert all(e["step"] == "sq:" + e["square"] and e["label"].startswith(e["kanji"]) for e in ends)
+    assert "ends" not in api.ok("/api/turnstep", {"actions": ["1i1h"]})  # only before the first action
+    shared = [e for e in ends if e["square"] == "1h"]
+    assert len(shared) >= 2, "several ends on one square (other facings)"
+    before = api.ok("/api/state")
+    for bad, words in (({"end": 10 ** 6}, "no turn of 3"), ({"end": "1h"}, "end-state number"),
+                       ({"end": True}, "end-state number"), ({}, "missing 'end'")):
+        status, data = api.call("/api/turnend", bad)
+        assert status == 400 and words in data["error"], data
+        unchanged(api, before)
+    target = next(e for e in shared if e["facing"] == "w")
+    st = api.ok("/api/turnend", {"end": target["end"]})
+    token = st["history"][0]["token"]
+    assert len(token.split(",")) == 3 and st["history"][0]["human"]
+    assert st["board"]["squares"]["1h"]["letter"] == "P" and st["board"]["squares"]["1h"]["facing"] == "w"
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    status, data = api.call("/api/turnend", {"end": target["end"]})
+    assert status == 400 and "mawarikudoi" in data["error"]
+
+
+def test_mawarikudoi_big_throw_ends_listed_without_paths():
+    """A mixed throw of 50 actions: thousands of ends, listed without tracing a path for each."""
+    s = Session("mawarikudoi", players=["human", "human"], start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t50")
+    ends = s.turn_step([])["ends"]
+    assert len(ends) > 1000 and len({e["end"] for e in ends}) == len(ends)
+    assert any(e["relays"] > 0 for e in ends) and any(e["touched"] for e in ends)
+    far = max(ends, key=lambda e: (e["relays"], e["end"]))
+    s.turn_end(far["end"])
+    me = s.state()["panel"]["sides"][0]
+    assert (me["runner"], me["square"], me["facing"]) == (far["runner"], far["square"], far["facing"])
+
+
+WAVE_SFEN = "4k4/4p4/9/9/9/9/2SSSS3/4S4/K8 b - 1 f=ga;r=W"  # five silvers; 5h5g needs 5g to move first
+
+
+def test_fantasista_wave_of_five_silvers_in_any_order(server):
+    srv, api = server
+    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "sfen": WAVE_SFEN,
+                             "options": {"fairy_sente": "ginsara"}})
+    assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
+    start = api.ok("/api/wavestep", {"moves": []})
+    assert start["token"] == "wave:" and {n["from"] for n in start["next"]} == {"7g", "6g", "5g", "4g", "5h"}
+    # the chain first: 5h to 5g before the silver on 5g has moved, then the others backwards
+    order = ["5h5g", "4g4f", "7g7f", "6g6f", "5g5f"]
+    for k in range(1, len(order) + 1):
+        step = api.ok("/api/wavestep", {"moves": order[:k]})
+        assert step["moves"] == order[:k]
+    canonical = srv.session.game.state.canonical("wave:" + ",".join(sorted(order, key=lambda m: m != "5g5f")))
+    assert step["token"] == canonical and step["next"] == []
+    for other in (["5g5f", "5h5g", "6g6f", "7g7f", "4g4f"], ["7g7f", "6g6f", "5g5f", "4g4f", "5h5g"]):
+        assert api.ok("/api/wavestep", {"moves": other})["token"] == canonical
+    before = api.ok("/api/state")
+    for bad, words in ((["5g5f", "5g5f"], "already moves"), (["5g5f", "5g4f"], "already moves"),
+                       (["5g5f", "6g5f"], "not possible"), (["5g"], "not a silver move"), (["1a1b"], "not possible"),
+                       (["9i9h"], "not possible"), ("5g5f", "list of strings"), ([5], "list of strings")):
+        status, data = api.call("/api/wavestep", {"moves": bad})
+        assert status == 400 and words in data["error"], (bad, data)
+        unchanged(api, before)
+    st = api.ok("/api/move", {"move": step["token"]})
+    assert st["history"][-1]["token"] == canonical
+    assert all(st["board"]["squares"][q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
+    status, data = api.call("/api/wavestep", {"moves": []})  # gote to move, without a wave right
+    assert status == 400 and "no silver wave" in data["error"]
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    status, data = api.call("/api/wavestep", {"moves": []})
+    assert status == 400 and "fantasista" in data["error"]
+
+
+CARRIER_SFEN = "4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@"  # sente's bishop on 2i is an empty carrier
+
+
+def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
+    _, api = server
+    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "sfen": CARRIER_SFEN,
+                             "options": {"fairy_sente": "yokaku"}})
+    board = {a["token"]: a for a in st["legal"]}
+    assert board["2h2i"]["path"] == ["sq:2h", "sq:2i"] and board["2h2i"]["kinds"] == ["move", "board"]
+    assert all(a["kinds"][-1] != "board" for t, a in board.items() if t != "2h2i")
+    st = api.ok("/api/move", {"move": "2h2i"})
+    cell = st["board"]["squares"]["2i"]
+    assert cell["letter"] == "B" and cell["rider"]["letter"] == "G" and "2h" not in st["board"]["squares"]
+    assert st["history"][-1]["ja"].startswith("２九金")
+    # the carrier with its rider captured by a gote rook from 2a: both pieces go to gote's hand
+    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"],
+                        "sfen": "4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G"})
+    st = api.ok("/api/state")
+    assert st["board"]["squares"]["2i"]["rider"]["letter"] == "G"
+    st = api.ok("/api/move", {"move": "2a2i+"})
+    assert st["board"]["squares"]["2i"]["letter"] == "+R" and "rider" not in st["board"]["squares"]["2i"]
+    gote_hand = {h["letter"]: h["count"] for h in st["board"]["hands"][1]}
+    assert gote_hand == {"B": 1, "G": 1}
+
+
+def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
+    _, api = server
+    a = api.ok("/api/new", {"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    record = {"variant": "fantasista", "options": {"fairy_sente": "yokaku", "fairy_gote": "ginsara",
+                                                   "reserved": "2"}, "moves": ["7g7f"]}
+    cmd = random_engine(tmp_path)
+    b = api.ok("/api/load", {"text": json.dumps(record), "players": [{"kind": "engine", "command": cmd, "nodes": 50},
+                                                                     "human"]})
+    assert b["game"] == a["game"] + 1 and b["options"] == record["options"]
+    assert a["players"][1]["builtin"] is True and a["players"][1]["depth"] == 2
+    assert b["players"][0]["builtin"] is False and b["players"][0]["command"] == cmd and b["players"][0]["nodes"] == 50
+    c = api.ok("/api/undo", {}) if b["can_undo"] else b
+    assert c["game"] == b["game"]  # moves and undo keep the game

@@ -21,7 +21,12 @@ let western = false;
 let lastRollKey = "", lastCardKey = "";
 let pollVersion = -1;
 let turnActs = [];       // mawarikudoi: the actions of the turn being built
-let turnInfo = null;     // mawarikudoi: the server's answer for turnActs (preview board, next actions)
+let turnInfo = null;     // mawarikudoi: the server's answer for turnActs (preview board, next actions, ends)
+let wholeTurn = true;    // mawarikudoi: choose the turn by where it ends (else action by action)
+let waveMoves = null;    // fantasista: the silver moves of the wave being built (null: no wave being built)
+let waveInfo = null;     // fantasista: the server's answer for waveMoves (next moves, canonical token)
+let waveFrom = null;     // fantasista: the silver picked, whose destinations are shown
+let formGame = -1;       // the game the new-game form shows
 const FACING_DEG = { n: 0, e: 90, s: 180, w: 270 };
 const FACING_ARROW = { n: "↑", e: "→", s: "↓", w: "←" };
 const FACE_TITLE = { x: "upside down 100", v: "upright 10", s: "on its side 5", u: "face up 1", d: "face down 0" };
@@ -51,6 +56,7 @@ async function post(path, body) {
     planPick.clear();
     turnActs = [];
     turnInfo = null;
+    resetWave();
     if (!S || st.version !== S.version) render(st);
     else renderMarks();
     return st;
@@ -98,6 +104,38 @@ function fillOptions() {
   if (v && v.sides === 1) $("player-0").value = $("player-0").value || "human";
 }
 
+// The form follows the game on the server (a loaded record, a game started elsewhere): its variant, its options
+// and its players, so that "New game" starts the same kind of game again.
+function syncForm(st) {
+  formGame = st.game;
+  if ($("variant").value !== st.variant.id) {
+    $("variant").value = st.variant.id;
+    fillOptions();
+  }
+  for (const [name, value] of Object.entries(st.options || {})) {
+    const sel = $("opt-" + name);
+    if (sel) sel.value = value;
+  }
+  let limitSet = false;
+  st.players.forEach((p, side) => {
+    const sel = $("player-" + side);
+    if (!sel) return;
+    sel.value = p.kind === "human" ? "human" : p.builtin ? "engine" : "usi";
+    if (p.kind !== "engine") return;
+    if (!p.builtin) $("usi-command").value = p.command;
+    if (limitSet) return;
+    for (const kind of ["depth", "movetime", "nodes"]) {
+      if (p[kind] !== null && p[kind] !== undefined) {
+        $("limit-kind").value = kind;
+        $("limit-value").value = p[kind];
+        limitSet = true;
+        break;
+      }
+    }
+  });
+  $("usi-command-label").hidden = ![0, 1].some((s) => $("player-" + s).value === "usi");
+}
+
 function playerSpec(side) {
   const kind = $("player-" + side).value;
   if (kind === "human") return "human";
@@ -136,6 +174,8 @@ function isPlanNode() {
 function step(s) {
   if (!S || !S.human_turn) return;
   if (S.turn_build) return turnStep(s);
+  if (waveMoves) return waveStep(s);
+  if (s === "btn:wave" && S.wave_build) return fetchWave([]);
   if (candidates([...prefix, s]).length) {
     prefix.push(s);
   } else if (candidates([s]).length) {
@@ -214,10 +254,122 @@ async function fetchTurn(acts) {
   }
 }
 
+function choosingEnd() {
+  return !!(turnInfo && wholeTurn && !turnActs.length && turnInfo.ends);
+}
+
 function turnStep(s) {
   if (!turnInfo) return;
+  if (choosingEnd()) return chooseEnd(s);
   const n = turnInfo.next.find((x) => x.step === s);
   if (n) fetchTurn([...turnActs, n.action]);
+}
+
+// The whole turn at once: the server lists where the turn can end; a click on such a square plays that end, or
+// asks which one when several ends share the square (another facing, runner or corner record).
+function chooseEnd(s) {
+  const ends = turnInfo.ends.filter((e) => e.step === s);
+  if (!ends.length) return;
+  if (ends.length === 1) return playEnd(ends[0].end);
+  const box = $("chooser");
+  box.innerHTML = "";
+  const p = document.createElement("span");
+  p.className = "prompt";
+  p.textContent = `The turn can end on ${s.slice(3)} in ${ends.length} ways:`;
+  box.appendChild(p);
+  for (const e of ends) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice end-choice";
+    b.dataset.end = e.end;
+    b.textContent = e.label;
+    b.onclick = () => playEnd(e.end);
+    box.appendChild(b);
+  }
+  const c = document.createElement("button");
+  c.type = "button";
+  c.textContent = "Cancel";
+  c.onclick = () => { box.hidden = true; };
+  box.appendChild(c);
+  box.hidden = false;
+}
+
+async function playEnd(end) {
+  $("chooser").hidden = true;
+  await post("/api/turnend", { end });
+}
+
+// Fantasista's silver wave, silver by silver in any order: the server answers which silver moves can still be
+// added to the chosen set and the canonical wave token once the set is a whole wave.
+function resetWave() { waveMoves = null; waveInfo = null; waveFrom = null; }
+
+async function fetchWave(moves) {
+  try {
+    const version = S.version;
+    const info = await api("/api/wavestep", { moves });
+    if (!S || S.version !== version) return;
+    waveMoves = moves;
+    waveInfo = info;
+    waveFrom = null;
+    showError("");
+    $("chooser").hidden = true;
+    if (info.token !== undefined && !info.next.length && moves.length) return sendMove(info.token);
+    renderMarks();
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function waveStep(s) {
+  if (!waveInfo || !s.startsWith("sq:")) return;
+  const sq = s.slice(3);
+  if (waveFrom) {
+    const moves = waveInfo.next.filter((n) => n.from === waveFrom && n.to === sq);
+    if (moves.length === 1) return fetchWave([...waveMoves, moves[0].move]);
+    if (moves.length > 1) return promotionPrompt(moves);
+  }
+  waveFrom = waveFrom === sq || !waveInfo.next.some((n) => n.from === sq) ? null : sq;
+  renderMarks();
+}
+
+function promotionPrompt(moves) {
+  const box = $("chooser");
+  box.innerHTML = "";
+  for (const n of moves) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "choice";
+    b.dataset.move = n.move;
+    b.textContent = n.promote ? "成 promote" : "不成 don't promote";
+    b.onclick = () => fetchWave([...waveMoves, n.move]);
+    box.appendChild(b);
+  }
+  box.hidden = false;
+}
+
+function waveButtons(box) {
+  const add = (text, id, fn) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "action";
+    b.id = id;
+    b.textContent = text;
+    b.onclick = fn;
+    box.appendChild(b);
+  };
+  const info = document.createElement("span");
+  info.id = "wave-moves";
+  info.className = "turn-left";
+  info.textContent = "銀の波 silver wave: " + (waveMoves.join(", ") || "pick a silver, then where it goes");
+  box.appendChild(info);
+  if (waveInfo.token !== undefined) {
+    const n = waveMoves.length;
+    add(n ? `Play the wave (${n} silver${n > 1 ? "s" : ""} move)` : "Play the wave (all silvers stay)", "wave-play",
+      () => sendMove(waveInfo.token));
+    box.lastChild.dataset.token = waveInfo.token;
+  }
+  if (waveMoves.length) add("Back one silver", "wave-back", () => fetchWave(waveMoves.slice(0, -1)));
+  add("Cancel wave", "wave-cancel", () => { resetWave(); renderMarks(); });
 }
 
 function turnButtons(box) {
@@ -235,11 +387,19 @@ function turnButtons(box) {
   info.id = "turn-left";
   info.className = "turn-left";
   info.textContent = `${turnInfo.left} of ${turnInfo.steps} action${turnInfo.steps > 1 ? "s" : ""} left`;
+  if (choosingEnd()) info.textContent += `: click where the turn ends (${turnInfo.ends.length} places)`;
   box.appendChild(info);
-  for (const n of turnInfo.next) {
+  for (const n of (choosingEnd() ? [] : turnInfo.next)) {
     if (!n.step.startsWith("btn:")) continue;
     const f = n.action.slice(5);
     add(`turn ${FACING_ARROW[f]} ${f}`, "", () => turnStep(n.step), n.step);
+  }
+  if (!turnActs.length && turnInfo.ends) {
+    add(wholeTurn ? "Action by action" : "Whole turn (click where it ends)", "turn-mode", () => {
+      wholeTurn = !wholeTurn;
+      $("chooser").hidden = true;
+      renderMarks();
+    });
   }
   if (turnActs.length) add("Back one action", "turn-back", () => fetchTurn(turnActs.slice(0, -1)));
   if (turnActs.length) add("Restart turn", "turn-restart", () => fetchTurn([]));
@@ -249,6 +409,7 @@ function turnButtons(box) {
 async function sendMove(token) {
   $("chooser").hidden = true;
   prefix = [];
+  resetWave();
   await post("/api/move", { move: token });
 }
 
@@ -271,10 +432,8 @@ function pieceHTML(cell) {
 function squareName(file, rank) { return `${file}${RANKS[rank]}`; }
 
 function render(st) {
-  if (S && S.variant.id !== st.variant.id && $("variant").value !== st.variant.id) {
-    $("variant").value = st.variant.id;  // a game started or loaded elsewhere: the form follows
-    fillOptions();
-  }
+  if (st.game !== formGame) syncForm(st);
+  if (!S || S.version !== st.version) resetWave();
   S = st;
   // keep a half-made move only while it still leads somewhere (the same person's turn)
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
@@ -380,13 +539,14 @@ function renderHands() {
 
 const BUTTON_LABELS = { "throw:gold": "金 gold throw (4 golds)", "throw:mixed": "金銀 mixed throw (golds × silvers)",
   curtain: "銀の帳 silver curtain", wave: "銀の波 silver wave", defect: "寝返り defect" };
-const KIND_ORDER = ["breath", "strike", "curtain", "wave", "rider", "board", "move"];
+const KIND_ORDER = ["breath", "strike", "curtain", "wave", "rider", "board", "end", "move"];
 
 function renderMarks() {
   if (!S) return;
   const planning = isPlanNode();
   const building = !!(S.turn_build && turnInfo);
-  const cands = planning || building ? [] : candidates(prefix);
+  const waving = !!waveMoves && !!waveInfo;
+  const cands = planning || building || waving ? [] : candidates(prefix);
   const next = new Set(cands.filter((a) => a.path.length > prefix.length).map((a) => a.path[prefix.length]));
   // what kind of step each highlighted square is (a breath target, a curtain square, a carrier to board ...)
   const kinds = {};
@@ -395,20 +555,31 @@ function renderMarks() {
     const s = a.path[prefix.length];
     (kinds[s] = kinds[s] || new Set()).add(a.kinds[prefix.length]);
   }
-  if (building) for (const n of turnInfo.next) { next.add(n.step); kinds[n.step] = new Set(["move"]); }
-  const active = prefix.length > 0 || building;
+  if (building && choosingEnd()) for (const e of turnInfo.ends) { next.add(e.step); kinds[e.step] = new Set(["end"]); }
+  else if (building) for (const n of turnInfo.next) { next.add(n.step); kinds[n.step] = new Set(["move"]); }
+  const waveDone = new Set();  // the squares of the wave's chosen moves
+  if (waving) {
+    for (const m of waveMoves) waveDone.add(m.match(/\d[a-i]/g)[0]).add(m.match(/\d[a-i]/g)[1]);
+    for (const n of waveInfo.next) {
+      const s = "sq:" + (waveFrom ? n.to : n.from);
+      if (waveFrom && n.from !== waveFrom) continue;
+      next.add(s);
+      kinds[s] = new Set(["wave"]);
+    }
+  }
+  const active = prefix.length > 0 || building || waving;
   for (const el of document.querySelectorAll("#board .sq")) {
     const name = el.dataset.sq;
     el.classList.toggle("last", S.last_move.includes(name));
-    el.classList.toggle("selected", prefix.includes("sq:" + name));
+    el.classList.toggle("selected", prefix.includes("sq:" + name) || waveFrom === name);
+    el.classList.toggle("wave-done", waveDone.has(name));
     const target = active && next.has("sq:" + name);
     el.classList.toggle("target", target);
     const own = !!el.dataset.piece && +el.dataset.color === S.side;
     let kind = "";
-    if (target && !building) {
+    if (target) {
       const ks = kinds["sq:" + name] || new Set(["move"]);
       kind = KIND_ORDER.find((k) => ks.has(k)) || "move";
-      if (kind === "move" && own && prefix.length === 1 && prefix[0].startsWith("sq:")) kind = "board";
     }
     for (const k of KIND_ORDER) el.classList.toggle("t-" + k, target && kind === k && k !== "move");
     el.dataset.kind = target ? (kind || "move") : "";
@@ -425,9 +596,15 @@ function renderMarks() {
     box.innerHTML = "";
     return turnButtons(box);
   }
+  if (waving) {
+    const box = $("actions");
+    box.innerHTML = "";
+    return waveButtons(box);
+  }
   const actions = $("actions");
   actions.innerHTML = "";
   if (planning) return renderPlanBox();
+  if (S.wave_build && !prefix.length) next.add("btn:wave");
   for (const s of next) {
     if (!s.startsWith("btn:")) continue;
     const b = document.createElement("button");
