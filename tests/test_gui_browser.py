@@ -2,8 +2,9 @@
 
 Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
 roll / card / plan / defection where they apply, a game end, a record saved and loaded back. The start position of
-every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``), and fantasista's magic
-(curtain squares, inventory) to ``docs/img/fantasista-magic.png``.
+every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``), fantasista's magic
+(curtain squares, inventory) to ``docs/img/fantasista-magic.png`` and a mawarikudoi turn chosen by its end (the
+chooser of the ends on one square) to ``docs/img/mawarikudoi-ends.png``.
 
 Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
 ``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
@@ -335,6 +336,9 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
     assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="9a"] .piece').get_attribute("data-facing") == "s"
     n = gui.state()["turn_build"]["steps"]
     assert gui.text("#turn-left").startswith(f"{n} of {n}")
+    assert "click where the turn ends" in gui.text("#turn-left")
+    gui.click("#turn-mode")  # this turn action by action
+    gui.wait(lambda: "click where" not in gui.text("#turn-left"), what="action-by-action mode")
     # the first action: up one square; the preview shows the pawn there before anything is played
     gui.sq("1h") if n > 1 else None
     if n > 1:
@@ -368,6 +372,35 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
     assert "sente wins" in gui.text("#result")
 
 
+def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
+    gui.open()
+    gui.server.session.new_game("mawarikudoi", players=["human", "human"],
+                                start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
+    gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the turn's ends")
+    ends = gui.server.session.turn_step([])["ends"]
+    kinds = {e.get_attribute("data-sq"): e.get_attribute("data-kind")
+             for e in gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")}
+    assert {sq for sq, k in kinds.items() if k == "end"} == {e["square"] for e in ends}
+    # 1h: the pawn can end there facing several ways: a chooser; pick facing west
+    gui.sq("1h")
+    buttons = gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.end-choice"), what="the chooser")
+    assert len(buttons) == len([e for e in ends if e["square"] == "1h"]) >= 2
+    gui.screenshot("mawarikudoi-ends")
+    west = next(e for e in ends if e["square"] == "1h" and e["facing"] == "w")
+    gui.click(f'#chooser button.end-choice[data-end="{west["end"]}"]')
+    gui.wait(lambda: len(gui.moves()) >= 1 and len(gui.moves()[0].split(",")) == 3, what="the whole turn played")
+    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1h"] .piece').get_attribute("data-facing") == "w"
+    # gote's turn: one end alone on its square is played by one click
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-kind="end"]'), what="gote's ends")
+    gote_ends = gui.server.session.turn_step([])["ends"]
+    alone = next((e for e in gote_ends if [x["square"] for x in gote_ends].count(e["square"]) == 1), None)
+    if alone is not None:
+        played = len(gui.moves())
+        gui.sq(alone["square"])
+        gui.wait(lambda: len(gui.moves()) > played, what="gote's one-click turn")
+        assert gui.state()["board"]["squares"][alone["square"]]["facing"] == alone["facing"]
+
+
 # ------------------------------------------------------------------------------------------ fantasista magic
 def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
     gui.open()
@@ -395,6 +428,83 @@ def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
     gui.wait(lambda: kind("1g") == "rider", what="the rider's follow-up")
     gui.click("#actions button:last-child")
     # the wave, its silvers clicked against the canonical order: 5g first, then 4g (canonical is 4g first)
-    gui.play_path(["btn:wave", "sq:5g", "sq:5f", "sq:4g", "sq:4f"])
-    gui.click('#chooser button.choice[data-token="wave:4g4f,5g5f"]')
+    gui.play_path(["btn:wave", "sq:5g"])
+    gui.wait(lambda: kind("5f") == "wave", what="the silver's wave moves")
+    gui.play_path(["sq:5f", "sq:4g", "sq:4f"])
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#wave-play[data-token="wave:4g4f,5g5f"]'))
+    assert "5g5f, 4g4f" in gui.text("#wave-moves")
+    gui.click("#wave-play")
     gui.wait(lambda: gui.moves()[-1:] == ["wave:4g4f,5g5f"], what="the wave played in another order")
+
+
+def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
+    gui.open()
+    sfen = "4k4/4p4/9/9/9/9/2SSSS3/4S4/K8 b - 1 f=ga;r=W"  # five silvers: 5h5g needs 5g gone first
+    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                                start_sfen=sfen)
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
+    canonical = gui.server.session.game.state.canonical("wave:5g5f,5h5g,4g4f,7g7f,6g6f")
+    # 5h to 5g first (the rules need 5g to move before it), a wrong click in between, the rest backwards
+    gui.play_path(["btn:wave", "sq:5h", "sq:5g"])
+    gui.wait(lambda: gui.text("#wave-moves").endswith("5h5g"), what="the first silver")
+    gui.play_path(["sq:4g", "sq:3e"])  # 3e is no silver move: nothing happens, 4g stays picked
+    gui.play_path(["sq:4f", "sq:7g", "sq:7f", "sq:6g", "sq:6f", "sq:5g", "sq:5f"])
+    gui.wait(lambda: gui.moves()[-1:] == [canonical], what="the five-silver wave")
+    squares = gui.state()["board"]["squares"]
+    assert all(squares[q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
+    assert gui.text("#error") == ""
+
+
+def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
+    gui.open()
+    gui.server.session.new_game("fantasista", options={"fairy_sente": "yokaku"}, players=["human", "human"],
+                                start_sfen="4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@")
+    gui.wait(lambda: gui.text('#board .sq[data-sq="2h"]') == "金")
+    gui.sq("2h")
+    cell = gui.wait(lambda: gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="2i"]'))
+    gui.wait(lambda: cell.get_attribute("data-kind") == "board", what="the carrier to board")
+    assert "t-board" in cell.get_attribute("class")
+    gui.sq("2i")
+    gui.wait(lambda: gui.moves() == ["2h2i"], what="the boarding")
+    assert gui.text('#board .sq[data-sq="2i"] .rider') == "金" and gui.text('#board .sq[data-sq="2h"]') == ""
+    # gote's rook captures the carrier with its rider: both go to gote's hand
+    gui.server.session.new_game("fantasista", players=["human", "human"],
+                                start_sfen="4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G")
+    gui.wait(lambda: gui.text('#board .sq[data-sq="2i"] .rider') == "金", what="the rider shown on the carrier")
+    gui.sq("2a"), gui.sq("2i")
+    gui.click('#chooser button.choice[data-token="2a2i+"]')
+    gui.wait(lambda: gui.moves() == ["2a2i+"], what="the capture")
+    hand = gui.text("#hand-top")
+    assert "角" in hand and "金" in hand
+    assert not gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-sq="2i"] .rider')
+
+
+def test_new_game_form_follows_loaded_records(gui):
+    gui.open()
+    gui.new_game("shogi", "human", "human")
+    value = lambda css: gui.d.find_element(By.CSS_SELECTOR, css).get_property("value")  # noqa: E731
+    record = {"variant": "fantasista", "moves": ["7g7f"],
+              "options": {"fairy_sente": "yokaku", "fairy_gote": "ginsara", "reserved": "2"}}
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", json.dumps(record))
+    gui.click("#load-text")
+    gui.wait(lambda: gui.moves() == ["7g7f"], what="the fantasista record")
+    gui.wait(lambda: value("#variant") == "fantasista", what="the form's variant")
+    assert (value("#opt-fairy_sente"), value("#opt-fairy_gote"), value("#opt-reserved")) == ("yokaku", "ginsara", "2")
+    # a game started elsewhere with engines: the form shows its players and limits
+    gui.server.session.new_game("enokian", options={"michizane": "9i"},
+                                players=[{"kind": "engine", "command": gui.engine_cmd, "nodes": 77}, "human"])
+    gui.wait(lambda: value("#variant") == "enokian", what="the enokian game")
+    assert value("#opt-michizane") == "9i" and value("#player-0") == "usi"
+    assert (value("#limit-kind"), value("#limit-value")) == ("nodes", "77") and value("#usi-command") == gui.engine_cmd
+    assert gui.d.find_element(By.ID, "usi-command-label").is_displayed()
+    # a KIF file: standard shogi, no variant options; the players stay those of the form
+    Select(gui.d.find_element(By.ID, "variant")).select_by_value("daishogi2017")
+    Select(gui.d.find_element(By.ID, "player-0")).select_by_value("human")
+    Select(gui.d.find_element(By.ID, "player-1")).select_by_value("engine")
+    kif = "手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)\n"
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", kif)
+    gui.click("#load-text")
+    gui.wait(lambda: value("#variant") == "shogi", what="the KIF game")
+    assert not gui.d.find_elements(By.CSS_SELECTOR, "#variant-options select")
+    assert (value("#player-0"), value("#player-1")) == ("human", "engine")
+    assert [p["kind"] for p in gui.state()["players"]] == ["human", "engine"]

@@ -328,7 +328,9 @@ function waveStep(s) {
     if (moves.length === 1) return fetchWave([...waveMoves, moves[0].move]);
     if (moves.length > 1) return promotionPrompt(moves);
   }
-  waveFrom = waveFrom === sq || !waveInfo.next.some((n) => n.from === sq) ? null : sq;
+  // another silver is picked instead; the picked one again drops it; any other square changes nothing
+  if (waveFrom === sq) waveFrom = null;
+  else if (waveInfo.next.some((n) => n.from === sq)) waveFrom = sq;
   renderMarks();
 }
 
@@ -387,7 +389,10 @@ function turnButtons(box) {
   info.id = "turn-left";
   info.className = "turn-left";
   info.textContent = `${turnInfo.left} of ${turnInfo.steps} action${turnInfo.steps > 1 ? "s" : ""} left`;
-  if (choosingEnd()) info.textContent += `: click where the turn ends (${turnInfo.ends.length} places)`;
+  if (choosingEnd()) {
+    const squares = new Set(turnInfo.ends.map((e) => e.square)).size;
+    info.textContent += `: click where the turn ends (${turnInfo.ends.length} ends on ${squares} squares)`;
+  }
   box.appendChild(info);
   for (const n of (choosingEnd() ? [] : turnInfo.next)) {
     if (!n.step.startsWith("btn:")) continue;
