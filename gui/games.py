@@ -498,24 +498,36 @@ class GuiGame:
         self._check_turn()
         return mawari_turn_step(self.state, self.info, actions)
 
-    def turn_ends(self) -> list[dict]:
-        """Mawarikudoi: every place the turn can end (see :func:`mawari_turn_ends`), cached per position."""
+    def _turn_rest(self, actions: Any) -> MawariRest:
+        """The rest of the turn after ``actions`` (cached per position and actions: the page asks twice)."""
         self._check_turn()
-        key = (len(self.played), self.state.sfen())
-        cached = getattr(self, "_ends_cache", None)
+        key = (len(self.played), self.state.sfen(), tuple(actions) if isinstance(actions, list) else actions)
+        cached = getattr(self, "_rest_cache", None)
         if cached is None or cached[0] != key:
-            cached = self._ends_cache = (key, mawari_turn_ends(self.state, self.info))
+            from engine.variants.mawarikudoi.turns import TurnGenerator
+
+            if getattr(self, "_turn_gen", None) is None:
+                self._turn_gen = TurnGenerator()  # scratch buffers, used under the session's lock
+            cached = self._rest_cache = (key, MawariRest(self.state, actions, self._turn_gen))
         return cached[1]
 
-    def turn_end_token(self, end: Any) -> str:
-        """Mawarikudoi: the canonical turn token ending the turn in end state ``end`` (an id from
-        :meth:`turn_ends`); :class:`GameFailure` if no turn of this throw ends there."""
-        self._check_turn()
+    def turn_ends(self, actions: Any = ()) -> dict:
+        """Mawarikudoi: where the turn can end after ``actions`` (see :func:`mawari_turn_ends`) and, when the king
+        can finish, the whole winning token (``win_token``)."""
+        from engine.variants.mawarikudoi import board as MB
+
+        rest = self._turn_rest(list(actions) if isinstance(actions, tuple) else actions)
+        out: dict[str, Any] = {"ends": mawari_turn_ends(rest)}
+        if MB.WIN in rest.states:
+            out["win_token"] = rest.token(MB.WIN)  # traces the one winning path only
+        return out
+
+    def turn_end_token(self, end: Any, actions: Any = ()) -> str:
+        """Mawarikudoi: the turn token made of ``actions`` and then the canonical path to end state ``end`` (an id
+        from :meth:`turn_ends`); :class:`GameFailure` if no turn of this throw ends there."""
         if isinstance(end, bool) or not isinstance(end, int):
             raise GameFailure(f"'end' must be an end-state number from the turn's list, not {end!r}")
-        if end not in {e["end"] for e in self.turn_ends()}:
-            raise GameFailure(f"no turn of {self.state.steps} action(s) ends in state {end}")
-        return self.state.turn_token(end)
+        return self._turn_rest(actions).token(end)
 
     def _check_turn(self) -> None:
         if self.info.id != "mawarikudoi" or getattr(self.state, "phase", "") != "turn":
@@ -690,16 +702,13 @@ def _mawari_next(state, side: int, s2: int) -> list[tuple[str, int]]:
     return out
 
 
-def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
-    """A mawarikudoi turn built one action at a time. ``actions`` so far are checked with the rules' own step
-    function; the answer has the runner after them (``board``, ``panel`` previews), ``left`` actions, whether the
-    king has ``won``, the possible ``next`` actions with their click step, and ``token`` once the turn is complete.
-    Every action of the runner can be followed by a full turn (turning on the spot always spends an action), so
-    the page may offer each of them."""
+def _mawari_walk(state, actions: Any) -> int:
+    """The turn-state (sente's frame, stomp bit included) after ``actions``, each checked with the rules' own step
+    function (the one ``parse_turn`` uses); :class:`GameFailure` names the first action that is not possible."""
     from engine.variants.mawarikudoi import board as MB
     from engine.variants.mawarikudoi import kernels as MK
 
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+    if not isinstance(actions, (list, tuple)) or not all(isinstance(a, str) for a in actions):
         raise GameFailure("'actions' must be a list of strings")
     side = state.side
     esq, erank = state.enemy_in_frame(side)
@@ -713,6 +722,47 @@ def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
         if a is None:
             raise GameFailure(f"action {i + 1} {act!r} is not possible for the runner here")
         s2 = int(MK.step(s2, a, MB.TARGETS, MB.N_TARGETS, esq, erank))
+    return s2
+
+
+class MawariRest:
+    """The rest of a mawarikudoi turn after some ``actions``: where it can end and the canonical path to an end.
+
+    Uses the rules' turn generation (:class:`engine.variants.mawarikudoi.turns.TurnGenerator`) from the runner's
+    state after those actions, with the actions left; a stomp already made this turn disables further stomps
+    (``enemy_rank = -1``, as the generator documents), so every end listed can be reached from here."""
+
+    def __init__(self, state, actions: Any, generator) -> None:
+        from engine.variants.mawarikudoi import board as MB
+
+        s2 = _mawari_walk(state, actions)
+        self.state, self.actions, self.gen = state, list(actions), generator
+        if s2 == MB.WIN2:
+            raise GameFailure("the king has finished: the turn is over")
+        self.start, self.left = s2 >> 1, state.steps - len(self.actions)
+        self.esq, erank = state.enemy_in_frame(state.side)
+        self.erank = -1 if s2 & 1 else erank
+        self.states = [int(x) for x in self.gen.end_states(self.start, self.left, self.esq, self.erank)[0]] \
+            if self.left > 0 else []
+
+    def token(self, end: int) -> str:
+        """The whole turn token: the actions so far, then the canonical path to ``end`` (or ``board.WIN``)."""
+        if end not in self.states:
+            raise GameFailure(f"no turn of {self.state.steps} action(s) ends in state {end} from here")
+        rest = self.state.format_turn(self.gen.path_to(self.start, self.left, self.esq, self.erank, end))
+        return ",".join(self.actions + ([rest] if rest else []))
+
+
+def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
+    """A mawarikudoi turn built one action at a time. ``actions`` so far are checked with the rules' own step
+    function; the answer has the runner after them (``board``, ``panel`` previews), ``left`` actions, whether the
+    king has ``won``, the possible ``next`` actions with their click step, and ``token`` once the turn is complete.
+    Every action of the runner can be followed by a full turn (turning on the spot always spends an action), so
+    the page may offer each of them."""
+    from engine.variants.mawarikudoi import board as MB
+
+    side = state.side
+    s2 = _mawari_walk(state, actions)
     won = s2 == MB.WIN2
     left = 0 if won else state.steps - len(actions)
     preview = state.copy()
@@ -731,22 +781,21 @@ def mawari_turn_step(state, info: VariantInfo, actions: list) -> dict:
            "board": mawari_board(preview, info).to_json(), "panel": mawari_panel(preview, [])}
     if left == 0:
         out["token"] = ",".join(actions)
-    if not actions and MB.WIN in state.end_states():
-        out["win_token"] = state.turn_token(MB.WIN)  # traces the one winning path only
     return out
 
 
-def mawari_turn_ends(state, info: VariantInfo) -> list[dict]:
-    """Every distinct end of the current turn but the win (which the page offers as one button): the end-state
-    number (``end``, for :meth:`MawarikudoiState.turn_token`), the runner's board ``square``, ``facing``, runner
+def mawari_turn_ends(rest: MawariRest) -> list[dict]:
+    """Every distinct end of the turn from ``rest`` on but the win (which the page offers as one button): the
+    end-state number (``end``, for :meth:`MawariRest.token`), the runner's board ``square``, ``facing``, runner
     (``kanji``, ``relays`` made this turn), the corners touched on its leg, and a short ``label``. The states come
-    from the rules' turn generation (``MawarikudoiState.end_states``); no path is traced until one is chosen."""
+    from the rules' turn generation; no path is traced until one is chosen."""
     from engine.variants.mawarikudoi import board as MB
 
+    state = rest.state
     side = state.side
     now = state.sides[side].runner
     out = []
-    for end in (int(x) for x in state.end_states()):
+    for end in rest.states:
         if end == MB.WIN:
             continue
         r, sq, f, c = MB.unpack(end)

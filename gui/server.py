@@ -19,8 +19,9 @@ JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}
 ``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>"}``
 ``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
                            after those actions (a preview board and panel), the actions left, the possible next ones;
-                           with no action yet also the turn's ``ends`` (every place the whole turn can end)
-``POST /api/turnend``      ``{"end": <end state>}``: mawarikudoi, play the whole turn ending there (canonical path)
+                           with ``"ends": true`` also every place the rest of the turn can end
+``POST /api/turnend``      ``{"end": <end state>, "actions"?: [...]}``: mawarikudoi, play the turn made of those
+                           actions and then the canonical path to that end
 ``POST /api/wavestep``     ``{"moves": [...]}``: fantasista, a silver wave chosen silver by silver in any order: the
                            moves a wave can add, and the canonical ``token`` when the chosen set is a whole wave
 =========================  ==========================================================================================
@@ -160,11 +161,11 @@ class Handler(BaseHTTPRequestHandler):
             elif url.path == "/api/load":
                 session.load(data.get("text"), data.get("players"))
             elif url.path == "/api/turnstep":
-                return self._json(session.turn_step(data.get("actions", [])))
+                return self._json(session.turn_step(data.get("actions", []), bool(data.get("ends"))))
             elif url.path == "/api/turnend":
                 if "end" not in data:
                     raise RequestError("missing 'end'")
-                session.turn_end(data["end"])
+                session.turn_end(data["end"], data.get("actions"))
             elif url.path == "/api/wavestep":
                 return self._json(session.wave_step(data.get("moves", [])))
             else:

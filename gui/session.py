@@ -595,26 +595,32 @@ class Session:
         if self.node() != "decision" or self.players[self._player_side()].kind != "human" or self.thinking:
             raise RequestError("it is not a person's turn to move")
 
-    def turn_step(self, actions: Any) -> dict:
+    def turn_step(self, actions: Any, ends: bool = False) -> dict:
         """Mawarikudoi: a person's turn built action by action (nothing is played until the whole token is sent).
-        Before the first action the answer also lists the turn's ``ends`` (see :func:`gui.games.mawari_turn_ends`),
-        any of which :meth:`turn_end` plays at once."""
+        With ``ends`` the answer also lists where the rest of the turn can end (``ends``, see
+        :func:`gui.games.mawari_turn_ends`), any of which :meth:`turn_end` plays at once; ``win_token`` is the
+        whole turn that finishes the race, when the king can."""
         with self.lock:
             self._person_to_move("mawarikudoi", "turns are built action by action")
             try:
                 out = self.game.turn_step(actions)
-                if not out["actions"]:
-                    out["ends"] = self.game.turn_ends()
+                if out["left"] > 0:
+                    rest = self.game.turn_ends(actions)
+                    if ends:
+                        out["ends"] = rest["ends"]
+                    if "win_token" in rest:
+                        out["win_token"] = rest["win_token"]
                 return out
             except G.GameFailure as exc:
                 raise RequestError(str(exc)) from None
 
-    def turn_end(self, end: Any) -> None:
-        """Mawarikudoi: play the whole turn that ends in end state ``end`` (its canonical action path)."""
+    def turn_end(self, end: Any, actions: Any = None) -> None:
+        """Mawarikudoi: play the whole turn made of ``actions`` (none by default) and then the canonical action
+        path to end state ``end``."""
         with self.lock:
             self._person_to_move("mawarikudoi", "a turn is chosen by where it ends")
             try:
-                token = self.game.turn_end_token(end)
+                token = self.game.turn_end_token(end, [] if actions is None else actions)
             except G.GameFailure as exc:
                 raise RequestError(str(exc)) from None
             self.play(token)  # the lock is re-entrant: nothing moves in between

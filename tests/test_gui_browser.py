@@ -377,7 +377,7 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.server.session.new_game("mawarikudoi", players=["human", "human"],
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the turn's ends")
-    ends = gui.server.session.turn_step([])["ends"]
+    ends = gui.server.session.turn_step([], ends=True)["ends"]
     kinds = {e.get_attribute("data-sq"): e.get_attribute("data-kind")
              for e in gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")}
     assert {sq for sq, k in kinds.items() if k == "end"} == {e["square"] for e in ends}
@@ -392,13 +392,28 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1h"] .piece').get_attribute("data-facing") == "w"
     # gote's turn: one end alone on its square is played by one click
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-kind="end"]'), what="gote's ends")
-    gote_ends = gui.server.session.turn_step([])["ends"]
+    gote_ends = gui.server.session.turn_step([], ends=True)["ends"]
     alone = next((e for e in gote_ends if [x["square"] for x in gote_ends].count(e["square"]) == 1), None)
     if alone is not None:
         played = len(gui.moves())
         gui.sq(alone["square"])
         gui.wait(lambda: len(gui.moves()) > played, what="gote's one-click turn")
         assert gui.state()["board"]["squares"][alone["square"]]["facing"] == alone["facing"]
+    # one action by hand, then the rest at once from there
+    gui.server.session.new_game("mawarikudoi", players=["human", "human"],
+                                start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
+    gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the new turn")
+    gui.click("#turn-mode")
+    gui.wait(lambda: "click where" not in gui.text("#turn-left"), what="action-by-action mode")
+    gui.sq("1h")
+    gui.wait(lambda: gui.text("#turn-left").startswith("2 of 3"), what="the first action")
+    gui.click("#turn-mode")
+    gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the ends of the rest")
+    gui.wait(lambda: gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1f"]').get_attribute("data-kind")
+             == "end", what="1f as an end")
+    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="3i"]').get_attribute("data-kind") != "end"
+    gui.sq("1f")
+    gui.wait(lambda: gui.moves()[:1] == ["1i1h,1h1g,1g1f"], what="the turn finished at once")
 
 
 # ------------------------------------------------------------------------------------------ fantasista magic
@@ -453,6 +468,15 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     squares = gui.state()["board"]["squares"]
     assert all(squares[q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
     assert gui.text("#error") == ""
+    # a silver entering the zone: the wave asks 成 / 不成 for that silver
+    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                                start_sfen="4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W")
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
+    gui.play_path(["btn:wave", "sq:6d", "sq:6c"])
+    gui.click('#chooser button.choice[data-move="6d6c+"]')
+    gui.play_path(["sq:5d", "sq:5c"])
+    gui.click('#chooser button.choice[data-move="5d5c"]')
+    gui.wait(lambda: gui.moves()[-1:] == ["wave:5d5c,6d6c+"], what="the wave with one promotion")
 
 
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):

@@ -302,35 +302,45 @@ def test_mawarikudoi_turnstep_api_checks_each_action(server):
 MAWARI_T3 = "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3"  # sente's pawn on 1i, a throw of 3 actions
 
 
-def _turn_outcomes(session: Session, acts: list, left: int, out: set) -> None:
-    """Every (runner, square, facing, corners) a turn can end in, walked action by action through the step API."""
+def _turn_outcomes(session: Session, acts: list, out: set) -> set:
+    """Every (runner, square, facing, corners) a turn can end in after ``acts``, walked action by action through
+    the step API (the rules' step function, stomps included)."""
     step = session.turn_step(acts)
     if "token" in step or step["won"]:
         me = step["panel"]["sides"][0]
         out.add((me["runner"], me["square"], me["facing"], tuple(me["touched"])))
-        return
+        return out
     for n in step["next"]:
-        _turn_outcomes(session, acts + [n["action"]], left - 1, out)
+        _turn_outcomes(session, acts + [n["action"]], out)
+    return out
+
+
+def _listed(ends: list) -> set:
+    return {(e["runner"], e["square"], e["facing"], tuple(e["touched"])) for e in ends}
 
 
 def test_mawarikudoi_turn_chosen_by_its_end(server):
     srv, api = server
     st = api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
     assert st["turn_build"] == {"steps": 3}
-    step = api.ok("/api/turnstep", {"actions": []})
+    assert "ends" not in api.ok("/api/turnstep", {"actions": []})  # only when asked for
+    step = api.ok("/api/turnstep", {"actions": [], "ends": True})
     ends = step["ends"]
     # the ends are exactly the outcomes of all action sequences (walked with the step API), each listed once
-    walked: set = set()
-    _turn_outcomes(srv.session, [], 3, walked)
-    listed = {(e["runner"], e["square"], e["facing"], tuple(e["touched"])) for e in ends}
-    assert listed == walked and len(ends) == len(listed)
+    assert _listed(ends) == _turn_outcomes(srv.session, [], set()) and len(ends) == len(_listed(ends))
     assert all(e["step"] == "sq:" + e["square"] and e["label"].startswith(e["kanji"]) for e in ends)
-    assert "ends" not in api.ok("/api/turnstep", {"actions": ["1i1h"]})  # only before the first action
+    # from the middle of the turn: the ends of the rest, and the whole token starts with the actions made
+    rest = api.ok("/api/turnstep", {"actions": ["1i1h"], "ends": True})["ends"]
+    assert _listed(rest) == _turn_outcomes(srv.session, ["1i1h"], set()) and _listed(rest) < _listed(ends)
     shared = [e for e in ends if e["square"] == "1h"]
     assert len(shared) >= 2, "several ends on one square (other facings)"
     before = api.ok("/api/state")
     for bad, words in (({"end": 10 ** 6}, "no turn of 3"), ({"end": "1h"}, "end-state number"),
-                       ({"end": True}, "end-state number"), ({}, "missing 'end'")):
+                       ({"end": True}, "end-state number"), ({}, "missing 'end'"),
+                       ({"end": ends[0]["end"], "actions": ["1i1g"]}, "not possible"),
+                       ({"end": ends[0]["end"], "actions": "1i1h"}, "list of strings"),
+                       ({"end": [e for e in ends if e["square"] == "1i"][0]["end"], "actions": ["1i1h", "1h1g"]},
+                        "no turn of 3")):
         status, data = api.call("/api/turnend", bad)
         assert status == 400 and words in data["error"], data
         unchanged(api, before)
@@ -339,15 +349,34 @@ def test_mawarikudoi_turn_chosen_by_its_end(server):
     token = st["history"][0]["token"]
     assert len(token.split(",")) == 3 and st["history"][0]["human"]
     assert st["board"]["squares"]["1h"]["letter"] == "P" and st["board"]["squares"]["1h"]["facing"] == "w"
+    # a turn finished from its middle: the actions made, then the canonical path to the chosen end
+    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    far = next(e for e in rest if e["square"] == "1f")
+    st = api.ok("/api/turnend", {"end": far["end"], "actions": ["1i1h"]})
+    assert st["history"][0]["token"] == "1i1h,1h1g,1g1f"
     api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
-    status, data = api.call("/api/turnend", {"end": target["end"]})
+    status, data = api.call("/api/turnend", {"end": far["end"]})
     assert status == 400 and "mawarikudoi" in data["error"]
+
+
+def test_mawarikudoi_ends_after_a_stomp_allow_no_second_stomp(server):
+    """The pawn stomps the higher enemy knight on 1h (relay to the lance); from there the listed ends are those of
+    the step function, which allows one stomp a turn: no relay to the knight by stomping it again."""
+    srv, api = server
+    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"],
+                        "sfen": "9/9/9/9/9/9/9/8n/8P b - 1 P1i:n:-:m/n1h:s:-:m/t3"})
+    step = api.ok("/api/turnstep", {"actions": ["1i1h"], "ends": True})
+    assert step["panel"]["sides"][0]["kanji"] == "香"
+    assert _listed(step["ends"]) == _turn_outcomes(srv.session, ["1i1h"], set())
+    assert {e["kanji"] for e in step["ends"]} == {"香"}
+    whole = api.ok("/api/turnstep", {"actions": [], "ends": True})["ends"]
+    assert _listed(whole) == _turn_outcomes(srv.session, [], set()) and {e["kanji"] for e in whole} == {"歩", "香"}
 
 
 def test_mawarikudoi_big_throw_ends_listed_without_paths():
     """A mixed throw of 50 actions: thousands of ends, listed without tracing a path for each."""
     s = Session("mawarikudoi", players=["human", "human"], start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t50")
-    ends = s.turn_step([])["ends"]
+    ends = s.turn_step([], ends=True)["ends"]
     assert len(ends) > 1000 and len({e["end"] for e in ends}) == len(ends)
     assert any(e["relays"] > 0 for e in ends) and any(e["touched"] for e in ends)
     far = max(ends, key=lambda e: (e["relays"], e["end"]))
@@ -387,6 +416,15 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     assert all(st["board"]["squares"][q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
     status, data = api.call("/api/wavestep", {"moves": []})  # gote to move, without a wave right
     assert status == 400 and "no silver wave" in data["error"]
+    # promotion: both spellings of a silver entering the zone are offered, and kept apart
+    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+                        "sfen": "4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W"})
+    nxt = api.ok("/api/wavestep", {"moves": []})["next"]
+    assert {(n["move"], n["to"], n["promote"]) for n in nxt if n["from"] == "5d" and n["to"] == "5c"} == {
+        ("5d5c", "5c", False), ("5d5c+", "5c", True)}
+    assert api.ok("/api/wavestep", {"moves": ["6d6c+", "5d5c"]})["token"] == "wave:5d5c,6d6c+"
+    status, data = api.call("/api/wavestep", {"moves": ["5d5c", "5d5c+"]})
+    assert status == 400 and "already moves" in data["error"]
     api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/wavestep", {"moves": []})
     assert status == 400 and "fantasista" in data["error"]

@@ -234,12 +234,13 @@ function choiceLabel(token, tokens) {
   return token;
 }
 
-// Mawarikudoi: a turn of N actions built one action at a time; the server checks each one and sends the runner's
-// position after it (a preview) and the actions possible next. Nothing is played until the turn is complete.
+// Mawarikudoi: a turn of N actions chosen by where it ends, or built one action at a time; the server checks each
+// action and sends the runner's position after it (a preview), the actions possible next and, in the whole-turn
+// mode, where the rest of the turn can end. Nothing is played until the turn is complete.
 async function fetchTurn(acts) {
   try {
     const version = S.version;
-    const info = await api("/api/turnstep", { actions: acts });
+    const info = await api("/api/turnstep", { actions: acts, ends: wholeTurn });
     if (!S || S.version !== version) return;  // the game moved on meanwhile
     info.version = version;
     turnActs = acts;
@@ -255,7 +256,7 @@ async function fetchTurn(acts) {
 }
 
 function choosingEnd() {
-  return !!(turnInfo && wholeTurn && !turnActs.length && turnInfo.ends);
+  return !!(turnInfo && wholeTurn && turnInfo.left > 0 && turnInfo.ends);
 }
 
 function turnStep(s) {
@@ -277,26 +278,14 @@ function chooseEnd(s) {
   p.className = "prompt";
   p.textContent = `The turn can end on ${s.slice(3)} in ${ends.length} ways:`;
   box.appendChild(p);
-  for (const e of ends) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "choice end-choice";
-    b.dataset.end = e.end;
-    b.textContent = e.label;
-    b.onclick = () => playEnd(e.end);
-    box.appendChild(b);
-  }
-  const c = document.createElement("button");
-  c.type = "button";
-  c.textContent = "Cancel";
-  c.onclick = () => { box.hidden = true; };
-  box.appendChild(c);
+  for (const e of ends) addButton(box, e.label, () => playEnd(e.end), { cls: "choice end-choice", data: { end: e.end } });
+  addButton(box, "Cancel", () => { box.hidden = true; }, { cls: "" });
   box.hidden = false;
 }
 
 async function playEnd(end) {
   $("chooser").hidden = true;
-  await post("/api/turnend", { end });
+  await post("/api/turnend", { end, actions: turnActs });
 }
 
 // Fantasista's silver wave, silver by silver in any order: the server answers which silver moves can still be
@@ -338,27 +327,27 @@ function promotionPrompt(moves) {
   const box = $("chooser");
   box.innerHTML = "";
   for (const n of moves) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "choice";
-    b.dataset.move = n.move;
-    b.textContent = n.promote ? "成 promote" : "不成 don't promote";
-    b.onclick = () => fetchWave([...waveMoves, n.move]);
-    box.appendChild(b);
+    addButton(box, n.promote ? "成 promote" : "不成 don't promote", () => fetchWave([...waveMoves, n.move]),
+      { cls: "choice", data: { move: n.move } });
   }
   box.hidden = false;
 }
 
+// A button in ``box``: ``attrs`` may give its id, class and data-* values (``data: {step: ...}``).
+function addButton(box, text, onclick, attrs = {}) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = attrs.cls || "action";
+  if (attrs.id) b.id = attrs.id;
+  for (const [k, v] of Object.entries(attrs.data || {})) b.dataset[k] = v;
+  b.textContent = text;
+  b.onclick = onclick;
+  box.appendChild(b);
+  return b;
+}
+
 function waveButtons(box) {
-  const add = (text, id, fn) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "action";
-    b.id = id;
-    b.textContent = text;
-    b.onclick = fn;
-    box.appendChild(b);
-  };
+  const add = (text, id, fn) => addButton(box, text, fn, { id });
   const info = document.createElement("span");
   info.id = "wave-moves";
   info.className = "turn-left";
@@ -375,16 +364,7 @@ function waveButtons(box) {
 }
 
 function turnButtons(box) {
-  const add = (text, id, fn, step) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "action";
-    if (id) b.id = id;
-    if (step) b.dataset.step = step;
-    b.textContent = text;
-    b.onclick = fn;
-    box.appendChild(b);
-  };
+  const add = (text, id, fn, step) => addButton(box, text, fn, { id, data: step ? { step } : {} });
   const info = document.createElement("span");
   info.id = "turn-left";
   info.className = "turn-left";
@@ -399,13 +379,12 @@ function turnButtons(box) {
     const f = n.action.slice(5);
     add(`turn ${FACING_ARROW[f]} ${f}`, "", () => turnStep(n.step), n.step);
   }
-  if (!turnActs.length && turnInfo.ends) {
-    add(wholeTurn ? "Action by action" : "Whole turn (click where it ends)", "turn-mode", () => {
-      wholeTurn = !wholeTurn;
-      $("chooser").hidden = true;
-      renderMarks();
-    });
-  }
+  add(wholeTurn ? "Action by action" : "The rest at once (click where it ends)", "turn-mode", () => {
+    wholeTurn = !wholeTurn;
+    $("chooser").hidden = true;
+    if (wholeTurn && !turnInfo.ends) fetchTurn(turnActs);  // the ends from here
+    else renderMarks();
+  });
   if (turnActs.length) add("Back one action", "turn-back", () => fetchTurn(turnActs.slice(0, -1)));
   if (turnActs.length) add("Restart turn", "turn-restart", () => fetchTurn([]));
   if (turnInfo.win_token) add("Finish the race (win)", "turn-win", () => sendMove(turnInfo.win_token));
