@@ -385,6 +385,7 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.sq("1h")
     buttons = gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.end-choice"), what="the chooser")
     assert len(buttons) == len([e for e in ends if e["square"] == "1h"]) >= 2
+    assert "selected" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1h"]').get_attribute("class")
     gui.screenshot("mawarikudoi-ends")
     west = next(e for e in ends if e["square"] == "1h" and e["facing"] == "w")
     gui.click(f'#chooser button.end-choice[data-end="{west["end"]}"]')

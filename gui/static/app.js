@@ -23,6 +23,7 @@ let pollVersion = -1;
 let turnActs = [];       // mawarikudoi: the actions of the turn being built
 let turnInfo = null;     // mawarikudoi: the server's answer for turnActs (preview board, next actions, ends)
 let wholeTurn = true;    // mawarikudoi: choose the turn by where it ends (else action by action)
+let endSquare = null;    // mawarikudoi: the square whose ends the chooser lists
 let waveMoves = null;    // fantasista: the silver moves of the wave being built (null: no wave being built)
 let waveInfo = null;     // fantasista: the server's answer for waveMoves (next moves, canonical token)
 let waveFrom = null;     // fantasista: the silver picked, whose destinations are shown
@@ -245,6 +246,7 @@ async function fetchTurn(acts) {
     info.version = version;
     turnActs = acts;
     turnInfo = info;
+    endSquare = null;
     showError("");
     if (info.token !== undefined) return sendMove(info.token);
     drawBoard(info.board);
@@ -272,6 +274,8 @@ function chooseEnd(s) {
   const ends = turnInfo.ends.filter((e) => e.step === s);
   if (!ends.length) return;
   if (ends.length === 1) return playEnd(ends[0].end);
+  endSquare = s.slice(3);
+  renderMarks();
   const box = $("chooser");
   box.innerHTML = "";
   const p = document.createElement("span");
@@ -279,12 +283,13 @@ function chooseEnd(s) {
   p.textContent = `The turn can end on ${s.slice(3)} in ${ends.length} ways:`;
   box.appendChild(p);
   for (const e of ends) addButton(box, e.label, () => playEnd(e.end), { cls: "choice end-choice", data: { end: e.end } });
-  addButton(box, "Cancel", () => { box.hidden = true; }, { cls: "" });
+  addButton(box, "Cancel", () => { box.hidden = true; endSquare = null; renderMarks(); }, { cls: "" });
   box.hidden = false;
 }
 
 async function playEnd(end) {
   $("chooser").hidden = true;
+  endSquare = null;
   await post("/api/turnend", { end, actions: turnActs });
 }
 
@@ -381,6 +386,7 @@ function turnButtons(box) {
   }
   add(wholeTurn ? "Action by action" : "The rest at once (click where it ends)", "turn-mode", () => {
     wholeTurn = !wholeTurn;
+    endSquare = null;
     $("chooser").hidden = true;
     if (wholeTurn && !turnInfo.ends) fetchTurn(turnActs);  // the ends from here
     else renderMarks();
@@ -423,7 +429,7 @@ function render(st) {
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
   if (!st.human_turn) planPick.clear();
   pollVersion = st.version;
-  if (!st.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; }
+  if (!st.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; endSquare = null; }
   drawBoard(turnInfo ? turnInfo.board : st.board);
   renderHands();
   renderMarks();
@@ -555,7 +561,7 @@ function renderMarks() {
   for (const el of document.querySelectorAll("#board .sq")) {
     const name = el.dataset.sq;
     el.classList.toggle("last", S.last_move.includes(name));
-    el.classList.toggle("selected", prefix.includes("sq:" + name) || waveFrom === name);
+    el.classList.toggle("selected", prefix.includes("sq:" + name) || waveFrom === name || endSquare === name);
     el.classList.toggle("wave-done", waveDone.has(name));
     const target = active && next.has("sq:" + name);
     el.classList.toggle("target", target);
