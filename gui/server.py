@@ -16,7 +16,8 @@ JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}
 ``POST /api/undo``         back to before the last move made by a person (``/api/redo`` replays it)
 ``POST /api/resign``       the person (or, with two, the side to move) resigns
 ``GET  /api/record``       ``?format=json|kif|csa``: ``{"text", "name", "mime"}`` (KIF/CSA for shogi only)
-``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>"}``
+``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>", "players"?, "default_players"?}``: the players are
+                           ``players``, else the record's (persons, our engine), else ``default_players``
 ``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
                            after those actions (a preview board and panel), the actions left, the possible next ones;
                            with ``"ends": true`` also every place the rest of the turn can end
@@ -159,7 +160,7 @@ class Handler(BaseHTTPRequestHandler):
             elif url.path == "/api/resign":
                 session.resign()
             elif url.path == "/api/load":
-                session.load(data.get("text"), data.get("players"))
+                session.load(data.get("text"), data.get("players"), data.get("default_players"))
             elif url.path == "/api/turnstep":
                 return self._json(session.turn_step(data.get("actions", []), bool(data.get("ends"))))
             elif url.path == "/api/turnend":

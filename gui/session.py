@@ -518,8 +518,12 @@ class Session:
                 text = "\n".join(lines[:-cut]) + "\n"
             return text, "text/plain; charset=utf-8", f"{stem}.{fmt}"
 
-    def load(self, text: Any, players=None) -> None:
-        """Load a JSON record (any variant), a KIF or a CSA file (standard shogi). On any error nothing changes."""
+    def load(self, text: Any, players=None, default_players=None) -> None:
+        """Load a JSON record (any variant), a KIF or a CSA file (standard shogi). On any error nothing changes.
+
+        The players are ``players`` when given; else those the JSON record names (persons and our own engine with
+        its limit; an engine given by a command is never started from a file: ``default_players`` plays that side
+        instead, and the page is told); else ``default_players`` (the page's form), else the current players."""
         from . import kifcsa
 
         if not isinstance(text, str) or not text.strip():
@@ -532,15 +536,25 @@ class Session:
                 except json.JSONDecodeError as exc:
                     raise RequestError(f"malformed JSON record: {exc}") from None
                 variant, start, tokens, options = _from_json_record(rec)
+                recorded = rec.get("players")
             else:
+                recorded = None
                 variant, options = "shogi", {}
                 start, tokens = kifcsa.parse_record(stripped)
         except kifcsa.RecordError as exc:
             raise RequestError(f"malformed record: {exc}") from None
         with self.lock:
             plies = [Ply(t, 0) for t in tokens]
-            use = players if players is not None else [p.to_json() for p in self.players]
+            fallback = default_players if default_players is not None else [p.to_json() for p in self.players]
+            note = ""
+            if players is not None:
+                use = players
+            elif recorded is not None:
+                use, note = _recorded_players(recorded, fallback)
+            else:
+                use = fallback
             self._setup(variant, options, use, self.seed, start, plies=plies)
+            self.error = note
             self._touch()
 
     # ------------------------------------------------------------------ the page's view
@@ -695,6 +709,33 @@ def _result_text(res: tuple[float, str, str]) -> str:
     score, reason, detail = res
     who = "draw" if score == 0.5 else ("sente wins" if score == 1.0 else "gote wins")
     return f"{who} ({reason})" + (f": {detail}" if detail else "")
+
+
+def _recorded_players(recorded: Any, fallback: list) -> tuple[list, str]:
+    """The players a JSON record names, as far as a file may choose them: persons, and our own engine (always
+    ``python -m usi``, whatever command the file writes) with its depth / time / node limit. Any other engine is a
+    program named by the file: that side gets the ``fallback`` player and the note says so."""
+    if not isinstance(recorded, list) or len(recorded) != 2:
+        raise RequestError("malformed JSON record: 'players' must be a list of two (sente, gote)")
+    if not isinstance(fallback, list) or len(fallback) != 2:
+        raise RequestError("default_players must be a list of two (sente, gote)")
+    out, skipped = [], []
+    for side, p in enumerate(recorded):
+        if p in ("human", "engine"):
+            out.append(p)
+        elif isinstance(p, dict) and p.get("kind", "human") == "human":
+            out.append("human")
+        elif isinstance(p, dict) and p.get("kind") == "engine" and p.get("builtin"):
+            out.append({"kind": "engine", **{k: p.get(k) for k in ("depth", "movetime", "nodes")}})
+        else:
+            out.append(fallback[side])
+            name = p.get("command") or p.get("name") if isinstance(p, dict) else p
+            skipped.append(f"{SIDES[side]}'s engine {name!r}")
+    note = ""
+    if skipped:
+        note = (f"the record's {' and '.join(skipped)} was not started (a record never runs a program): "
+                f"the form's player plays instead")
+    return out, note
 
 
 def _from_json_record(rec: Any) -> tuple[str, Optional[str], list[str], dict]:

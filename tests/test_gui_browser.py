@@ -515,6 +515,14 @@ def test_new_game_form_follows_loaded_records(gui):
     gui.wait(lambda: gui.moves() == ["7g7f"], what="the fantasista record")
     gui.wait(lambda: value("#variant") == "fantasista", what="the form's variant")
     assert (value("#opt-fairy_sente"), value("#opt-fairy_gote"), value("#opt-reserved")) == ("yokaku", "ginsara", "2")
+    # a record's players: our engine comes back with its limit; an engine named by a command is not started
+    record.update(moves=["7g7f", "3c3d"], players=[{"kind": "engine", "command": "/bin/false", "depth": 1},
+                                                   {"kind": "engine", "builtin": True, "movetime": 250}])
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", json.dumps(record))
+    gui.click("#load-text")
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "engine", what="the record's players")
+    assert value("#player-0") == "human" and (value("#limit-kind"), value("#limit-value")) == ("movetime", "250")
+    assert "not started" in gui.text("#error")
     # a game started elsewhere with engines: the form shows its players and limits
     gui.server.session.new_game("enokian", options={"michizane": "9i"},
                                 players=[{"kind": "engine", "command": gui.engine_cmd, "nodes": 77}, "human"])

@@ -468,3 +468,34 @@ def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
     assert b["players"][0]["builtin"] is False and b["players"][0]["command"] == cmd and b["players"][0]["nodes"] == 50
     c = api.ok("/api/undo", {}) if b["can_undo"] else b
     assert c["game"] == b["game"]  # moves and undo keep the game
+
+
+def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_path):
+    srv, api = server
+    api.ok("/api/new", {"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    api.ok("/api/move", {"move": "7g7f"})
+    wait_for(api, lambda s: s["human_turn"])
+    record = json.loads(api.ok("/api/record?format=json")["text"])
+    api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
+    st = api.ok("/api/load", {"text": json.dumps(record), "default_players": ["human", "human"]})
+    assert [p["kind"] for p in st["players"]] == ["human", "engine"] and st["players"][1]["builtin"]
+    assert st["players"][1]["depth"] == 2 and not st["error"]
+    # a record naming programs: "builtin" runs only our engine whatever the command says; any other engine
+    # side is played by the default player, and the page is told
+    evil = tmp_path / "never-run"
+    record["players"] = [{"kind": "engine", "builtin": True, "command": f"touch {evil}", "nodes": 30},
+                         {"kind": "engine", "command": f"touch {evil}", "depth": 1}]
+    record["moves"], record["history"] = ["7g7f"], ["7g7f"]  # gote to move: nobody thinks on load
+    st = api.ok("/api/load", {"text": json.dumps(record), "default_players": ["human", "human"]})
+    assert st["players"][0]["builtin"] and st["players"][0]["nodes"] == 30
+    assert srv.session.players[0].command != ["touch", str(evil)] and st["players"][1]["kind"] == "human"
+    assert "not started" in st["error"] and "gote's engine" in st["error"]
+    assert not evil.exists()
+    before = api.ok("/api/state")
+    record["players"] = ["human"]
+    status, data = api.call("/api/load", {"text": json.dumps(record)})
+    assert status == 400 and "'players' must be a list of two" in data["error"]
+    unchanged(api, before)
+    # KIF: no players in the file, the default ones play
+    st = api.ok("/api/load", {"text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
+    assert [p["kind"] for p in st["players"]] == ["engine", "human"] and st["human_turn"]

@@ -826,9 +826,10 @@ async function save(fmt) {
   }
 }
 
+// A JSON record brings its players (persons, our engine); the form's players play where it names none (KIF, CSA)
+// and instead of an engine the record names by a command (a file never starts a program).
 async function loadText(text) {
-  const players = [playerSpec(0), playerSpec(1)];
-  await post("/api/load", { text, players });
+  await post("/api/load", { text, default_players: [playerSpec(0), playerSpec(1)] });
 }
 
 // ---------------------------------------------------------------------------------------------- polling
