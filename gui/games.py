@@ -460,7 +460,9 @@ class GuiGame:
         wave writes them (``5g5f``, ``5d5c+``, ``rider:8h8g``); they are read as a set (each silver's start and end
         square), so the order of the clicks does not matter. The answer lists the ``next`` moves that some legal
         wave adds to that set, and the canonical ``token`` when the set is a whole wave (every silver not chosen
-        stays). The sets come from the rules' own list of waves (``legal_actions``), so the page needs no rule."""
+        stays). The sets come from the rules' own list of waves (``legal_actions``); a set the list spells
+        otherwise (two silvers trading destinations: 5g4f with 4g5f for 5g5f with 4g4f) is checked by the rules'
+        ``canonical`` in an order where each silver leaves before another lands there. The page needs no rule."""
         if self.info.id != "fantasista":
             raise GameFailure("a silver wave is built silver by silver only in fantasista")
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
@@ -476,7 +478,7 @@ class GuiGame:
                 raise GameFailure(f"the silver on {origin} already moves in this wave ({move!r})")
             chosen.add(move)
             origins.add(origin)
-            if not any(chosen <= s for _, s in waves):
+            if not any(chosen <= s for _, s in waves) and self._whole_wave(chosen) is None:
                 raise GameFailure(f"silver move {i + 1} {move!r} is not possible in a wave with "
                                   f"{', '.join(moves[:i]) or 'no other move'}")
         further = set()
@@ -486,12 +488,36 @@ class GuiGame:
                 further |= s - chosen
                 if s == chosen:
                     token = t
+        if token is None:
+            token = self._whole_wave(chosen)
+        # the other assignments of silvers to squares: any silver move of the position that makes a whole wave
+        every = set().union(*(s for _, s in waves))
+        for m in sorted(every - further - chosen):
+            if wave_origin(m) not in origins and self._whole_wave(chosen | {m}) is not None:
+                further.add(m)
         nxt = [{"move": m, "from": wave_origin(m), "to": _SQ.findall(m)[-1], "promote": m.endswith("+")}
                for m in sorted(further)]
         out: dict[str, Any] = {"moves": list(moves), "next": nxt}
         if token is not None:
             out["token"] = token
         return out
+
+    def _whole_wave(self, moves: set) -> str | None:
+        """The canonical token of the wave made of exactly ``moves`` (every other silver stays), or ``None`` if the
+        rules refuse it. The moves are put in an order where a silver leaves a square before another lands on it
+        (no order exists for a cycle); ``FantasistaState.canonical`` then judges the spelling."""
+        order, left = [], sorted(moves)
+        while left:
+            origins = {wave_origin(m) for m in left}
+            free = [m for m in left if _SQ.findall(m)[-1] not in origins]
+            if not free:
+                return None
+            order += free
+            left = [m for m in left if m not in free]
+        try:
+            return self.state.canonical("wave:" + ",".join(order))
+        except Exception:  # noqa: BLE001 - GameError: not a legal wave
+            return None
 
     def turn_step(self, actions: list) -> dict:
         """Mawarikudoi: the turn being built action by action (see :func:`mawari_turn_step`)."""

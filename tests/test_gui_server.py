@@ -416,6 +416,12 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     assert all(st["board"]["squares"][q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
     status, data = api.call("/api/wavestep", {"moves": []})  # gote to move, without a wave right
     assert status == 400 and "no silver wave" in data["error"]
+    # two silvers trading destinations (5g4f with 4g5f) make the outcome of 5g5f with 4g4f: offered and accepted
+    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+                        "sfen": "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=W"})
+    assert "4g5f" in {n["move"] for n in api.ok("/api/wavestep", {"moves": ["5g4f"]})["next"]}
+    traded = api.ok("/api/wavestep", {"moves": ["4g5f", "5g4f"]})
+    assert traded["token"] == "wave:4g4f,5g5f" and {n["from"] for n in traded["next"]} == {"6g"}
     # promotion: both spellings of a silver entering the zone are offered, and kept apart
     api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
                         "sfen": "4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W"})
