@@ -148,6 +148,22 @@ class Gui:
         IMG.mkdir(parents=True, exist_ok=True)
         self.d.find_element(By.TAG_NAME, "body").screenshot(str(IMG / f"{variant}.png"))
 
+    def wave(self, *moves: str) -> None:
+        """Click silver-wave moves (``"5g5f"``: the silver, then its square), each after the server's answer."""
+        if not self.d.find_elements(By.ID, "wave-moves"):
+            self.click('#actions button[data-step="btn:wave"]')
+            self.wait(lambda: self.d.find_elements(By.ID, "wave-moves"), what="the wave mode")
+        for move in moves:
+            frm, to = move[:2], move[2:4]
+            self.sq(frm)
+            self.wait(lambda: "selected" in self.d.find_element(
+                By.CSS_SELECTOR, f'#board .sq[data-sq="{frm}"]').get_attribute("class"), what=f"silver {frm}")
+            done = len(self.moves())
+            self.sq(to)
+            if move[4:] == "+" or len(self.d.find_elements(By.CSS_SELECTOR, "#chooser:not([hidden]) .choice")):
+                self.click(f'#chooser button.choice[data-move="{move}"]')
+            self.wait(lambda: move in self.text("#wave-moves") or len(self.moves()) > done, what=f"wave move {move}")
+
     def play_path(self, path: list[str]) -> None:
         """Click the steps of a server click path (squares, hands, buttons)."""
         for step in path:
@@ -374,7 +390,7 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
 
 def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.open()
-    gui.server.session.new_game("mawarikudoi", players=["human", "human"],
+    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=3,
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the turn's ends")
     ends = gui.server.session.turn_step([], ends=True)["ends"]
@@ -395,11 +411,12 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-kind="end"]'), what="gote's ends")
     gote_ends = gui.server.session.turn_step([], ends=True)["ends"]
     alone = next((e for e in gote_ends if [x["square"] for x in gote_ends].count(e["square"]) == 1), None)
-    if alone is not None:
-        played = len(gui.moves())
-        gui.sq(alone["square"])
-        gui.wait(lambda: len(gui.moves()) > played, what="gote's one-click turn")
-        assert gui.state()["board"]["squares"][alone["square"]]["facing"] == alone["facing"]
+    assert alone is not None, "seed 3: gote's throw has an end alone on its square"
+    played = len(gui.moves())
+    gui.sq(alone["square"])
+    gui.wait(lambda: len(gui.moves()) > played, what="gote's one-click turn")
+    gote = gui.state()["panel"]["sides"][1]
+    assert (gote["square"], gote["facing"]) == (alone["square"], alone["facing"])
     # one action by hand, then the rest at once from there
     gui.server.session.new_game("mawarikudoi", players=["human", "human"],
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
@@ -445,9 +462,12 @@ def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
     gui.click("#actions button:last-child")
     # the wave, its silvers clicked against the canonical order: 5g first, then 4g (canonical is 4g first)
     # (5g to 4f and 4g to 5f: the silvers trade the destinations of the canonical wave:4g4f,5g5f)
-    gui.play_path(["btn:wave", "sq:5g"])
-    gui.wait(lambda: kind("4f") == "wave", what="the silver's wave moves")
-    gui.play_path(["sq:4f", "sq:4g", "sq:5f"])
+    gui.wave("5g4f")
+    gui.wait(lambda: kind("4g") == "wave" and kind("5g") == "", what="the other silvers to pick")
+    gui.sq("4g")
+    gui.wait(lambda: kind("5f") == "wave", what="4g's moves, 5f among them")
+    gui.sq("4g")  # dropped again: gui.wave picks it
+    gui.wave("4g5f")
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#wave-play[data-token="wave:4g4f,5g5f"]'))
     assert "5g4f, 4g5f" in gui.text("#wave-moves")
     gui.click("#wave-play")
@@ -462,10 +482,14 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
     canonical = gui.server.session.game.state.canonical("wave:5g5f,5h5g,4g4f,7g7f,6g6f")
     # 5h to 5g first (the rules need 5g to move before it), a wrong click in between, the rest backwards
-    gui.play_path(["btn:wave", "sq:5h", "sq:5g"])
-    gui.wait(lambda: gui.text("#wave-moves").endswith("5h5g"), what="the first silver")
-    gui.play_path(["sq:4g", "sq:3e"])  # 3e is no silver move: nothing happens, 4g stays picked
-    gui.play_path(["sq:4f", "sq:7g", "sq:7f", "sq:6g", "sq:6f", "sq:5g", "sq:5f"])
+    gui.wave("5h5g")
+    assert gui.text("#wave-moves").endswith("5h5g")
+    gui.sq("4g"), gui.sq("3e")  # 3e is no silver move: nothing happens, 4g stays picked
+    time.sleep(0.3)
+    assert "selected" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="4g"]').get_attribute("class")
+    gui.sq("4f")
+    gui.wait(lambda: "4g4f" in gui.text("#wave-moves"), what="4g4f after the stray click")
+    gui.wave("7g7f", "6g6f", "5g5f")
     gui.wait(lambda: gui.moves()[-1:] == [canonical], what="the five-silver wave")
     squares = gui.state()["board"]["squares"]
     assert all(squares[q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
@@ -474,10 +498,7 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
                                 start_sfen="4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W")
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
-    gui.play_path(["btn:wave", "sq:6d", "sq:6c"])
-    gui.click('#chooser button.choice[data-move="6d6c+"]')
-    gui.play_path(["sq:5d", "sq:5c"])
-    gui.click('#chooser button.choice[data-move="5d5c"]')
+    gui.wave("6d6c+", "5d5c")
     gui.wait(lambda: gui.moves()[-1:] == ["wave:5d5c,6d6c+"], what="the wave with one promotion")
 
 

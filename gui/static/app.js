@@ -238,7 +238,10 @@ function choiceLabel(token, tokens) {
 // Mawarikudoi: a turn of N actions chosen by where it ends, or built one action at a time; the server checks each
 // action and sends the runner's position after it (a preview), the actions possible next and, in the whole-turn
 // mode, where the rest of the turn can end. Nothing is played until the turn is complete.
+let turnBusy = false;    // an answer is on its way: clicks wait (as for the wave)
+
 async function fetchTurn(acts) {
+  turnBusy = true;
   try {
     const version = S.version;
     const info = await api("/api/turnstep", { actions: acts, ends: wholeTurn });
@@ -254,6 +257,8 @@ async function fetchTurn(acts) {
     renderPanel();
   } catch (e) {
     showError(e.message);
+  } finally {
+    turnBusy = false;
   }
 }
 
@@ -262,7 +267,7 @@ function choosingEnd() {
 }
 
 function turnStep(s) {
-  if (!turnInfo) return;
+  if (!turnInfo || turnBusy) return;
   if (choosingEnd()) return chooseEnd(s);
   const n = turnInfo.next.find((x) => x.step === s);
   if (n) fetchTurn([...turnActs, n.action]);
@@ -297,9 +302,15 @@ async function playEnd(end) {
 // added to the chosen set and the canonical wave token once the set is a whole wave.
 function resetWave() { waveMoves = null; waveInfo = null; waveFrom = null; }
 
+// While the server answers, clicks on the board wait (are ignored): a click is always read against the answer for
+// the moves shown.
+let waveBusy = false;
+
 async function fetchWave(moves) {
+  const version = S.version;
+  if (waveMoves === null) waveMoves = [];  // in wave mode from the button's click on
+  waveBusy = true;
   try {
-    const version = S.version;
     const info = await api("/api/wavestep", { moves });
     if (!S || S.version !== version) return;
     waveMoves = moves;
@@ -310,12 +321,15 @@ async function fetchWave(moves) {
     if (info.token !== undefined && !info.next.length && moves.length) return sendMove(info.token);
     renderMarks();
   } catch (e) {
+    if (!waveInfo) resetWave();
     showError(e.message);
+  } finally {
+    waveBusy = false;
   }
 }
 
 function waveStep(s) {
-  if (!waveInfo || !s.startsWith("sq:")) return;
+  if (!waveInfo || waveBusy || !s.startsWith("sq:")) return;
   const sq = s.slice(3);
   if (waveFrom) {
     const moves = waveInfo.next.filter((n) => n.from === waveFrom && n.to === sq);
