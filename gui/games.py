@@ -430,7 +430,7 @@ class GuiGame:
         fixed order). A plain move onto an own piece (fantasista: boarding a carrier, the only such move) gets the
         kind ``board``."""
         tokens = self.actions()
-        wave = any(t.startswith("wave:") for t in tokens)
+        wave = any(t.startswith("wave:") for t in tokens) or bool(self._unlisted_wave_moves())
         squares = self.board(None).squares if self.info.id == "fantasista" else {}
         side = self.side() if squares else 0
         out = []
@@ -455,6 +455,22 @@ class GuiGame:
             cached = self._wave_cache = (key, waves)
         return cached[1]
 
+    def _unlisted_wave_moves(self) -> list[str]:
+        """Fantasista, a position whose waves are too many for the rules to list (``TurnTable.truncated``, past
+        16,384 turns): every single move of each own silver that may take part in a wave (the rules' own
+        ``piece_moves``); empty elsewhere. Which sets of them make a wave is left to ``canonical``."""
+        if self.info.id != "fantasista" or self.node() != "decision" or not self.state.turns()[0].truncated:
+            return []
+        from engine.variants.fantasista import board as FB
+
+        bd, c = self.state.bd, self.state.bd.stm
+        if not bd.rights[c][FB.RIGHT_WAVE]:
+            return []
+        silver = FB.S + 32 * c
+        stacks = [(sq, 0) for sq in range(FB.N_SQ) if bd.b[sq] == silver] + \
+                 [(sq, 1) for sq in range(FB.N_SQ) if bd.r[sq] == silver]
+        return sorted({text for sq, layer in stacks for text, _, _ in FB.piece_moves(bd, sq, layer)})
+
     def wave_step(self, moves: Any) -> dict:
         """Fantasista: a silver wave chosen silver by silver, **in any order**. ``moves`` are silver moves as the
         wave writes them (``5g5f``, ``5d5c+``, ``rider:8h8g``); they are read as a set (each silver's start and end
@@ -468,7 +484,8 @@ class GuiGame:
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
             raise GameFailure("'moves' must be a list of strings")
         waves = self._wave_sets()
-        if not waves:
+        unlisted = [] if waves else self._unlisted_wave_moves()
+        if not waves and not unlisted:
             raise GameFailure("no silver wave is possible now")
         chosen: set[str] = set()
         origins: set[str] = set()
@@ -491,7 +508,7 @@ class GuiGame:
         if token is None:
             token = self._whole_wave(chosen)
         # the other assignments of silvers to squares: any silver move of the position that makes a whole wave
-        every = set().union(*(s for _, s in waves))
+        every = set().union(*(s for _, s in waves)) | set(unlisted)
         for m in sorted(every - further - chosen):
             if wave_origin(m) not in origins and self._whole_wave(chosen | {m}) is not None:
                 further.add(m)

@@ -505,3 +505,23 @@ def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_p
     # KIF: no players in the file, the default ones play
     st = api.ok("/api/load", {"text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
     assert [p["kind"] for p in st["players"]] == ["engine", "human"] and st["human_turn"]
+
+
+def test_fantasista_wave_where_the_rules_list_no_wave(server):
+    """Seven silvers: more turns than the rules list (``TurnTable.truncated``); the wave is still built and played."""
+    srv, api = server
+    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+                             "sfen": "4k4/4p4/9/9/9/9/SSSSSSS2/4K4/7B1 b - 1 f=ga;r=W"})
+    assert srv.session.game.state.turns()[0].truncated
+    assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
+    start = api.ok("/api/wavestep", {"moves": []})
+    assert start["token"] == "wave:" and {n["from"] for n in start["next"]} == {f"{f}g" for f in range(3, 10)}
+    step = api.ok("/api/wavestep", {"moves": ["3g3f", "9g9f", "6g5f"]})
+    assert step["token"] == srv.session.game.state.canonical("wave:3g3f,6g5f,9g9f")
+    assert "5g5f" not in {n["move"] for n in step["next"]} and "8g8f" in {n["move"] for n in step["next"]}
+    before = api.ok("/api/state")
+    status, data = api.call("/api/wavestep", {"moves": ["9g9f", "8g9f"]})
+    assert status == 400 and "not possible" in data["error"]
+    unchanged(api, before)
+    st = api.ok("/api/move", {"move": step["token"]})
+    assert all(st["board"]["squares"][q]["letter"] == "S" for q in ("3f", "5f", "9f"))
