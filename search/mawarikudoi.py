@@ -78,13 +78,15 @@ def _leaf_kernel(rows_g, rows_m3, rows_m4, surv_g, surv_m3, surv_m4, rb, opp_rig
 @kernel
 def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
     """``land[sq]`` = fewest actions for the runner of ``start`` (no relay on the way) to end a move on ``sq``
-    (kmax + 1 if more). Scratch ``mark``/``cur``/``nxt`` as for the turn kernels."""
+    (kmax + 1 if more). A breadth-first search visiting each turn-state once: a move may land at any action of the
+    turn, so only the shortest way to each state matters. Scratch ``mark``/``cur``/``nxt`` as for the turn kernels."""
     for i in range(land.shape[0]):
         land[i] = kmax + 1
     for i in range(mark.shape[0]):
         mark[i] = -1
     runner = start // 1620
     cur[0] = start * 2
+    mark[start * 2] = 0
     n_cur = 1
     for k in range(1, kmax + 1):
         n_nxt = 0
@@ -102,10 +104,12 @@ def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
                 t = K.step(s2, a, targets, n_targets, -1, -1)
                 if t < 0 or t >= 2 * 11340 or (t >> 1) // 1620 != runner:
                     continue  # relayed or won: its landings no longer threaten
-                if mark[t] != k:
+                if mark[t] < 0:
                     mark[t] = k
                     nxt[n_nxt] = t
                     n_nxt += 1
+        if n_nxt == 0:
+            break
         for i in range(n_nxt):
             cur[i] = nxt[i]
         n_cur = n_nxt
@@ -406,9 +410,20 @@ class Engine:
         start2 = state.frame_state(state.side) * 2
         dists = {kind: state.throw_distribution(kind) for kind in kinds}
         nmax = max(int(np.nonzero(d)[0].max()) for d in dists.values())
-        # One DP serves both throws: best[N] depends only on the start, the enemy, N and the leaf vector.
-        K.best_by_steps(start2, nmax, esq, erank, B.TARGETS, B.N_TARGETS, self._value2[:len(vectors)], self._best,
-                        gen.mark, gen.cur, gen.nxt)
+        # One DP serves both throws: best[N] depends only on the start, the enemy, N and the leaf vector. It runs to
+        # the mixed cap (50) at most: a gold throw has no N in 41..99, and its N >= 100 (p = 0.008) are valued by
+        # the solitaire policy's end state N actions away (a reachable state, so a lower bound), which would
+        # otherwise double the DP.
+        n_dp = min(nmax, T.MIXED_CAP)
+        kwin = K.best_by_steps(start2, n_dp, esq, erank, B.TARGETS, B.N_TARGETS, self._value2[:len(vectors)],
+                               self._best, gen.mark, gen.cur, gen.nxt)
+        if nmax > n_dp:
+            start = start2 // 2
+            for n in range(n_dp + 1, nmax + 1):
+                if kwin <= n_dp or n >= self.tables.distance[start]:
+                    self._best[:len(vectors), n] = self._value2[:len(vectors), -1]
+                else:
+                    self._best[:len(vectors), n] = self._value2[:len(vectors), 2 * self.tables.policy_arg[n, start]]
         out = {}
         for kind, d in dists.items():
             best = self._best[0, :len(d)]
