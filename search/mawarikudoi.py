@@ -161,6 +161,108 @@ def _rights_leaf_kernel(rows_g, rows_r3, rows_r4, surv_g, surv_r3, surv_r4, rb, 
         out[e] = (1 - a) * ((1 - c) * gg + c * gr) + a * ((1 - c) * rg + c * rr)
 
 
+@kernel
+def _land_table_kernel(targets, n_targets, kmax, table, land, mark, cur, nxt):
+    """``table[s, sq]`` = ``_landing_steps`` of every runner state s (kmax + 1 where more than kmax actions)."""
+    for s in range(table.shape[0]):
+        _landing_steps(s, kmax, targets, n_targets, land, mark, cur, nxt)
+        for sq in range(table.shape[1]):
+            table[s, sq] = land[sq]
+
+
+@kernel
+def _draw(cum, u):
+    """Inverse CDF: the least N with ``cum[N] > u`` (``cum`` normalised to end at 1; clipped to the support)."""
+    lo = 0
+    hi = cum.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@kernel
+def _rollout_game(me, opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected, land, cum_gold,
+                  cum_m3, cum_m4, u, j):
+    """One simulated game from (me, opp) in their own frames, both sides playing the base policy: the mixed throw
+    whenever allowed (``first_gold`` forces gold on my first throw), the solitaire end state of least expected turns
+    ``policy[N, s]``, and a stomp when the lower runner can land on the higher one within its throw and the relay
+    (with the rest of the actions carried over) is better. Throw k of side x uses the uniform ``u[j, x, k]``, so
+    the candidates of one decision share their dice (common random numbers). Returns 1 if I win, else 0."""
+    n_s = land.shape[0]
+    per_runner = n_s // 7
+    st0 = me
+    st1 = opp
+    r0 = right_me
+    r1 = right_opp
+    k0 = 0
+    k1 = 0
+    x = 1 if opp_first else 0
+    n_t = u.shape[2]
+    first = True
+    for _ in range(4 * n_t):
+        s = st0 if x == 0 else st1
+        o = st1 if x == 0 else st0
+        right = r0 if x == 0 else r1
+        r = s // per_runner
+        ro = o // per_runner
+        if x == 0:
+            uu = u[j, 0, k0 % n_t]
+            k0 += 1
+        else:
+            uu = u[j, 1, k1 % n_t]
+            k1 += 1
+        allowed = right and r < ro
+        if first and x == 0 and first_gold:
+            allowed = False
+        first = False
+        if allowed:
+            n_silver = 4 - (1 if r == 3 else 0) - (1 if ro == 3 else 0)
+            n = _draw(cum_m3 if n_silver == 3 else cum_m4, uu)
+            if n >= 10:
+                right = False
+        else:
+            n = _draw(cum_gold, uu)
+        if n >= dist[s]:
+            new = n_s
+        else:
+            new = policy[n, s]
+        if r < ro:
+            esq = 80 - (o // 20) % 81
+            steps = land[s, esq]
+            if steps <= n:
+                ns = (((r + 1) * 81 + 8) * 4) * 5
+                rest = n - steps
+                cand = n_s if rest >= dist[ns] else policy[rest, ns]
+                if expected[cand] < expected[new]:
+                    new = cand
+        if x == 0:
+            st0 = new
+            r0 = right
+        else:
+            st1 = new
+            r1 = right
+        if new == n_s:
+            return 1 if x == 0 else 0
+        x = 1 - x
+    return 1 if expected[st0] < expected[st1] else 0  # never reached in practice (games last ~25 turns a side)
+
+
+@kernel
+def _rollout_values(cands, opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected, land, cum_gold,
+                    cum_m3, cum_m4, u, out):
+    """``out[c]`` = my win rate over the ``u.shape[0]`` simulated games from each candidate state ``cands[c]``."""
+    for c in range(cands.shape[0]):
+        wins = 0
+        for j in range(u.shape[0]):
+            wins += _rollout_game(cands[c], opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected,
+                                  land, cum_gold, cum_m3, cum_m4, u, j)
+        out[c] = wins / u.shape[0]
+
+
 class RaceTables:
     """Exact solitaire race tables for one set of face probabilities (see the module docstring).
 
@@ -312,6 +414,33 @@ def race_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RaceTa
     return RaceTables(probs)
 
 
+@dataclass(frozen=True)
+class RolloutTables:
+    """What the simulated games need besides the race tables: ``land[s, sq]`` (fewest actions for runner state s
+    to end a move on sq without relaying first, 51 if more than 50) and the normalised throw CDFs."""
+
+    land: np.ndarray
+    cum_gold: np.ndarray
+    cum_mixed3: np.ndarray
+    cum_mixed4: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def rollout_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RolloutTables:
+    """Built once per process (about a second)."""
+    land = np.empty((B.N_STATES, B.N_SQUARES), dtype=np.int16)
+    gen = _generator()
+    _land_table_kernel(B.TARGETS, B.N_TARGETS, T.MIXED_CAP, land, np.empty(B.N_SQUARES, dtype=np.int64), gen.mark,
+                       gen.cur, gen.nxt)
+
+    def cum(d: np.ndarray) -> np.ndarray:
+        c = np.cumsum(d)
+        return np.ascontiguousarray(c / c[-1])
+
+    return RolloutTables(land, cum(T.gold_distribution(probs)), cum(T.mixed_distribution(3, probs)),
+                         cum(T.mixed_distribution(4, probs)))
+
+
 # ------------------------------------------------------------------ players
 class Engine:
     """Expectimax over throws with race-table leaves; ``search`` answers any decision of a state.
@@ -329,8 +458,12 @@ class Engine:
 
     def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
                  stomp_aware: bool = True, rights_aware: bool = True, lam_me: float = 1.0,
-                 lam_opp: float = 1.0) -> None:
+                 lam_opp: float = 1.0, rollouts: int = 500, rollout_candidates: int = 4, seed: int = 0) -> None:
         self.tables = race_tables(probs)
+        self.rollouts = rollouts
+        self.rollout_candidates = rollout_candidates
+        self._rng = np.random.default_rng(seed)
+        self._rollout_tables = rollout_tables(probs) if rollouts else None
         self.probs = probs
         self.mixed_aware = mixed_aware
         self.rights_aware = rights_aware
@@ -433,7 +566,16 @@ class Engine:
         return out
 
     def choose_throw(self, state: MawarikudoiState) -> tuple[str, float]:
-        values = self.throw_values(state)
+        if self.rollouts and state.mixed_allowed(state.side):
+            me, opp = state.sides[state.side], state.sides[1 - state.side]
+            values = {}
+            u = self._uniforms()
+            for kind in ("mixed", "gold"):
+                values[kind] = float(self._simulate(np.array([state.frame_state(state.side)], dtype=np.int32),
+                                                    state.frame_state(1 - state.side), me.mixed_right,
+                                                    opp.mixed_right, False, kind == "gold", u)[0])
+        else:
+            values = self.throw_values(state)
         kind = max(values, key=lambda k: (values[k], k == "gold"))
         return kind, values[kind]
 
@@ -443,8 +585,40 @@ class Engine:
             return B.WIN, 1.0
         w = self.leaf_values(state, state.sides[state.side].mixed_right)[ends]
         e = self.tables.expected[ends]
-        i = int(np.lexsort((e, -w))[0])
+        order = np.lexsort((e, -w))
+        i = int(order[0])
+        if self.rollouts:
+            cands = self._end_candidates(ends, order)
+            if len(cands) > 1:
+                me, opp = state.sides[state.side], state.sides[1 - state.side]
+                v = self._simulate(np.ascontiguousarray(ends[cands], dtype=np.int32),
+                                   state.frame_state(1 - state.side), me.mixed_right, opp.mixed_right, True, False,
+                                   self._uniforms())
+                k = int(np.argmax(v))
+                return int(ends[cands[k]]), float(v[k])
         return int(ends[i]), float(w[i])
+
+    def _end_candidates(self, ends: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """Indices into ``ends`` worth simulating: the best few by the leaf value, the best of each runner rank
+        (relaying or not is the decision the leaves judge worst) and the one closest to the goal (greedy's)."""
+        picked = list(order[:self.rollout_candidates])
+        rank = self._rank[ends[order]]
+        for r in np.unique(rank):
+            picked.append(order[int(np.argmax(rank == r))])
+        picked.append(int(np.argmin(self.tables.distance[ends])))
+        return np.array(sorted(set(int(x) for x in picked)), dtype=np.int64)
+
+    def _uniforms(self) -> np.ndarray:
+        return self._rng.random((self.rollouts, 2, 96))
+
+    def _simulate(self, mine: np.ndarray, opp: int, right_me: bool, right_opp: bool, opp_first: bool,
+                  first_gold: bool, u: np.ndarray) -> np.ndarray:
+        """My win rate in ``self.rollouts`` simulated games from each of my states ``mine`` (see ``_rollout_game``)."""
+        rt, tb = self._rollout_tables, self.tables
+        out = np.empty(len(mine))
+        _rollout_values(mine, opp, right_me, right_opp, opp_first, first_gold, tb.policy_arg, tb.distance,
+                        tb.expected, rt.land, rt.cum_gold, rt.cum_mixed3, rt.cum_mixed4, u, out)
+        return out
 
     def winprob(self, state: MawarikudoiState) -> float:
         """Win probability of the side to move at any node (terminal: 1 or 0 for it)."""
