@@ -469,9 +469,11 @@ class Engine:
 
     def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
                  stomp_aware: bool = True, rights_aware: bool = True, lam_me: float = 1.0,
-                 lam_opp: float = 1.0, rollouts: int = 500, rollout_candidates: int = 4, seed: int = 0) -> None:
+                 lam_opp: float = 1.0, rollouts: int = 500, rollout_candidates: int = 4, seed: int = 0,
+                 throw_rollouts: int | None = None) -> None:
         self.tables = race_tables(probs)
         self.rollouts = rollouts
+        self.throw_rollouts = rollouts if throw_rollouts is None else throw_rollouts
         self.rollout_candidates = rollout_candidates
         self._rng = np.random.default_rng(seed)
         self._rollout_tables = rollout_tables(probs) if rollouts else None
@@ -580,7 +582,7 @@ class Engine:
         if self.rollouts and state.mixed_allowed(state.side):
             me, opp = state.sides[state.side], state.sides[1 - state.side]
             values = {}
-            u = self._uniforms()
+            u = self._uniforms(self.throw_rollouts)
             for kind in ("mixed", "gold"):
                 values[kind] = float(self._simulate(np.array([state.frame_state(state.side)], dtype=np.int32),
                                                     state.frame_state(1 - state.side), me.mixed_right,
@@ -619,8 +621,8 @@ class Engine:
         picked.append(int(np.argmin(self.tables.distance[ends])))
         return np.array(sorted(set(int(x) for x in picked)), dtype=np.int64)
 
-    def _uniforms(self) -> np.ndarray:
-        return self._rng.random((self.rollouts, 2, 96))
+    def _uniforms(self, n: int | None = None) -> np.ndarray:
+        return self._rng.random((self.rollouts if n is None else n, 2, 96))
 
     def _simulate(self, mine: np.ndarray, opp: int, right_me: bool, right_opp: bool, opp_first: bool,
                   first_gold: bool, u: np.ndarray) -> np.ndarray:
