@@ -19,7 +19,7 @@ the chance that a lower opponent stomps the end square on its next turn (``Engin
 mixed-throw rights: a side that still holds its right races with the "right in use" table (mixed throws until one
 scores >= 10, then gold; ``RaceTables.cdf_right``).
 
-**Decisions by simulated games** (``Engine(rollouts=500)``, the default). The leaves cannot see when it pays to
+**Decisions by simulated games** (``Engine(rollouts=1500)``, the default). The leaves cannot see when it pays to
 stay the lower runner (the stomp and the mixed throw belong to the lower side), so the leaf search only proposes
 candidates (its best few end states, the best of each runner rank, the end state nearest the goal; or both throws),
 and each candidate is valued by ``rollouts`` simulated games in a numba kernel (``_rollout_game``: both sides on
@@ -461,7 +461,7 @@ class Engine:
     (85/200 against greedy, against 83/150 without), because it rewards staying behind for a mixed throw that the
     opponent's next turn often takes away. Kept as an option for further work.
 
-    ``rollouts`` > 0 (default 500) decides among the leaf search's candidates by that many simulated games each
+    ``rollouts`` > 0 (default 1500) decides among the leaf search's candidates by that many simulated games each
     (see the module docstring); ``rollouts=0`` is the leaf search alone. ``seed`` seeds the simulated dice.
     """
 
@@ -469,7 +469,7 @@ class Engine:
 
     def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
                  stomp_aware: bool = True, rights_aware: bool = True, lam_me: float = 1.0,
-                 lam_opp: float = 1.0, rollouts: int = 500, rollout_candidates: int = 4, seed: int = 0,
+                 lam_opp: float = 1.0, rollouts: int = 1500, rollout_candidates: int = 4, seed: int = 0,
                  throw_rollouts: int | None = None) -> None:
         self.tables = race_tables(probs)
         self.rollouts = rollouts

@@ -364,8 +364,8 @@ class TurncoatThinker(Thinker):
 
 
 class MawarikudoiThinker(Thinker):
-    """``search.mawarikudoi.Engine``: candidates from an expectimax step with race-table leaves, decided by 500
-    simulated games each (about 0.1 s a decision; no iterations). Reports ``score cp`` (2000 × (winprob − ½))
+    """``search.mawarikudoi.Engine``: candidates from an expectimax step with race-table leaves, decided by 1,500
+    simulated games each (a few hundredths of a second a decision; no iterations). Reports ``score cp`` (2000 × (winprob − ½))
     and ``string winprob`` (the simulated win rate)."""
 
     variant = "mawarikudoi"
