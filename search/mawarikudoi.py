@@ -18,6 +18,14 @@ behind the leaves assume gold throws and no stomps for the future turns of both 
 the chance that a lower opponent stomps the end square on its next turn (``Engine._with_stomp_risk``), and the
 mixed-throw rights: a side that still holds its right races with the "right in use" table (mixed throws until one
 scores >= 10, then gold; ``RaceTables.cdf_right``).
+
+**Decisions by simulated games** (``Engine(rollouts=1500)``, the default). The leaves cannot see when it pays to
+stay the lower runner (the stomp and the mixed throw belong to the lower side), so the leaf search only proposes
+candidates (its best few end states, the best of each runner rank, the end state nearest the goal; or both throws),
+and each candidate is valued by ``rollouts`` simulated games in a numba kernel (``_rollout_game``: both sides on
+the base policy, the table's solitaire end state for each throw, the mixed throw when allowed, the stomp when in
+reach), all candidates of one decision on the same dice. It is a one-step policy improvement over that base
+policy (Bertsekas' rollout algorithm), a few microseconds a game.
 """
 from __future__ import annotations
 
@@ -78,13 +86,15 @@ def _leaf_kernel(rows_g, rows_m3, rows_m4, surv_g, surv_m3, surv_m4, rb, opp_rig
 @kernel
 def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
     """``land[sq]`` = fewest actions for the runner of ``start`` (no relay on the way) to end a move on ``sq``
-    (kmax + 1 if more). Scratch ``mark``/``cur``/``nxt`` as for the turn kernels."""
+    (kmax + 1 if more). A breadth-first search visiting each turn-state once: a move may land at any action of the
+    turn, so only the shortest way to each state matters. Scratch ``mark``/``cur``/``nxt`` as for the turn kernels."""
     for i in range(land.shape[0]):
         land[i] = kmax + 1
     for i in range(mark.shape[0]):
         mark[i] = -1
     runner = start // 1620
     cur[0] = start * 2
+    mark[start * 2] = 0
     n_cur = 1
     for k in range(1, kmax + 1):
         n_nxt = 0
@@ -102,10 +112,12 @@ def _landing_steps(start, kmax, targets, n_targets, land, mark, cur, nxt):
                 t = K.step(s2, a, targets, n_targets, -1, -1)
                 if t < 0 or t >= 2 * 11340 or (t >> 1) // 1620 != runner:
                     continue  # relayed or won: its landings no longer threaten
-                if mark[t] != k:
+                if mark[t] < 0:
                     mark[t] = k
                     nxt[n_nxt] = t
                     n_nxt += 1
+        if n_nxt == 0:
+            break
         for i in range(n_nxt):
             cur[i] = nxt[i]
         n_cur = n_nxt
@@ -155,6 +167,108 @@ def _rights_leaf_kernel(rows_g, rows_r3, rows_r4, surv_g, surv_r3, surv_r4, rb, 
             rg += y * sg
             rr += y * sr
         out[e] = (1 - a) * ((1 - c) * gg + c * gr) + a * ((1 - c) * rg + c * rr)
+
+
+@kernel
+def _land_table_kernel(targets, n_targets, kmax, table, land, mark, cur, nxt):
+    """``table[s, sq]`` = ``_landing_steps`` of every runner state s (kmax + 1 where more than kmax actions)."""
+    for s in range(table.shape[0]):
+        _landing_steps(s, kmax, targets, n_targets, land, mark, cur, nxt)
+        for sq in range(table.shape[1]):
+            table[s, sq] = land[sq]
+
+
+@kernel
+def _draw(cum, u):
+    """Inverse CDF: the least N with ``cum[N] > u`` (``cum`` normalised to end at 1; clipped to the support)."""
+    lo = 0
+    hi = cum.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@kernel
+def _rollout_game(me, opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected, land, cum_gold,
+                  cum_m3, cum_m4, u, j):
+    """One simulated game from (me, opp) in their own frames, both sides playing the base policy: the mixed throw
+    whenever allowed (``first_gold`` forces gold on my first throw), the solitaire end state of least expected turns
+    ``policy[N, s]``, and a stomp when the lower runner can land on the higher one within its throw and the relay
+    (with the rest of the actions carried over) is better. Throw k of side x uses the uniform ``u[j, x, k]``, so
+    the candidates of one decision share their dice (common random numbers). Returns 1 if I win, else 0."""
+    n_s = land.shape[0]
+    per_runner = n_s // 7
+    st0 = me
+    st1 = opp
+    r0 = right_me
+    r1 = right_opp
+    k0 = 0
+    k1 = 0
+    x = 1 if opp_first else 0
+    n_t = u.shape[2]
+    first = True
+    for _ in range(4 * n_t):
+        s = st0 if x == 0 else st1
+        o = st1 if x == 0 else st0
+        right = r0 if x == 0 else r1
+        r = s // per_runner
+        ro = o // per_runner
+        if x == 0:
+            uu = u[j, 0, k0 % n_t]
+            k0 += 1
+        else:
+            uu = u[j, 1, k1 % n_t]
+            k1 += 1
+        allowed = right and r < ro
+        if first and x == 0 and first_gold:
+            allowed = False
+        first = False
+        if allowed:
+            n_silver = 4 - (1 if r == 3 else 0) - (1 if ro == 3 else 0)
+            n = _draw(cum_m3 if n_silver == 3 else cum_m4, uu)
+            if n >= 10:
+                right = False
+        else:
+            n = _draw(cum_gold, uu)
+        if n >= dist[s]:
+            new = n_s
+        else:
+            new = policy[n, s]
+        if r < ro:
+            esq = 80 - (o // 20) % 81
+            steps = land[s, esq]
+            if steps <= n:
+                ns = (((r + 1) * 81 + 8) * 4) * 5
+                rest = n - steps
+                cand = n_s if rest >= dist[ns] else policy[rest, ns]
+                if expected[cand] < expected[new]:
+                    new = cand
+        if x == 0:
+            st0 = new
+            r0 = right
+        else:
+            st1 = new
+            r1 = right
+        if new == n_s:
+            return 1 if x == 0 else 0
+        x = 1 - x
+    return 1 if expected[st0] < expected[st1] else 0  # never reached in practice (games last ~25 turns a side)
+
+
+@kernel
+def _rollout_values(cands, opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected, land, cum_gold,
+                    cum_m3, cum_m4, u, out):
+    """``out[c]`` = my win rate over the ``u.shape[0]`` simulated games from each candidate state ``cands[c]``."""
+    for c in range(cands.shape[0]):
+        wins = 0
+        for j in range(u.shape[0]):
+            wins += _rollout_game(cands[c], opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected,
+                                  land, cum_gold, cum_m3, cum_m4, u, j)
+        out[c] = wins / u.shape[0]
 
 
 class RaceTables:
@@ -308,6 +422,33 @@ def race_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RaceTa
     return RaceTables(probs)
 
 
+@dataclass(frozen=True)
+class RolloutTables:
+    """What the simulated games need besides the race tables: ``land[s, sq]`` (fewest actions for runner state s
+    to end a move on sq without relaying first, 51 if more than 50) and the normalised throw CDFs."""
+
+    land: np.ndarray
+    cum_gold: np.ndarray
+    cum_mixed3: np.ndarray
+    cum_mixed4: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def rollout_tables(probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES) -> RolloutTables:
+    """Built once per process (about a second)."""
+    land = np.empty((B.N_STATES, B.N_SQUARES), dtype=np.int16)
+    gen = _generator()
+    _land_table_kernel(B.TARGETS, B.N_TARGETS, T.MIXED_CAP, land, np.empty(B.N_SQUARES, dtype=np.int64), gen.mark,
+                       gen.cur, gen.nxt)
+
+    def cum(d: np.ndarray) -> np.ndarray:
+        c = np.cumsum(d)
+        return np.ascontiguousarray(c / c[-1])
+
+    return RolloutTables(land, cum(T.gold_distribution(probs)), cum(T.mixed_distribution(3, probs)),
+                         cum(T.mixed_distribution(4, probs)))
+
+
 # ------------------------------------------------------------------ players
 class Engine:
     """Expectimax over throws with race-table leaves; ``search`` answers any decision of a state.
@@ -319,14 +460,23 @@ class Engine:
     each side's next throw as mixed where it will be allowed (:meth:`RaceTables.leaf_values`); measured weaker
     (85/200 against greedy, against 83/150 without), because it rewards staying behind for a mixed throw that the
     opponent's next turn often takes away. Kept as an option for further work.
+
+    ``rollouts`` > 0 (default 1500) decides among the leaf search's candidates by that many simulated games each
+    (see the module docstring); ``rollouts=0`` is the leaf search alone. ``seed`` seeds the simulated dice.
     """
 
     name = "engine"
 
     def __init__(self, probs: T.ThrowProbabilities = T.DEFAULT_PROBABILITIES, mixed_aware: bool = False,
                  stomp_aware: bool = True, rights_aware: bool = True, lam_me: float = 1.0,
-                 lam_opp: float = 1.0) -> None:
+                 lam_opp: float = 1.0, rollouts: int = 1500, rollout_candidates: int = 4, seed: int = 0,
+                 throw_rollouts: int | None = None) -> None:
         self.tables = race_tables(probs)
+        self.rollouts = rollouts
+        self.throw_rollouts = rollouts if throw_rollouts is None else throw_rollouts
+        self.rollout_candidates = rollout_candidates
+        self._rng = np.random.default_rng(seed)
+        self._rollout_tables = rollout_tables(probs) if rollouts else None
         self.probs = probs
         self.mixed_aware = mixed_aware
         self.rights_aware = rights_aware
@@ -406,9 +556,20 @@ class Engine:
         start2 = state.frame_state(state.side) * 2
         dists = {kind: state.throw_distribution(kind) for kind in kinds}
         nmax = max(int(np.nonzero(d)[0].max()) for d in dists.values())
-        # One DP serves both throws: best[N] depends only on the start, the enemy, N and the leaf vector.
-        K.best_by_steps(start2, nmax, esq, erank, B.TARGETS, B.N_TARGETS, self._value2[:len(vectors)], self._best,
-                        gen.mark, gen.cur, gen.nxt)
+        # One DP serves both throws: best[N] depends only on the start, the enemy, N and the leaf vector. It runs to
+        # the mixed cap (50) at most: a gold throw has no N in 41..99, and its N >= 100 (p = 0.008) are valued by
+        # the solitaire policy's end state N actions away (a reachable state, so a lower bound), which would
+        # otherwise double the DP.
+        n_dp = min(nmax, T.MIXED_CAP)
+        kwin = K.best_by_steps(start2, n_dp, esq, erank, B.TARGETS, B.N_TARGETS, self._value2[:len(vectors)],
+                               self._best, gen.mark, gen.cur, gen.nxt)
+        if nmax > n_dp:
+            start = start2 // 2
+            for n in range(n_dp + 1, nmax + 1):
+                if kwin <= n_dp or n >= self.tables.distance[start]:
+                    self._best[:len(vectors), n] = self._value2[:len(vectors), -1]
+                else:
+                    self._best[:len(vectors), n] = self._value2[:len(vectors), 2 * self.tables.policy_arg[n, start]]
         out = {}
         for kind, d in dists.items():
             best = self._best[0, :len(d)]
@@ -418,7 +579,16 @@ class Engine:
         return out
 
     def choose_throw(self, state: MawarikudoiState) -> tuple[str, float]:
-        values = self.throw_values(state)
+        if self.rollouts and state.mixed_allowed(state.side):
+            me, opp = state.sides[state.side], state.sides[1 - state.side]
+            values = {}
+            u = self._uniforms(self.throw_rollouts)
+            for kind in ("mixed", "gold"):
+                values[kind] = float(self._simulate(np.array([state.frame_state(state.side)], dtype=np.int32),
+                                                    state.frame_state(1 - state.side), me.mixed_right,
+                                                    opp.mixed_right, False, kind == "gold", u)[0])
+        else:
+            values = self.throw_values(state)
         kind = max(values, key=lambda k: (values[k], k == "gold"))
         return kind, values[kind]
 
@@ -428,8 +598,40 @@ class Engine:
             return B.WIN, 1.0
         w = self.leaf_values(state, state.sides[state.side].mixed_right)[ends]
         e = self.tables.expected[ends]
-        i = int(np.lexsort((e, -w))[0])
+        order = np.lexsort((e, -w))
+        i = int(order[0])
+        if self.rollouts:
+            cands = self._end_candidates(ends, order)
+            if len(cands) > 1:
+                me, opp = state.sides[state.side], state.sides[1 - state.side]
+                v = self._simulate(np.ascontiguousarray(ends[cands], dtype=np.int32),
+                                   state.frame_state(1 - state.side), me.mixed_right, opp.mixed_right, True, False,
+                                   self._uniforms())
+                k = int(np.argmax(v))
+                return int(ends[cands[k]]), float(v[k])
         return int(ends[i]), float(w[i])
+
+    def _end_candidates(self, ends: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """Indices into ``ends`` worth simulating: the best few by the leaf value, the best of each runner rank
+        (relaying or not is the decision the leaves judge worst) and the one closest to the goal (greedy's)."""
+        picked = list(order[:self.rollout_candidates])
+        rank = self._rank[ends[order]]
+        for r in np.unique(rank):
+            picked.append(order[int(np.argmax(rank == r))])
+        picked.append(int(np.argmin(self.tables.distance[ends])))
+        return np.array(sorted(set(int(x) for x in picked)), dtype=np.int64)
+
+    def _uniforms(self, n: int | None = None) -> np.ndarray:
+        return self._rng.random((self.rollouts if n is None else n, 2, 96))
+
+    def _simulate(self, mine: np.ndarray, opp: int, right_me: bool, right_opp: bool, opp_first: bool,
+                  first_gold: bool, u: np.ndarray) -> np.ndarray:
+        """My win rate in ``self.rollouts`` simulated games from each of my states ``mine`` (see ``_rollout_game``)."""
+        rt, tb = self._rollout_tables, self.tables
+        out = np.empty(len(mine))
+        _rollout_values(mine, opp, right_me, right_opp, opp_first, first_gold, tb.policy_arg, tb.distance,
+                        tb.expected, rt.land, rt.cum_gold, rt.cum_mixed3, rt.cum_mixed4, u, out)
+        return out
 
     def winprob(self, state: MawarikudoiState) -> float:
         """Win probability of the side to move at any node (terminal: 1 or 0 for it)."""

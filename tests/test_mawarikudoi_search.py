@@ -6,7 +6,8 @@ from engine.variants.mawarikudoi import MawarikudoiState
 from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import throws as T
 from engine.variants.mawarikudoi.turns import TurnGenerator
-from search.mawarikudoi import Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, wilson
+from search.mawarikudoi import (Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, rollout_tables,
+                                wilson)
 
 
 @pytest.fixture(scope="module")
@@ -151,11 +152,13 @@ def test_win_probability_is_a_probability(tables):
 
 
 def test_engine_answers_every_decision():
-    engine = Engine()
     g = MawarikudoiState.from_sfen("l8/9/9/9/9/9/9/9/8P b - 3 P1i:n:-:m/l9a:s:-:m/c")
-    res = engine.search(g)
-    assert res.action == "throw:mixed" and 0 < res.winprob < 1  # far behind: the big throw
-    g.apply(res.action)
+    res = Engine(rollouts=0).search(g)
+    assert res.action == "throw:mixed" and 0 < res.winprob < 1  # the leaves alone: far behind, the big throw
+    engine = Engine()
+    res = engine.search(g)  # simulated games prefer gold here: staying the lower runner keeps the stomp
+    assert res.action in g.legal_actions() and 0 < res.winprob < 1
+    g.apply("throw:mixed")
     assert 0 < engine.winprob(g) < 1
     g.apply("throw=suud/sddd")
     res = engine.search(g)
@@ -192,28 +195,64 @@ def test_duplicate_match_gives_both_seats_the_same_dice():
 
 
 def test_strength_fast():
-    """A short match that still fails for a broken engine (which would lose to random play)."""
+    """Short matches that still fail for a broken engine (one valuing the wrong side loses to random play and wins
+    few pairs against greedy); the real figures are the slow test's and docs/mawarikudoi.md's."""
     engine = Engine()
-    wins, n, _ = match(engine, RandomPlayer(np.random.default_rng(1)), 20, seed=1)
-    assert wins >= 17
-    wins, n, (lo, hi) = match(engine, Greedy(), 12, seed=2)
-    assert wins >= 3  # about even is expected; a broken engine wins almost none
+    wins, n, _ = match(engine, RandomPlayer(np.random.default_rng(1)), 10, seed=1, duplicate=True)
+    assert wins >= 9
+    wins, n, _ = match(engine, Greedy(), 16, seed=2, duplicate=True)
+    assert wins >= 6
+
+
+def test_land_table():
+    """Fewest actions to end a move on a square: a pawn and a rook on their start facing north."""
+    land = rollout_tables().land
+    pawn = start_state(0)
+    assert land[pawn, B.square(1, 8)] == 1 and land[pawn, B.square(1, 1)] == 8
+    assert land[pawn, B.square(2, 9)] == 2  # turn west, then step
+    rook = start_state(5)
+    assert land[rook, B.square(1, 1)] == land[rook, B.square(9, 9)] == 1  # slides either way
+    assert land[rook, B.square(9, 1)] == 2  # through a corner
+
+
+def test_simulated_games_agree_with_the_race_tables(tables):
+    """King against king has no interaction (no stomps, no mixed throws), so the simulated games, played with the
+    tables' own policy, must reproduce the tables' win probability; and a sure finish is a sure win."""
+    engine = Engine(rollouts=1)
+    king = start_state(6)
+    u = np.random.default_rng(4).random((20000, 2, 96))
+    p = tables.win_to_move(king, king)
+    got = engine._simulate(np.array([king], dtype=np.int32), king, False, False, False, False, u)[0]
+    assert abs(got - p) < 4 * np.sqrt(p * (1 - p) / len(u))
+    near = B.pack(6, B.square(1, 8), 0, B.CORNERS_DONE)  # one step from home with the corners done
+    v = engine._simulate(np.array([near], dtype=np.int32), start_state(0), False, False, False, False, u[:200])
+    assert v[0] == 1.0  # I move first: every throw gives at least one action
+    v = engine._simulate(np.array([start_state(0)], dtype=np.int32), near, False, False, True, False, u[:200])
+    assert v[0] == 0.0
+
+
+def test_rollouts_choose_among_the_end_states():
+    engine = Engine()
+    g = MawarikudoiState.from_sfen("l8/9/9/9/9/9/9/9/8P b - 3 P1i:n:-:m/l9a:s:-:m/t6")
+    end, v = engine.choose_end(g)
+    assert end in set(int(x) for x in g.end_states()) and 0 < v < 1
+    assert engine.search(g).action in g.legal_actions()
 
 
 @pytest.mark.slow
 def test_strength_1000_games():
-    """Duplicate-dice matches (games 2j and 2j+1 on the same dice, colours swapped). The greedy match replays the
-    first 1,000 games of the 3,000 reported in docs/mawarikudoi.md (521/1000 there; 1512/3000 over all)."""
-    engine = Engine()
-    wins, n, (lo, hi) = match(engine, RandomPlayer(np.random.default_rng(11)), 1000, seed=8, duplicate=True)
+    """Duplicate-dice matches (games 2j and 2j+1 on the same dice, colours swapped) of the default engine: it beats
+    random play and beats greedy with the whole 95% interval above one half (docs/mawarikudoi.md: 616/1000 on
+    these dice, 631/1000 on seed 9's)."""
+    wins, n, (lo, hi) = match(Engine(), RandomPlayer(np.random.default_rng(11)), 1000, seed=8, duplicate=True)
     print(f"engine vs random: {wins}/{n} = {wins / n:.3f}, 95% CI [{lo:.3f}, {hi:.3f}]")
     assert lo > 0.9
     res = []
-    wins, n, (lo, hi) = match(engine, Greedy(), 1000, seed=7, duplicate=True, results=res)
+    wins, n, (lo, hi) = match(Engine(), Greedy(), 1000, seed=7, duplicate=True, results=res)  # a fresh engine:
+    # its simulated dice then replay the reported run exactly
     m, plo, phi = paired_interval(res)
     print(f"engine vs greedy: {wins}/{n} = {wins / n:.3f}, 95% CI [{lo:.3f}, {hi:.3f}], paired [{plo:.3f}, {phi:.3f}]")
-    # Not weaker than greedy. An edge (lower end > 0.5) is NOT established: 1512/3000 = 0.504 [0.486, 0.522].
-    assert hi > 0.5
+    assert lo > 0.5 and plo > 0.5
 
 
 def test_stomp_risk_lowers_squares_the_lower_enemy_reaches():

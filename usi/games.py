@@ -364,8 +364,9 @@ class TurncoatThinker(Thinker):
 
 
 class MawarikudoiThinker(Thinker):
-    """``search.mawarikudoi.Engine``: one expectimax step over the throw with race-table leaves (fast; no
-    iterations). Reports ``score cp`` (2000 × (winprob − ½)) and ``string winprob``."""
+    """``search.mawarikudoi.Engine``: candidates from an expectimax step with race-table leaves, decided by 1,500
+    simulated games each (a few hundredths of a second a decision; no iterations). Reports ``score cp`` (2000 × (winprob − ½))
+    and ``string winprob`` (the simulated win rate)."""
 
     variant = "mawarikudoi"
 
@@ -375,7 +376,7 @@ class MawarikudoiThinker(Thinker):
         from search.mawarikudoi import Engine
 
         self.probs = ThrowProbabilities(**rule_kwargs("mawarikudoi", opt))
-        self.engine = Engine(self.probs)
+        self.engine = Engine(self.probs, seed=seed)
 
     def warmup(self) -> None:
         from engine.variants.mawarikudoi import new_game
@@ -389,7 +390,7 @@ class MawarikudoiThinker(Thinker):
         if state.probs != self.probs:
             from search.mawarikudoi import Engine
 
-            self.probs, self.engine = state.probs, Engine(state.probs)
+            self.probs, self.engine = state.probs, Engine(state.probs, seed=self.seed)
         r = self.engine.search(state)
         send(f"info depth 1 time {limits.elapsed_ms()} score cp {_winprob_cp(r.winprob)} "
              f"string winprob {r.winprob:.3f}")
