@@ -48,6 +48,7 @@ import numpy as np
 
 from engine.variants.fantasista import kernels as FK
 from engine.variants.fantasista import pieces as PC
+from engine.variants.fantasista.board import Board
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
 from engine.variants.fantasista.turngen import desc_text, tables, to_array
 
@@ -131,7 +132,7 @@ class FantasistaSearcher:
         self.g2 = FK.make_genbuf(256)
         self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
-        self.history: set[int] = set()  # keys of positions of the game before the root (none tracked yet)
+        self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
         self._set_fairies([0, 0])
@@ -167,6 +168,7 @@ class FantasistaSearcher:
         self.node_limit = node_limit
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
+        self.history = self._game_history(game)
         st = to_array(game.bd)
         h = int(FK.zhash(st, self.T))
         best, score, done = None, 0.0, 0
@@ -187,6 +189,19 @@ class FantasistaSearcher:
             best = self._greedy(st, game.move_number)
         text = game.canonical(best) if best is not None else None
         return FantasistaResult(text, score, done, self.nodes, [text] if text else [])
+
+    def _game_history(self, game: FantasistaState) -> set[int]:
+        """Search keys (zhash) of the game's positions before the root, so that the side ahead does not walk into
+        a repetition (a repeated position scores a draw). The game keeps its positions as ``Board.key()`` tuples
+        (``FantasistaState._hist``, the record its sennichite rule reads); each is rebuilt as a kernel row."""
+        keys = set()
+        for k in game._hist[:-1]:
+            bd = Board.__new__(Board)
+            bd.b, bd.m, bd.r, bd.rm = list(k[0]), list(k[1]), list(k[2]), list(k[3])
+            bd.hand, bd.th, bd.rights = [list(k[4]), list(k[5])], [list(k[6]), list(k[7])], [list(k[8]), list(k[9])]
+            bd.emblem, bd.stm = list(k[10]), k[11]
+            keys.add(int(FK.zhash(to_array(bd), self.T)))
+        return keys
 
     def _gen(self, st: np.ndarray, h: int, ply: int) -> int:
         G = self.bufs[ply]

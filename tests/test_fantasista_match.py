@@ -235,6 +235,17 @@ def test_aware_search_keeps_its_depth_next_to_a_roll():
     assert aware.depth >= blind.depth - 1 and aware.depth >= 2, (aware.depth, blind.depth)
 
 
+def test_a_position_of_the_game_repeated_scores_a_draw():
+    """The search knows the game's earlier positions: gote, a rook down, can go back to the position of move 1
+    (4b5a), which it values as a draw (0) instead of -990; the side ahead thus avoids walking into sennichite."""
+    from engine.variants.fantasista.state import FantasistaState
+    g = FantasistaState.from_sfen("4k4/9/9/9/9/9/9/9/4K3R b - 1 f=hh")
+    for m in ("5i4h", "5a4b", "4h5i"):
+        g.apply(m)
+    r = FantasistaSearcher().search(g, depth=1)
+    assert (r.best, r.score) == ("4b5a", 0)
+
+
 def test_chance_aware_beats_greedy_small():
     mean, _, scores = match(lambda: _searcher_player(True, 120), _greedy_player, games=4, seed=3)
     assert mean >= 0.5, scores
