@@ -24,7 +24,7 @@ from search.fantasista import FantasistaSearcher, greedy_turn
 
 MAX_PLIES = 200
 ADJUDICATE = 600
-NODES = 6000  # per turn, for both engines: depth 2-3 in most middlegame positions (chance nodes not counted)
+NODES = 6000  # per turn, for both engines: depth 2-3 in most middlegame positions
 
 
 def _searcher_player(chance_aware: bool, nodes: int):
