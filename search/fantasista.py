@@ -9,27 +9,32 @@ costs one kernel call for its turns and one for the static values of all its chi
   of the side to move on the board.
 * Chance nodes come right after plies 15k and 15k+1 (:func:`engine.variants.fantasista.magic_after`). The 20 faces
   are merged into the distinct table rows ("1", "2", "3", "4-8", "nothing" after the ``reserved`` mapping, e.g.
-  4-18 is one row of probability 0.75), so at most five children. After ayumi 3 / yokaku 3 the roller picks the
+  4-18 is one row of probability 0.75), so at most five outcomes. After ayumi 3 / yokaku 3 the roller picks the
   target: a min (for the side to move) over the eligible pieces.
-* Star1: below a chance node every child value is clamped to the evaluation bounds [-EVAL_BOUND, EVAL_BOUND] (a
-  mate counts as the worst / best evaluation there), so after some outcomes have been searched the remaining ones can
-  only move the expectation within those bounds; each child gets the window that would make the whole chance node
-  fail low/high, and the node is cut as soon as it does. The outcomes are searched most probable first (4-18 first),
-  so the cut comes early.
+* Default chance node (:meth:`FantasistaSearcher._chance_main`): the most probable outcome is searched to full
+  depth, every other outcome is valued as that result plus its static difference from it (a constant shift, so the
+  main child gets the exact shifted window). A roll then costs one subtree, not five: with five full subtrees the
+  aware engine lost one to two plies of depth within a few plies of every roll for the same node budget (and lost
+  to the roll-blind engine); the rare outcomes are mostly tokens in hand, whose static value is what they add.
+* ``expand_every_outcome=True``: exact expectimax, every outcome searched, Star1: child values clamped to the
+  evaluation bounds [-EVAL_BOUND, EVAL_BOUND] (a mate counts as the worst / best evaluation there), so after some
+  outcomes have been searched the remaining ones can only move the expectation within those bounds; each child gets
+  the window that would make the whole chance node fail low/high, and the node is cut as soon as it does; the
+  outcomes are searched most probable first (4-18 first), so the cut comes early.
 * Transposition table: decision nodes keyed by (position key, move number mod 30) — the move number says whether
   and how soon rolls come — and chance nodes by (position key, move number, "roll"), so the same board before and
   after a roll is never confused.
 * Leaves: a capture-aware quiescence (stand pat, then captures only, ``QDEPTH`` plies); positions repeated on the
   search path or in the game score a draw (0), so the side ahead avoids repetitions.
-* The magic in the evaluation: the coming magics are fixed by the ply number (the same for every line that reaches
-  that ply), so a term for them cannot rank turns; it only biases leaves of different ply numbers against each other
-  (stand pat against a capture in the quiescence). The search therefore counts each roll exactly once: as a chance
-  node in the full-width part, or, where the quiescence plays past a roll without expanding it, as that roll's
-  expected value (``magic_expectation``) for the roller in the leaf's evaluation. Nothing else.
+* No roll term in the evaluation: the coming magics are fixed by the ply number (the same for every line that
+  reaches that ply), so a term for them cannot rank turns; it only biases leaves of different ply numbers against
+  each other. A roll is counted once, as a chance node in the full-width part; the quiescence ignores rolls for
+  stand pat and captures alike (counting a roll after a capture but not after the quiet move that standing pat stands
+  for made a losing capture by the side about to roll look better than standing pat).
 * ``chance_aware=False`` gives the roll-ignoring engine used as a baseline, otherwise identical (same evaluation,
-  ordering, quiescence, TT, node counting): no chance nodes (every roll treated as nothing) and no expected value of
-  a roll the quiescence plays past. Chance nodes themselves are not counted against the node budget (they generate
-  nothing; their children are counted). :func:`greedy_turn` is the one-ply greedy.
+  ordering, quiescence, TT, node counting): no chance nodes (every roll treated as nothing). The aware engine counts
+  a default chance node as one node (it evaluates every outcome); a Star1 chance node is not counted (its children
+  are). :func:`greedy_turn` is the one-ply greedy.
 """
 from __future__ import annotations
 
@@ -38,12 +43,12 @@ from typing import Callable
 import time
 from collections import namedtuple
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from engine.variants.fantasista import kernels as FK
 from engine.variants.fantasista import pieces as PC
+from engine.variants.fantasista.board import Board
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
 from engine.variants.fantasista.turngen import desc_text, tables, to_array
 
@@ -63,14 +68,6 @@ INVINCIBLE_VALUE = 250
 CARRIER_VALUE = 300
 RIDER_BONUS = 150
 
-# Value of receiving each row of each fairy's table (the immediate material or right it brings).
-ROW_VALUE = {
-    "hiko": {"1": VALUE[PC.D], "2": VALUE[PC.O], "3": RIGHT_VALUE[0], "4-8": VALUE[PC.R], "nothing": 0},
-    "ayumi": {"1": EMBLEM_VALUE, "2": 2 * VALUE[PC.Y], "3": INVINCIBLE_VALUE,
-              "4-8": 2 * VALUE[PC.P] + VALUE[PC.G], "nothing": 0},
-    "yokaku": {"1": VALUE[PC.T], "2": VALUE[PC.H], "3": CARRIER_VALUE, "4-8": VALUE[PC.B], "nothing": 0},
-    "ginsara": {"1": RIGHT_VALUE[1], "2": VALUE[PC.W], "3": RIGHT_VALUE[2], "4-8": 2 * VALUE[PC.S], "nothing": 0},
-}
 # What each row gives: ("th", ptype, n) token(s) to hand, ("right", i), ("emblem",), ("target",) or ().
 ROW_EFFECT = {
     "hiko": {"1": ("th", PC.D, 1), "2": ("th", PC.O, 1), "3": ("right", 0), "4-8": ("th", PC.R, 1)},
@@ -89,22 +86,6 @@ def roll_rows(reserved: str) -> list[tuple[str, float]]:
         r = roll_effect(n, reserved)
         rows[r] = rows.get(r, 0.0) + 0.05
     return sorted(rows.items())
-
-
-@lru_cache(maxsize=None)
-def magic_expectation(fairy: str, reserved: str) -> float:
-    return sum(p * ROW_VALUE[fairy][row] for row, p in roll_rows(reserved))
-
-
-def plies_to_next_magic(move_number: int, side: int) -> int:
-    """Plies from now (``move_number`` = the next ply) until ``side`` next receives a magic."""
-    p = move_number
-    while not (magic_after(p) and (p - 1) % 2 == side):
-        p += 1
-    return p - move_number + 1
-
-
-NO_PENDING = (0, 0)  # per-mille weights of E.magic per colour in evaluate_k: rolls played past but not expanded
 
 
 @dataclass
@@ -129,8 +110,13 @@ class FantasistaSearcher:
     True
     """
 
-    def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True) -> None:
+    def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
+                 expand_every_outcome: bool = False) -> None:
         self.chance_aware = chance_aware
+        #: True: every roll outcome is searched to full depth (exact expectimax, Star1; five subtrees per roll).
+        #: False (default): the most probable outcome is searched and the others are valued by their static
+        #: difference from it (:meth:`_chance_main`), so a roll costs about what a decision node costs.
+        self.expand_every_outcome = expand_every_outcome
         self.reserved = reserved
         self.quiescence = quiescence
         self.T = tables()
@@ -146,17 +132,16 @@ class FantasistaSearcher:
         self.g2 = FK.make_genbuf(256)
         self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
-        self.history: set[int] = set()  # keys of positions of the game before the root (none tracked yet)
+        self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
         self._set_fairies([0, 0])
 
     def _set_fairies(self, fairy) -> None:
         self.fairy = list(fairy)
-        # E.magic[c]: the expectation of one roll of colour c, counted (weight 1000) only for a roll the quiescence
-        # played past without a chance node; the roll-blind engine counts nothing.
-        magic = [int(round(magic_expectation(FAIRIES[f], self.reserved))) if self.chance_aware else 0
-                 for f in fairy]
+        # E.magic (the kernel's per-colour roll term) stays 0: a roll is a chance node in the full-width part and
+        # is ignored by the quiescence for stand pat and captures alike (see the module docstring).
+        magic = [0, 0]
         hv = np.array([int(HAND_BONUS * v) for v in VALUE] + [0] * 11, np.int32)
         self.E = EvalTables(np.array(VALUE + [0] * 11, np.int32), hv, np.array(RIGHT_VALUE, np.int32),
                                    np.array([INVINCIBLE_VALUE, CARRIER_VALUE, RIDER_BONUS, EMBLEM_VALUE,
@@ -165,12 +150,10 @@ class FantasistaSearcher:
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
 
     # ---------------------------------------------------------- evaluation
-    def evaluate(self, st: np.ndarray, move_number: int, pending: tuple[int, int] = NO_PENDING) -> int:
-        """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`).
-
-        ``pending``: per colour, 1000 for a roll that was due on the way here but not played (quiescence), whose
-        expectation is then counted; ``move_number`` is kept for the interface (the evaluation does not use it)."""
-        return int(FK.evaluate_k(st, self.E, pending[0], pending[1]))
+    def evaluate(self, st: np.ndarray, move_number: int) -> int:
+        """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`), without
+        any term for coming rolls; ``move_number`` is kept for the interface (the evaluation does not use it)."""
+        return int(FK.evaluate_k(st, self.E, 0, 0))
 
     # -------------------------------------------------------------- search
     def search(self, game: FantasistaState, depth: int = 2, time_limit: float | None = None,
@@ -185,6 +168,7 @@ class FantasistaSearcher:
         self.node_limit = node_limit
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
+        self.history = self._game_history(game)
         st = to_array(game.bd)
         h = int(FK.zhash(st, self.T))
         best, score, done = None, 0.0, 0
@@ -205,6 +189,19 @@ class FantasistaSearcher:
             best = self._greedy(st, game.move_number)
         text = game.canonical(best) if best is not None else None
         return FantasistaResult(text, score, done, self.nodes, [text] if text else [])
+
+    def _game_history(self, game: FantasistaState) -> set[int]:
+        """Search keys (zhash) of the game's positions before the root, so that the side ahead does not walk into
+        a repetition (a repeated position scores a draw). The game keeps its positions as ``Board.key()`` tuples
+        (``FantasistaState._hist``, the record its sennichite rule reads); each is rebuilt as a kernel row."""
+        keys = set()
+        for k in game._hist[:-1]:
+            bd = Board.__new__(Board)
+            bd.b, bd.m, bd.r, bd.rm = list(k[0]), list(k[1]), list(k[2]), list(k[3])
+            bd.hand, bd.th, bd.rights = [list(k[4]), list(k[5])], [list(k[6]), list(k[7])], [list(k[8]), list(k[9])]
+            bd.emblem, bd.stm = list(k[10]), k[11]
+            keys.add(int(FK.zhash(to_array(bd), self.T)))
+        return keys
 
     def _gen(self, st: np.ndarray, h: int, ply: int) -> int:
         G = self.bufs[ply]
@@ -277,10 +274,11 @@ class FantasistaSearcher:
         self.tt[key] = (depth, best_v, flag, int(G.oh[best_i]))
         return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
 
-    def _quiesce(self, st, h, mnum, alpha, beta, ply, qd, pending=NO_PENDING):
-        """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A capture after which a roll is due
-        does not expand it: the chance-aware engine counts that roll's expectation for the roller (``pending``)."""
-        stand = self.evaluate(st, mnum, pending)
+    def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
+        """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A roll due inside the quiescence is
+        not counted, neither after a capture nor after the quiet move that standing pat stands for (counting it after
+        captures only made a losing capture by the side about to roll look better than standing pat)."""
+        stand = self.evaluate(st, mnum)
         if qd <= 0 or stand >= beta or ply >= MAX_PLY:
             return stand
         alpha = max(alpha, stand)
@@ -291,16 +289,12 @@ class FantasistaSearcher:
         caps = self.caps[ply]
         G = self.bufs[ply]
         best = stand
-        child_pending = pending
-        if self.chance_aware and magic_after(mnum):  # the side to move here rolls after its capture
-            c = int(st[FK.ST_STM])
-            child_pending = (pending[0] + 1000, pending[1]) if c == 0 else (pending[0], pending[1] + 1000)
         for i in order:
             i = int(i)
             if not caps[i]:
                 continue
             self._tick()
-            v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1, child_pending)
+            v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1)
             if v > best:
                 best = v
             alpha = max(alpha, v)
@@ -311,11 +305,40 @@ class FantasistaSearcher:
     def _after_turn(self, row, h, played, depth, alpha, beta, ply):
         """Value for the side to move of ``row`` after ply ``played`` was made: through the roll if one is due."""
         if self.chance_aware and magic_after(played):
-            return self._chance(row, h, played + 1, depth, alpha, beta, ply)
+            if self.expand_every_outcome:
+                return self._chance(row, h, played + 1, depth, alpha, beta, ply)
+            return self._chance_main(row, h, played + 1, depth, alpha, beta, ply)
         return self._decision(row, h, played + 1, depth, alpha, beta, ply)[0]
 
+    def _chance_main(self, row, h, mnum, depth, alpha, beta, ply):
+        """A roll searched through its most probable outcome; the roller is the side not to move in ``row``.
+
+        Value = v(main) + sum over the other rows r of p(r) * (static(r) - static(main)), where v(main) is the full
+        search of the most probable row's position (4-18 with ``reserved`` = 4-8, p = 0.75) and static(x) the
+        evaluation of a row's position (the minimum over the targets for ayumi 3 / yokaku 3: the roller picks). The
+        expectation is then exact up to how differently the rare rows would play out, and costs one subtree instead
+        of five, so the search keeps its depth near rolls. The shift is a constant for the node, so the main child
+        gets the window shifted by it: no Star1 slack at all. A mate in the main outcome is returned as a mate.
+        Counted as one node (it evaluates every outcome)."""
+        self._tick()
+        outcomes = [(self._receive(row, r), p) for r, p in self.rows]  # most probable first
+        kids, _ = outcomes[0]
+        statics = [self.evaluate(k, mnum) for k in kids]
+        main_static = min(statics)
+        main = kids[statics.index(main_static)]
+        shift = 0.0
+        for kids, p in outcomes[1:]:
+            shift += p * (min(self.evaluate(k, mnum) for k in kids) - main_static)
+        shift = int(round(shift))
+        mh = int(FK.zhash(main, self.T)) if main is not row else h
+        v, _ = self._decision(main, mh, mnum, depth, alpha - shift, beta - shift, ply)
+        if abs(v) >= MATE:
+            return v
+        return v + shift
+
     def _chance(self, row, h, mnum, depth, alpha, beta, ply):
-        """Star1 over the merged roll outcomes; the roller is the side not to move in ``row``.
+        """Exact expectimax at a roll (``expand_every_outcome``): Star1 over the merged roll outcomes; the roller
+        is the side not to move in ``row``.
 
         Child values are clamped to [L, U] = [-EVAL_BOUND, EVAL_BOUND] (the bounds Star1 relies on). The node fails
         low when even U for every outcome not yet searched cannot lift it above ``alpha``, high when even L cannot
