@@ -449,8 +449,6 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                         continue
                     if mode == GEN_CAPTURES and tgt == 0:
                         continue
-                    if tgt != 0 and T.exchange[tgt]:
-                        continue  # the captor leaves the board: this royal is the last one (see _generate_last_royal)
                     if not is_attacked(P, T, to, 1 - c):
                         out[n] = to | (frm << 8)
                         n += 1
@@ -536,47 +534,34 @@ def _generate_last_royal(P, T, mode, out, c):
     """Legal moves where several royals may stand: a move is illegal only if it leaves the opponent able to capture
     the mover's last royal (or loses the last royal in an exchange).
 
-    With one royal that is not attacked, the royal is treated like a shogi king by :func:`_gen_board_moves` (its
-    moves tested with it lifted off the board, pinned pieces kept on their lines); only the moves that escape that
-    reasoning are then tried on the board: moves of pinned pieces (a leap along the pin line can jump past the
-    pinner; a lion may capture its pinner and step aside) and two-step moves whose middle square is in line with
-    the royal (capturing there can remove an enemy piece that blocked a slider). Otherwise (no royal, an attacked
-    royal, two royals) every move that can matter is tried on the board: all of them while the only royal is
-    attacked; with two royals, a royal capturing the exchange piece.
+    Only the moves that can change that are tried on the board: with one royal, the royal's own moves, moves of
+    pieces standing between it and an enemy slider, two-step moves (a capture on the middle square can open a
+    line), or every move while the royal is attacked; with two royals, a royal capturing the exchange piece.
     """
+    n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
     royals = P.st[ST_ROYALS + c]
+    if royals >= 3:
+        return n
+    rsq = -1
+    attacked = False
+    n_pin = 0
     if royals == 1:
         rsq = royal_square(P, T, c, 0)
-        if not is_attacked(P, T, rsq, 1 - c):
-            n = _gen_board_moves(P, T, mode, out, 0, c, rsq, 0, -1, 0)
+        attacked = is_attacked(P, T, rsq, 1 - c)
+        if not attacked:
             n_pin = _find_pins(P, T, c, rsq, 0)
-            kept = 0
-            for i in range(n):
-                mv = out[i]
-                frm = (mv >> 8) & 0xFF
-                test = (mv & HAS_MID) != 0 and T.line_dir[rsq, (mv >> 18) & 0xFF] >= 0
-                for j in range(n_pin):
-                    if P.scratch[0, SC_PIN_SQ + j] == frm:
-                        test = True
-                if test:
-                    do_move(P, T, mv)
-                    ok = last_royal_safe(P, T, c)
-                    undo_move(P, T)
-                    if not ok:
-                        continue
-                out[kept] = mv
-                kept += 1
-            return kept
-    n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
-    if royals >= 3 or royals == 0:
-        return n
     kept = 0
     for i in range(n):
         mv = out[i]
+        frm = (mv >> 8) & 0xFF
+        mover = P.board[frm]
         if royals == 2:
-            test = T.royal[P.board[(mv >> 8) & 0xFF]] and T.exchange[P.board[mv & 0xFF]]
+            test = T.royal[mover] and T.exchange[P.board[mv & 0xFF]]
         else:
-            test = True  # the only royal is attacked
+            test = attacked or T.royal[mover] or (mv & HAS_MID) != 0
+            for j in range(n_pin):
+                if P.scratch[0, SC_PIN_SQ + j] == frm:
+                    test = True
         if test:
             do_move(P, T, mv)
             ok = last_royal_safe(P, T, c)
