@@ -44,6 +44,19 @@ def perft_table(rows: list[dict]) -> list[str]:
     return out
 
 
+def variant_perft_table(rows: list[dict]) -> list[str]:
+    """Variant start positions against our 9x9 start-position perft of the same run (no peer plays them)."""
+    head = f"{'variant perft':<16}{'d':>3}{'nodes':>12}{'nodes/s':>10}{'shogi d':>9}{'nodes/s':>10}{'ratio':>8}"
+    out = [head, "-" * len(head)]
+    for r in rows:
+        o, s = r["ours"], r["shogi"]
+        out.append(f"{r['position']:<16}{o['depth']:>3}{o['nodes']:>12,}{_fmt_nps(o['nps']):>10}{s['depth']:>9}"
+                   f"{_fmt_nps(s['nps']):>10}{r['ratio_to_shogi']:>7.2f}x")
+    out.append("ratio = the variant's nodes/s over 9x9 shogi's start position, timed alternately in this run "
+               "(dai shogi's target: 0.33x)")
+    return out
+
+
 def search_table(rows: list[dict]) -> list[str]:
     head = f"{'search':<14}{'depth':>7}{'nodes':>12}{'nodes/s':>10}{'time to depth':>15}"
     out = [head, "-" * len(head)]
@@ -67,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.part in ("all", "perft"):
         result["perft"] = perft_bench.run(args.depth, peers=not args.no_peers)
         lines += perft_table(result["perft"])
+        result["variant_perft"] = perft_bench.run_variants(args.depth)
+        lines += [""] + variant_perft_table(result["variant_perft"])
     if args.part in ("all", "search"):
         rows = search_bench.run(args.search_depth)
         if rows is not None:
@@ -76,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"bench-{_dt.datetime.now():%Y%m%d-%H%M%S}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2))
-    bars = [(f"{r['position']} ours", r["ours"]["nps"]) for r in result.get("perft", [])]
+    perft_rows = result.get("perft", []) + result.get("variant_perft", [])
+    bars = [(f"{r['position']} ours", r["ours"]["nps"]) for r in perft_rows]
     bars += [(f"{r['position']} cshogi", r["cshogi"]["nps"]) for r in result.get("perft", []) if r.get("cshogi")]
     bars += [(f"search {r['position']}", r["nps"]) for r in result.get("search", [])]
     if bars:

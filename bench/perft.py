@@ -1,5 +1,6 @@
 """Perft speed: our ``Position.perft`` against cshogi (a Python loop over ``Board.legal_moves``, bulk-counted at
-the last ply) and python-shogi (a small depth: it manages about 20k nodes/s)."""
+the last ply) and python-shogi (a small depth: it manages about 20k nodes/s); then the variants no peer plays, each
+against our own 9x9 generator timed in the same run (dai shogi's issue asks for a third of its nodes/s)."""
 from __future__ import annotations
 
 import time
@@ -13,6 +14,14 @@ POSITIONS = [
     ("max-moves", "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1", 3, 3, 2),
     ("endgame-124", "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124", 4, 4, 2),
 ]
+
+
+#: (id, variant, depth): variant start positions, timed against shogi's start position at ``SHOGI_DEPTH``.
+VARIANT_POSITIONS = [
+    ("daishogi-start", "daishogi2017", 5),
+]
+SHOGI_DEPTH = 5
+ROUNDS = 2  # the variant and shogi perfts alternate this many times; each side's best round counts (load noise)
 
 
 def _timed(fn, *args) -> tuple[int, float]:
@@ -81,4 +90,36 @@ def run(max_depth: Optional[int] = None, peers: bool = True) -> list[dict]:
             check = ours(sfen, cap(d))
             row[peer] = {"depth": cap(d), "nodes": n, "seconds": t, "nps": n / t, "agrees": n == check}
         rows.append(row)
+    return rows
+
+
+def variant_perft(sfen: str, variant: str, depth: int) -> int:
+    from engine import Position
+
+    return Position.from_sfen(sfen, variant).perft(depth)
+
+
+def run_variants(max_depth: Optional[int] = None) -> list[dict]:
+    """One row per variant start position: our nodes/s there and the ratio to our 9x9 shogi start-position perft,
+    the two timed alternately in this call (``ROUNDS`` rounds, the best of each side), so load on the machine
+    weighs on both alike."""
+    from engine import Position, get_variant
+
+    shogi_sfen = POSITIONS[0][1]
+    shogi_depth = min(SHOGI_DEPTH, max_depth) if max_depth else SHOGI_DEPTH
+    rows = []
+    for name, variant, depth in VARIANT_POSITIONS:
+        depth = min(depth, max_depth) if max_depth else depth
+        sfen = get_variant(variant).start_sfen
+        Position.from_sfen(sfen, variant).perft(2)  # load (or compile) the kernels before timing
+        best, best_shogi = 0.0, 0.0
+        for _ in range(ROUNDS):
+            n_shogi, t = _timed(ours, shogi_sfen, shogi_depth)
+            best_shogi = max(best_shogi, n_shogi / t)
+            n, t = _timed(variant_perft, sfen, variant, depth)
+            best = max(best, n / t)
+        rows.append({"position": name, "variant": variant,
+                     "ours": {"depth": depth, "nodes": n, "seconds": n / best, "nps": best},
+                     "shogi": {"depth": shogi_depth, "nodes": n_shogi, "nps": best_shogi},
+                     "ratio_to_shogi": best / best_shogi})
     return rows

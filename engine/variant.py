@@ -243,7 +243,7 @@ class Variant:
 
         return Tables(
             params=params, sq_word=g.sq_word, sq_mask=g.sq_mask, board_bb=g.board_bb, file_bb=g.file_bb,
-            rays=g.rays, line_dir=g.line_dir, between_bb=g.between_bb,
+            rays=g.kernel_rays, line_dir=g.line_dir, between_bb=g.between_bb,
             leap_dest=leap_dest, rev_leap=rev_leap, leap_ok=leap_ok, leap_list=leap_list,
             slide_range=slide_range, slide_list=slide_list, royal=royal,
             royal_types=np.array(self.royal_ptypes, dtype=np.int8), special=special, exchange=exchange,

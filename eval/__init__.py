@@ -1,5 +1,5 @@
 """Evaluation for standard shogi: material (hand pieces a little above board pieces), piece-square terms and king
-safety (own pieces near the own king, own pieces near the enemy king).
+safety (own pieces near the own king, own pieces near the enemy king); where a variant sets it (dai shogi), mobility.
 
 The terms are compiled once per variant into :class:`EvalTables` (numpy arrays) that the search kernels read; every
 constant lives in :mod:`eval.params`. :func:`evaluate` is the Python entry point (side-to-move point of view).
@@ -15,9 +15,9 @@ import numpy as np
 from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
-from .kernels import C_TEMPO, EvalTables, evaluate_k
+from .kernels import C_MOBILITY, C_TEMPO, EvalTables, evaluate_k, piece_mobility
 
-__all__ = ["EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "piece_value"]
+__all__ = ["EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "piece_mobility", "piece_value"]
 
 _MINORS = {"S", "G", "N"}
 _PROMOTED_MINORS = {"+P", "+L", "+N", "+S"}
@@ -60,6 +60,8 @@ def build_eval_tables(variant: Variant) -> EvalTables:
     near_own = np.zeros((N_CODES, R), np.int32)
     near_enemy = np.zeros((N_CODES, R), np.int32)
     hand_val = np.zeros((2, 32), np.int32)
+    mobility = np.zeros(N_CODES, np.int32)
+    mobility_cp = EP.MOBILITY_CP.get(variant.id, 0)
     king_rel = np.zeros((n_sq, n_sq), np.int16)
     for a in range(n_sq):
         for b in range(n_sq):
@@ -86,6 +88,10 @@ def build_eval_tables(variant: Variant) -> EvalTables:
             code = variant.code(pt, color)
             sign = 1 if color == 0 else -1
             value[code] = val
+            # Sliders and the special movers only: their freedom varies most (a walled-in free king has none, an
+            # open one 40 squares), while counting the short steppers too cost a third more time per node.
+            if not piece.royal and (T.slide_list[code, 0] >= 0 or T.special[code] != 0):
+                mobility[code] = sign * mobility_cp
             for sq in range(n_sq):
                 f, r = g.file_of(sq), g.rank_of(sq)
                 fwd = (n_ranks - 1 - r) if color == 0 else r  # ranks advanced from own back rank
@@ -100,11 +106,12 @@ def build_eval_tables(variant: Variant) -> EvalTables:
                         near_enemy[code, idx] = sign * a_near[dist - 1]
     consts = np.zeros(4, np.int64)
     consts[C_TEMPO] = EP.TEMPO
+    consts[C_MOBILITY] = int(np.any(mobility != 0))
     try_bonus = np.zeros(n_ranks, np.int32)
     if variant.try_rule:
         try_bonus[:len(EP.TRY_BONUS)] = EP.TRY_BONUS[:n_ranks]
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
-                   value=value, consts=consts, try_bonus=try_bonus)
+                   value=value, consts=consts, try_bonus=try_bonus, mobility=mobility)
     _CACHE[id(variant)] = E
     return E
 

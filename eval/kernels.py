@@ -16,8 +16,47 @@ EvalTables = namedtuple("EvalTables", [
     "value",      # int32[64]: plain material value of a piece code (unsigned), for move ordering and pruning
     "consts",     # int64[4]: [tempo, ...]
     "try_bonus",  # int32[n_ranks]: a royal's bonus by its distance from the far rank (zeros without a try rule)
+    "mobility",   # int32[64]: centipawns per destination of a piece code, sente POV (all zero: no mobility term)
 ])
 C_TEMPO = 0
+C_MOBILITY = 1  # consts[C_MOBILITY] != 0: some piece code has a mobility weight
+
+
+@kernel
+def piece_mobility(board, T, code, sq):
+    """Destinations of the piece ``code`` standing on ``sq``: its leaps and slide squares that do not hold an own
+    piece (captures count, checks and pins are ignored; a special mover's two-step moves add nothing, their
+    destinations are already leaps)."""
+    c = code >> 5
+    n = 0
+    for j in range(T.leap_list.shape[1]):
+        k = T.leap_list[code, j]
+        if k < 0:
+            break
+        to = T.leap_dest[sq, k]
+        if to >= 0:
+            t = board[to]
+            if t == 0 or (t >> 5) != c:
+                n += 1
+    L = T.rays.shape[2]
+    for j in range(9):
+        d = T.slide_list[code, j]
+        if d < 0:
+            break
+        reach = T.slide_range[code, d]
+        for i in range(L):
+            if i >= reach:
+                break
+            to = T.rays[sq, d, i]
+            if to < 0:
+                break
+            t = board[to]
+            if t != 0:
+                if (t >> 5) != c:
+                    n += 1
+                break
+            n += 1
+    return n
 
 
 @kernel
@@ -30,11 +69,14 @@ def evaluate_k(P, T, E):
         k0 = royal_square(P, T, 0, 0) if P.st[ST_ROYALS] > 0 else -1
         k1 = royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1
     s = 0
+    mobility = E.consts[C_MOBILITY] != 0
     for sq in range(board.shape[0]):
         code = board[sq]
         if code == 0:
             continue
         s += E.pst[code, sq]
+        if mobility and E.mobility[code] != 0:
+            s += E.mobility[code] * piece_mobility(board, T, code, sq)
         if (code >> 5) == 0:
             if k0 >= 0:
                 s += E.near_own[code, E.king_rel[k0, sq]]

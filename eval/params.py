@@ -42,3 +42,11 @@ TEMPO = 20  # side to move bonus
 # Try rule (dai shogi): a royal this many ranks from the far rank threatens to win by reaching it uncapturable
 # (index 0 = on it). Offsets the king's rank penalty near the goal; the search itself sees a completed try.
 TRY_BONUS = (300, 180, 70, 20)
+
+# Mobility, by variant id: centipawns per destination (its leaps, and its slide squares up to and including the first
+# piece, when that square does not hold an own piece) of each piece that slides or is a special mover (lion, violent
+# ox, flying dragon); royals and short steppers have no term. Only dai shogi has it: its piece
+# values are averages over open and blocked positions (eval/material.py), and on 13x13 most pieces start walled in,
+# so how much a piece can do *now* matters more than on 9x9. Standard shogi leaves mobility to the search.
+# Variants not listed get no term (and pay nothing for it in the kernel).
+MOBILITY_CP: dict[str, int] = {"daishogi2017": 4}
