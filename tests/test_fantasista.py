@@ -519,3 +519,19 @@ def test_plain_fast_path_keeps_uchifuzume():
     assert "P*5b" not in actions(g) and "P*5h" in actions(g)
     plain, full, fast, count = _both_paths(g)
     assert plain and fast == full and count == len(actions(g))
+
+
+def test_bench_fantasista_runs_and_reports_ratios(tmp_path):
+    """``python -m bench fantasista`` (tiny perft depth) prints both tables; fantasista's start count is shogi's."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    out = subprocess.run([sys.executable, "-m", "bench", "fantasista", "--depth", "2", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    assert "fantasista perft" in out.stdout and "fantasista search" in out.stdout
+    data = json.loads(next(tmp_path.glob("*.json")).read_text())["fantasista"]
+    shogi, fan = data["perft"][:2]
+    assert shogi["nodes"] == fan["nodes"] == 900 and fan["agrees"]
+    assert len(data["perft"]) > 2 and all(r["nodes"] > 0 and r["ratio"] > 0 for r in data["perft"] + data["search"])

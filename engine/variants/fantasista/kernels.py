@@ -1027,6 +1027,21 @@ def perft2_k(st, h0, T, G, Gc, G2):
 
 
 @kernel
+def perft3_k(st, h0, T, G, Gb, Gc, G2):
+    """perft(3) from ``st`` in one kernel call (:func:`perft2_k` under each legal turn)."""
+    n = legal_turns_k(st, h0, T, G, G2, 0)
+    if n < 0:
+        return n
+    total = 0
+    for i in range(n):
+        k = perft2_k(G.out[i], G.oh[i], T, Gb, Gc, G2)
+        if k < 0:
+            return k
+        total += k
+    return total
+
+
+@kernel
 def count_turns_k(st, h0, T, G, G2):
     """The number of legal turns of ``st`` (what :func:`legal_turns_k` returns) without writing the outcome rows
     (``G`` keeps keys only); -1 on overflow."""
