@@ -48,6 +48,7 @@ P_, L_, N_, S_, G_, B_, R_, K_, PP_, PL_, PN_, PS_, PB_, PR_, D_, O_, Y_, T_, H_
 TOKEN, INVINCIBLE, CARRIER = PC.TOKEN, PC.INVINCIBLE, PC.CARRIER
 
 PART_MOVE, PART_DROP, PART_CIP, PART_CURTAIN, PART_WAVE = 1, 2, 3, 4, 5
+SAFE = 4  # _emit flag: the turn cannot have left the mover's king attacked (no test needed)
 DESC_W = 128
 MAX_LEVELS = 20
 MAX_WAVE_SILVERS = 16
@@ -418,10 +419,13 @@ def _set_part(cur, k, kind, a, b, c, d):
 
 @kernel
 def _emit(w, h, T, G, c, spell, flag):
-    """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes."""
+    """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes.
+    ``flag``: 1 = a pawn drop to test for uchifuzume (kept in ``oflag``), | SAFE = the caller knows the king is safe
+    (see :func:`generate`), so the attack test is skipped."""
     k = w[ST_KSQ + c]
-    if k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
+    if not (flag & SAFE) and k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
         return
+    flag &= 1
     h2 = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
     mask = HSET - 1
     slot = np.int64(h2 & np.uint64(mask))
@@ -492,6 +496,18 @@ def generate(st, h0, T, G, spell, uchi, stop):
     mv0 = G.mv[0]
     w1 = G.wk[1]
     awaken = st[ST_RIGHTS + 3 * c] > 0
+    # Single-part turns that cannot expose the own king skip the test at the end: when not in check, every drop,
+    # breath, sword capture and curtain (they only add own pieces or remove enemy ones), and, with no rider on the
+    # board (a rider could pin), a one-part move of a piece other than the king that is not pinned.
+    ksq = np.int64(st[ST_KSQ + c])
+    checked = ksq >= 0 and attacked(st, T, ksq, np.int64(1 - c))
+    no_riders = True
+    for s in range(81):
+        if st[ST_R + s] != 0:
+            no_riders = False
+            break
+    pin_lo, pin_hi = _pinned_mask(st, T, np.int64(c), ksq)
+    quiet_safe = SAFE if not checked else 0
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -502,6 +518,13 @@ def generate(st, h0, T, G, spell, uchi, stop):
             pt = code & 31
             cwr = layer == 0 and st[ST_R + frm] != 0
             n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
+            move_safe = 0
+            if quiet_safe and no_riders and frm != ksq:
+                if frm < 64:
+                    pinned = (pin_lo >> np.int64(frm)) & 1 != 0
+                else:
+                    pinned = (pin_hi >> np.int64(frm - 64)) & 1 != 0
+                move_safe = 0 if pinned else SAFE
             for i in range(n0):
                 end = np.int64(mv0[i, 0])
                 el = np.int64(mv0[i, 3])
@@ -509,7 +532,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
                 h1 = apply_move(w1, h0, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
                 G.wh[1] = h1
                 _set_part(cur, 0, PART_MOVE, np.int64(frm), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2] | (layer << 1)))
-                _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                _emit(w1, h1, T, G, np.int64(c), spell, np.int64(move_safe))
                 if cwr:
                     _follow(T, G, np.int64(c), spell, 1, np.int64(end), 1, 1)
                 elif pt == H_:
@@ -534,18 +557,18 @@ def generate(st, h0, T, G, spell, uchi, stop):
                     _copy(st, w1)
                     h1 = _capture(w1, h0, T, np.int64(c), np.int64(t))
                     _set_part(cur, 0, PART_CIP, np.int64(frm), np.int64(t), 0, 0)
-                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(quiet_safe))
         if stop and G.info[I_N] > 0:
             return G.info[I_N]
-    _drops(st, h0, T, G, c, spell, uchi)
+    _drops(st, h0, T, G, c, spell, uchi, np.int64(quiet_safe))
     if stop and G.info[I_N] > 0:
         return G.info[I_N]
-    _rights(st, h0, T, G, c, spell)
+    _rights(st, h0, T, G, c, spell, np.int64(quiet_safe))
     return G.info[I_N]
 
 
 @kernel
-def _drops(st, h0, T, G, c, spell, uchi):
+def _drops(st, h0, T, G, c, spell, uchi, safe):
     cur = G.cur
     w1 = G.wk[1]
     w2 = G.wk[2]
@@ -573,7 +596,7 @@ def _drops(st, h0, T, G, c, spell, uchi):
                     flag = 0
                     if pt == P_ and uchi and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
                         flag = 1
-                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(flag))
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(flag | safe))
                     if pt == D_ or pt == W_:
                         nt = _cip_targets(w1, T, np.int64(c), np.int64(pt + 32 * c), np.int64(to), G.tmp, 0)
                         for i in range(nt):
@@ -581,18 +604,18 @@ def _drops(st, h0, T, G, c, spell, uchi):
                             _copy(w1, w2)
                             h2 = _capture(w2, h1, T, np.int64(c), np.int64(t))
                             _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), np.int64(t))
-                            _emit(w2, h2, T, G, np.int64(c), spell, 0)
+                            _emit(w2, h2, T, G, np.int64(c), spell, np.int64(safe))
                 if pt == P_ and emblem:
                     _copy(st, w1)
                     h1 = _put(w1, h0, T, np.int64(hbase + pt), np.int64(w1[hbase + pt] - 1))
                     h1 = _put(w1, h1, T, np.int64(ST_B + to), np.int64(PP_ + 32 * c))
                     h1 = _put(w1, h1, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
                     _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | 2), -1)
-                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(safe))
 
 
 @kernel
-def _rights(st, h0, T, G, c, spell):
+def _rights(st, h0, T, G, c, spell, safe):
     cur = G.cur
     w1 = G.wk[1]
     if st[ST_RIGHTS + 3 * c + 1] > 0 and st[ST_KSQ + c] >= 0:
@@ -629,7 +652,7 @@ def _rights(st, h0, T, G, c, spell):
                 h1 = _put(w1, h1, T, np.int64(ST_M + s2), TOKEN)
             G.wh[1] = h1
             _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
-            _emit(w1, h1, T, G, np.int64(c), spell, 0)
+            _emit(w1, h1, T, G, np.int64(c), spell, np.int64(safe))
             if s1 >= 0:
                 _follow(T, G, np.int64(c), spell, 1, np.int64(s1), 0, 1)
                 _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
