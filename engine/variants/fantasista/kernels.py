@@ -55,7 +55,8 @@ MAX_WAVE_SILVERS = 16
 MV_CAP = 96
 HSET = 1 << 15
 
-(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT) = range(6)  # I_COUNT: keep keys only (leaf counting)
+# I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode)
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES) = range(7)
 
 FTables = namedtuple("FTables", [
     "leap_n", "leap_sq",            # int8[64, 81], int8[64, 81, 16]: leap destinations per code and square
@@ -508,6 +509,17 @@ def generate(st, h0, T, G, spell, uchi, stop):
             break
     pin_lo, pin_hi = _pinned_mask(st, T, np.int64(c), ksq)
     quiet_safe = SAFE if not checked else 0
+    # Count mode: the single moves of pieces whose single moves can share an outcome with no other turn (not the
+    # gale horse: its double move can end where a single one does; not the spear pawn, the king, a pinned piece or
+    # a carrier stack) are only counted, into I_SINGLES; every other turn still goes through the hash set. Not with
+    # an own empty carrier on the board (boarding it is a move _count_moves does not see).
+    G.info[I_SINGLES] = 0
+    count_singles = G.info[I_COUNT] != 0 and spell == 0 and stop == 0 and quiet_safe != 0 and no_riders
+    if count_singles:
+        for s in range(81):
+            if (st[ST_M + s] & CARRIER) != 0 and (st[ST_B + s] >> 5) == c:
+                count_singles = False
+                break
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -517,7 +529,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
             code = pc if layer == 0 else st[ST_R + frm]
             pt = code & 31
             cwr = layer == 0 and st[ST_R + frm] != 0
-            n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
+            n0 = 0
             move_safe = 0
             if quiet_safe and no_riders and frm != ksq:
                 if frm < 64:
@@ -525,7 +537,13 @@ def generate(st, h0, T, G, spell, uchi, stop):
                 else:
                     pinned = (pin_hi >> np.int64(frm - 64)) & 1 != 0
                 move_safe = 0 if pinned else SAFE
-            for i in range(n0):
+            counted = count_singles and move_safe != 0 and pt != H_ and pt != Y_
+            if counted:
+                G.info[I_SINGLES] += _count_moves(st, T.leap_n, T.leap_sq, T.ray_n, T.ray_len, T.ray_sq, T.promo,
+                                                  np.int64(c), np.int64(code), np.int64(frm))
+            if not counted or (pt == R_ and awaken):
+                n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
+            for i in range(0 if counted else n0):
                 end = np.int64(mv0[i, 0])
                 el = np.int64(mv0[i, 3])
                 _copy(st, w1)
@@ -1074,7 +1092,7 @@ def count_turns_k(st, h0, T, G, G2):
     G.info[I_COUNT] = 1
     n = legal_turns_k(st, h0, T, G, G2, 0)
     G.info[I_COUNT] = 0
-    return n
+    return n if n < 0 else n + G.info[I_SINGLES]
 
 
 # ----------------------------------------------------------------- evaluation (search/fantasista.py)
