@@ -511,15 +511,9 @@ def generate(st, h0, T, G, spell, uchi, stop):
     quiet_safe = SAFE if not checked else 0
     # Count mode: the single moves of pieces whose single moves can share an outcome with no other turn (not the
     # gale horse: its double move can end where a single one does; not the spear pawn, the king, a pinned piece or
-    # a carrier stack) are only counted, into I_SINGLES; every other turn still goes through the hash set. Not with
-    # an own empty carrier on the board (boarding it is a move _count_moves does not see).
+    # a carrier stack) are only counted, into I_SINGLES; every other turn still goes through the hash set.
     G.info[I_SINGLES] = 0
     count_singles = G.info[I_COUNT] != 0 and spell == 0 and stop == 0 and quiet_safe != 0 and no_riders
-    if count_singles:
-        for s in range(81):
-            if (st[ST_M + s] & CARRIER) != 0 and (st[ST_B + s] >> 5) == c:
-                count_singles = False
-                break
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -780,9 +774,9 @@ def _clear(G):
 # ----------------------------------------------------------------- plain positions (fast path)
 @kernel
 def is_plain(st, c):
-    """Whether every turn of colour ``c`` is one ordinary shogi move or drop: no rights, no emblem, no fire dragon
-    or sword silver in hand, no spear pawn, gale horse or sword silver of ``c`` on the board, no own carrier and no
-    rider anywhere. Then distinct moves are distinct outcomes (no merging needed) and a move other than a king
+    """Whether every turn of colour ``c`` is one ordinary shogi move (boarding an own empty carrier included) or
+    drop: no rights, no emblem, no fire dragon or sword silver in hand, no spear pawn, gale horse or sword silver of
+    ``c`` on the board, and no rider anywhere. Then distinct moves are distinct outcomes (no merging needed) and a move other than a king
     move, a move of a pinned piece or a move out of check cannot expose the own king.
 
     Enemy specials and marks are allowed: they only change which captures are possible (``can_capture``) and how
@@ -802,7 +796,7 @@ def is_plain(st, c):
         pc = st[ST_B + s]
         if pc != 0 and (pc >> 5) == c:
             pt = pc & 31
-            if pt == Y_ or pt == H_ or pt == W_ or (st[ST_M + s] & CARRIER) != 0:
+            if pt == Y_ or pt == H_ or pt == W_:
                 return False
     return True
 
@@ -878,11 +872,16 @@ def _plain_drop_mates(st, T, G2, c, tok, to):
 
 
 @kernel
-def _count_target(st, c, pt, promotes, zone_from, to):
-    """Moves of a piece of type ``pt`` to ``to`` (0 if blocked or uncapturable, else 1 or 2 promotion choices)."""
+def _count_target(st, c, pt, promotes, zone_from, may_board, to):
+    """Moves of a piece of type ``pt`` to ``to`` (0 if blocked or uncapturable, else 1 or 2 promotion choices);
+    ``may_board``: the piece may board an own empty carrier (it is neither the king nor a carrier)."""
     tgt = st[ST_B + to]
-    if tgt != 0 and ((tgt >> 5) == c or not can_capture(pt, np.int64(tgt & 31), np.int64(st[ST_M + to]))):
-        return 0
+    if tgt != 0:
+        if (tgt >> 5) == c:
+            if not (may_board and (st[ST_M + to] & CARRIER) != 0 and st[ST_R + to] == 0):
+                return 0
+        elif not can_capture(pt, np.int64(tgt & 31), np.int64(st[ST_M + to])):
+            return 0
     if promotes and (zone_from or in_zone(c, to)):
         return 1 if must_promote(pt, c, to) else 2
     return 1
@@ -895,13 +894,14 @@ def _count_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, c, code, fr
     pt = np.int64(code & 31)
     promotes = promo[pt] != 0
     zone_from = in_zone(c, frm)
+    may_board = pt != K_ and (st[ST_M + frm] & CARRIER) == 0
     n = 0
     for k in range(leap_n[code, frm]):
-        n += _count_target(st, c, pt, promotes, zone_from, np.int64(leap_sq[code, frm, k]))
+        n += _count_target(st, c, pt, promotes, zone_from, may_board, np.int64(leap_sq[code, frm, k]))
     for k in range(ray_n[code, frm]):
         for i in range(ray_len[code, frm, k]):
             to = np.int64(ray_sq[code, frm, k, i])
-            n += _count_target(st, c, pt, promotes, zone_from, to)
+            n += _count_target(st, c, pt, promotes, zone_from, may_board, to)
             if st[ST_B + to] != 0:
                 break
     return n
@@ -945,7 +945,7 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
                     return -1
                 o = G.out[n]
                 _copy(st, o)
-                h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), 0)
+                h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), np.int64(mv[i, 3]))
                 o[ST_STM] = e
                 G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, e]
                 G.oflag[n] = 0
