@@ -908,6 +908,14 @@ def _count_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, c, code, fr
 
 
 @kernel
+def _close_plain_row(T, G, n, h, c):
+    """Finish outcome row ``n`` of a plain turn made on it with key ``h``: opponent to move, key, no flag."""
+    G.out[n, ST_STM] = 1 - c
+    G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
+    G.oflag[n] = 0
+
+
+@kernel
 def _plain_turns(st, h0, T, G, G2, c, count_only):
     """Legal turns of a plain position (:func:`is_plain`). ``count_only``: return their number and write nothing;
     otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: no two moves share an
@@ -946,9 +954,7 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
                 o = G.out[n]
                 _copy(st, o)
                 h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), np.int64(mv[i, 3]))
-                o[ST_STM] = e
-                G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, e]
-                G.oflag[n] = 0
+                _close_plain_row(T, G, n, h, np.int64(c))
                 _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
             n += 1
     # Drops (the order of _drops: ordinary hand, then tokens; piece type; square).
@@ -985,9 +991,7 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
                     h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
                     h = _put(o, h, T, np.int64(ST_B + to), np.int64(pt + 32 * c))
                     h = _put(o, h, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
-                    o[ST_STM] = e
-                    G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, e]
-                    G.oflag[n] = 0
+                    _close_plain_row(T, G, n, h, np.int64(c))
                     _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), -1)
                 n += 1
     return n
