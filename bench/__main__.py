@@ -1,4 +1,4 @@
-"""``python -m bench [perft|search] [--depth N] [--search-depth N] [--no-peers] [--out DIR]``.
+"""``python -m bench [perft|search|fantasista] [--depth N] [--search-depth N] [--no-peers] [--out DIR]``.
 
 Prints one table (perft nodes/s against cshogi and python-shogi with ratios, then search speed and time to
 depth), writes ``bench/results/<date-time>.json`` and a PNG bar chart next to it (matplotlib when importable,
@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from . import chart
+from . import fantasista as fantasista_bench
 from . import perft as perft_bench
 from . import search as search_bench
 
@@ -68,7 +69,7 @@ def search_table(rows: list[dict]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench", description="perft and search benchmarks")
-    p.add_argument("part", nargs="?", choices=["all", "perft", "search"], default="all")
+    p.add_argument("part", nargs="?", choices=["all", "perft", "search", "fantasista"], default="all")
     p.add_argument("--depth", type=int, help="cap every perft depth (e.g. 2 for a quick run)")
     p.add_argument("--search-depth", type=int, default=5)
     p.add_argument("--no-peers", action="store_true", help="time our perft only")
@@ -87,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         if rows is not None:
             result["search"] = rows
             lines += [""] + search_table(rows)
+    if args.part in ("all", "fantasista"):
+        result["fantasista"], more = fantasista_bench.run(args.depth)
+        lines += [""] + more
     print("\n".join(lines))
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"bench-{_dt.datetime.now():%Y%m%d-%H%M%S}"

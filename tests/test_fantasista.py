@@ -448,3 +448,96 @@ def test_perft_without_magic_equals_shogi():
     g = new_game()
     assert [perft(g.bd, d) for d in (1, 2, 3, 4)] == [30, 900, 25470, 719731]
     assert [py_perft(g.bd, d) for d in (1, 2)] == [30, 900]
+
+
+# ------------------------------------------------------------------ fast path of plain positions (kernels)
+def _both_paths(g) -> tuple[bool, set, set, int]:
+    """(plain?, outcome rows of the full generator (spell mode), outcome rows of ``legal_turns_k`` outside spell
+    mode (the fast path when plain), ``count_turns_k``)."""
+    import numpy as np
+
+    from engine.variants.fantasista import kernels as FK
+    from engine.variants.fantasista.turngen import Generator, tables, to_array
+    T = tables()
+    st = to_array(g.bd)
+    h = FK.zhash(st, T)
+    gen = Generator()
+    n_full = gen.run(st.copy(), True)
+    full = {(bytes(gen.G.out[i]), int(gen.G.oh[i])) for i in range(n_full)}
+    G, G2 = FK.make_genbuf(1 << 14), FK.make_genbuf(256)
+    n_fast = FK.legal_turns_k(st, np.uint64(h), T, G, G2, 0)
+    fast = {(bytes(G.out[i]), int(G.oh[i])) for i in range(n_fast)}
+    count = FK.count_turns_k(st, np.uint64(h), T, FK.make_genbuf(1 << 14), G2)
+    return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count)
+
+
+def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
+    from engine.variants.fantasista.pieces import CARRIER
+    rng = random.Random(seed)
+    seen = {"plain": 0, "plain with enemy specials or marks": 0, "plain in check": 0, "plain with an own carrier": 0,
+            "not plain": 0}
+    n = 0
+    while n < n_positions:
+        g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
+                     max_plies=110)
+        while g.node_kind() is not NodeKind.TERMINAL and n < n_positions:
+            if g.node_kind() is NodeKind.CHANCE:
+                g.apply(f"roll={rng.randint(1, 20)}")
+                continue
+            acts = g.legal_actions()
+            if g.phase == "move" and not g.turns()[0].truncated:
+                plain, full, fast, count = _both_paths(g)
+                assert fast == full and count == len(full), g.sfen()
+                n += 1
+                if plain:
+                    seen["plain"] += 1
+                    e = 1 - g.bd.stm
+                    seen["plain with enemy specials or marks"] += any(
+                        code >> 5 == e and (code & 31 >= 15 or g.bd.m[s]) for s, code in enumerate(g.bd.b) if code)
+                    seen["plain in check"] += g.bd.in_check(g.bd.stm)
+                    seen["plain with an own carrier"] += any(
+                        code >> 5 == g.bd.stm and g.bd.m[s] & CARRIER for s, code in enumerate(g.bd.b) if code)
+                else:
+                    seen["not plain"] += 1
+            magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
+            g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
+    return seen
+
+
+def test_plain_fast_path_agrees_with_full_generator():
+    """The kernels' fast path for plain positions (no rights, emblem or multi-part piece of the side to move) gives
+    the same outcomes (rows and keys) and count as the full generator, whose spell mode the reference test checks."""
+    seen = _fast_path_positions(70, seed=7)
+    for k, v in _fast_path_positions(70, seed=9).items():
+        seen[k] += v
+    assert all(seen.values()), seen
+
+
+@pytest.mark.slow
+def test_plain_fast_path_agrees_with_full_generator_600_positions():
+    seen = _fast_path_positions(600, seed=2027)
+    assert all(seen.values()), seen
+
+
+def test_plain_fast_path_keeps_uchifuzume():
+    """A pawn drop that mates (gote's king boxed in by its lances and two golds) is not a turn in either path."""
+    g = state({"5i": "K", "5a": "k", "4a": "l", "6a": "l", "4c": "G", "6c": "G"}, hand="P")
+    assert "P*5b" not in actions(g) and "P*5h" in actions(g)
+    plain, full, fast, count = _both_paths(g)
+    assert plain and fast == full and count == len(actions(g))
+
+
+def test_bench_fantasista_runs_and_reports_ratios(tmp_path):
+    """``python -m bench fantasista`` (tiny perft depth) prints both tables; fantasista's start count is shogi's."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    out = subprocess.run([sys.executable, "-m", "bench", "fantasista", "--depth", "2", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=600, cwd=Path(__file__).parents[1])
+    assert out.returncode == 0, out.stderr
+    assert "fantasista perft" in out.stdout and "fantasista search" in out.stdout
+    data = json.loads(next(tmp_path.glob("*.json")).read_text())["fantasista"]
+    shogi, fan = data["perft"][:2]
+    assert shogi["nodes"] == fan["nodes"] == 900 and fan["agrees"]
+    assert len(data["perft"]) > 2 and all(r["nodes"] > 0 and r["ratio"] > 0 for r in data["perft"] + data["search"])

@@ -48,13 +48,15 @@ P_, L_, N_, S_, G_, B_, R_, K_, PP_, PL_, PN_, PS_, PB_, PR_, D_, O_, Y_, T_, H_
 TOKEN, INVINCIBLE, CARRIER = PC.TOKEN, PC.INVINCIBLE, PC.CARRIER
 
 PART_MOVE, PART_DROP, PART_CIP, PART_CURTAIN, PART_WAVE = 1, 2, 3, 4, 5
+SAFE = 4  # _emit flag: the turn cannot have left the mover's king attacked (no test needed)
 DESC_W = 128
 MAX_LEVELS = 20
 MAX_WAVE_SILVERS = 16
 MV_CAP = 96
 HSET = 1 << 15
 
-(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT) = range(6)  # I_COUNT: keep keys only (leaf counting)
+# I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode)
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES) = range(7)
 
 FTables = namedtuple("FTables", [
     "leap_n", "leap_sq",            # int8[64, 81], int8[64, 81, 16]: leap destinations per code and square
@@ -418,10 +420,13 @@ def _set_part(cur, k, kind, a, b, c, d):
 
 @kernel
 def _emit(w, h, T, G, c, spell, flag):
-    """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes."""
+    """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes.
+    ``flag``: 1 = a pawn drop to test for uchifuzume (kept in ``oflag``), | SAFE = the caller knows the king is safe
+    (see :func:`generate`), so the attack test is skipped."""
     k = w[ST_KSQ + c]
-    if k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
+    if not (flag & SAFE) and k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
         return
+    flag &= 1
     h2 = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
     mask = HSET - 1
     slot = np.int64(h2 & np.uint64(mask))
@@ -492,6 +497,23 @@ def generate(st, h0, T, G, spell, uchi, stop):
     mv0 = G.mv[0]
     w1 = G.wk[1]
     awaken = st[ST_RIGHTS + 3 * c] > 0
+    # Single-part turns that cannot expose the own king skip the test at the end: when not in check, every drop,
+    # breath, sword capture and curtain (they only add own pieces or remove enemy ones), and, with no rider on the
+    # board (a rider could pin), a one-part move of a piece other than the king that is not pinned.
+    ksq = np.int64(st[ST_KSQ + c])
+    checked = ksq >= 0 and attacked(st, T, ksq, np.int64(1 - c))
+    no_riders = True
+    for s in range(81):
+        if st[ST_R + s] != 0:
+            no_riders = False
+            break
+    pin_lo, pin_hi = _pinned_mask(st, T, np.int64(c), ksq)
+    quiet_safe = SAFE if not checked else 0
+    # Count mode: the single moves of pieces whose single moves can share an outcome with no other turn (not the
+    # gale horse: its double move can end where a single one does; not the spear pawn, the king, a pinned piece or
+    # a carrier stack) are only counted, into I_SINGLES; every other turn still goes through the hash set.
+    G.info[I_SINGLES] = 0
+    count_singles = G.info[I_COUNT] != 0 and spell == 0 and stop == 0 and quiet_safe != 0 and no_riders
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -501,15 +523,28 @@ def generate(st, h0, T, G, spell, uchi, stop):
             code = pc if layer == 0 else st[ST_R + frm]
             pt = code & 31
             cwr = layer == 0 and st[ST_R + frm] != 0
-            n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
-            for i in range(n0):
+            n0 = 0
+            move_safe = 0
+            if quiet_safe and no_riders and frm != ksq:
+                if frm < 64:
+                    pinned = (pin_lo >> np.int64(frm)) & 1 != 0
+                else:
+                    pinned = (pin_hi >> np.int64(frm - 64)) & 1 != 0
+                move_safe = 0 if pinned else SAFE
+            counted = count_singles and move_safe != 0 and pt != H_ and pt != Y_
+            if counted:
+                G.info[I_SINGLES] += _count_moves(st, T.leap_n, T.leap_sq, T.ray_n, T.ray_len, T.ray_sq, T.promo,
+                                                  np.int64(c), np.int64(code), np.int64(frm))
+            if not counted or (pt == R_ and awaken):
+                n0 = piece_moves(st, T, np.int64(frm), np.int64(layer), mv0)
+            for i in range(0 if counted else n0):
                 end = np.int64(mv0[i, 0])
                 el = np.int64(mv0[i, 3])
                 _copy(st, w1)
                 h1 = apply_move(w1, h0, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
                 G.wh[1] = h1
                 _set_part(cur, 0, PART_MOVE, np.int64(frm), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2] | (layer << 1)))
-                _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                _emit(w1, h1, T, G, np.int64(c), spell, np.int64(move_safe))
                 if cwr:
                     _follow(T, G, np.int64(c), spell, 1, np.int64(end), 1, 1)
                 elif pt == H_:
@@ -534,18 +569,18 @@ def generate(st, h0, T, G, spell, uchi, stop):
                     _copy(st, w1)
                     h1 = _capture(w1, h0, T, np.int64(c), np.int64(t))
                     _set_part(cur, 0, PART_CIP, np.int64(frm), np.int64(t), 0, 0)
-                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(quiet_safe))
         if stop and G.info[I_N] > 0:
             return G.info[I_N]
-    _drops(st, h0, T, G, c, spell, uchi)
+    _drops(st, h0, T, G, c, spell, uchi, np.int64(quiet_safe))
     if stop and G.info[I_N] > 0:
         return G.info[I_N]
-    _rights(st, h0, T, G, c, spell)
+    _rights(st, h0, T, G, c, spell, np.int64(quiet_safe))
     return G.info[I_N]
 
 
 @kernel
-def _drops(st, h0, T, G, c, spell, uchi):
+def _drops(st, h0, T, G, c, spell, uchi, safe):
     cur = G.cur
     w1 = G.wk[1]
     w2 = G.wk[2]
@@ -573,7 +608,7 @@ def _drops(st, h0, T, G, c, spell, uchi):
                     flag = 0
                     if pt == P_ and uchi and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
                         flag = 1
-                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(flag))
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(flag | safe))
                     if pt == D_ or pt == W_:
                         nt = _cip_targets(w1, T, np.int64(c), np.int64(pt + 32 * c), np.int64(to), G.tmp, 0)
                         for i in range(nt):
@@ -581,18 +616,18 @@ def _drops(st, h0, T, G, c, spell, uchi):
                             _copy(w1, w2)
                             h2 = _capture(w2, h1, T, np.int64(c), np.int64(t))
                             _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), np.int64(t))
-                            _emit(w2, h2, T, G, np.int64(c), spell, 0)
+                            _emit(w2, h2, T, G, np.int64(c), spell, np.int64(safe))
                 if pt == P_ and emblem:
                     _copy(st, w1)
                     h1 = _put(w1, h0, T, np.int64(hbase + pt), np.int64(w1[hbase + pt] - 1))
                     h1 = _put(w1, h1, T, np.int64(ST_B + to), np.int64(PP_ + 32 * c))
                     h1 = _put(w1, h1, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
                     _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | 2), -1)
-                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
+                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(safe))
 
 
 @kernel
-def _rights(st, h0, T, G, c, spell):
+def _rights(st, h0, T, G, c, spell, safe):
     cur = G.cur
     w1 = G.wk[1]
     if st[ST_RIGHTS + 3 * c + 1] > 0 and st[ST_KSQ + c] >= 0:
@@ -629,7 +664,7 @@ def _rights(st, h0, T, G, c, spell):
                 h1 = _put(w1, h1, T, np.int64(ST_M + s2), TOKEN)
             G.wh[1] = h1
             _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
-            _emit(w1, h1, T, G, np.int64(c), spell, 0)
+            _emit(w1, h1, T, G, np.int64(c), spell, np.int64(safe))
             if s1 >= 0:
                 _follow(T, G, np.int64(c), spell, 1, np.int64(s1), 0, 1)
                 _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
@@ -736,10 +771,243 @@ def _clear(G):
         G.hset[G.oslot[i]] = -1
 
 
+# ----------------------------------------------------------------- plain positions (fast path)
+@kernel
+def is_plain(st, c):
+    """Whether every turn of colour ``c`` is one ordinary shogi move (boarding an own empty carrier included) or
+    drop: no rights, no emblem, no fire dragon or sword silver in hand, no spear pawn, gale horse or sword silver of
+    ``c`` on the board, and no rider anywhere. Then distinct moves are distinct outcomes (no merging needed) and a move other than a king
+    move, a move of a pinned piece or a move out of check cannot expose the own king.
+
+    Enemy specials and marks are allowed: they only change which captures are possible (``can_capture``) and how
+    the enemy attacks (the tables)."""
+    for i in range(3):
+        if st[ST_RIGHTS + 3 * c + i] != 0:
+            return False
+    if st[ST_EMBLEM + c] != 0:
+        return False
+    for tok in range(2):
+        hb = (ST_TH if tok else ST_HAND) + 21 * c
+        if st[hb + D_] != 0 or st[hb + W_] != 0:
+            return False
+    for s in range(81):
+        if st[ST_R + s] != 0:
+            return False
+        pc = st[ST_B + s]
+        if pc != 0 and (pc >> 5) == c:
+            pt = pc & 31
+            if pt == Y_ or pt == H_ or pt == W_:
+                return False
+    return True
+
+
+@kernel
+def _pinned_mask(st, T, c, ksq):
+    """Bit masks (squares 0-63, 64-80) of colour ``c``'s pieces pinned to its king on ``ksq`` (no riders)."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    if ksq < 0:
+        return lo, hi
+    for d in range(8):
+        rd = (d + 4) & 7
+        cand = -1
+        for i in range(T.full_len[ksq, d]):
+            s = T.full_sq[ksq, d, i]
+            pc = st[ST_B + s]
+            if pc == 0:
+                continue
+            if cand < 0:
+                if (pc >> 5) != c:
+                    break
+                cand = s
+            else:
+                if (pc >> 5) != c and T.slide[pc, rd] >= i + 1:
+                    if cand < 64:
+                        lo |= np.int64(1) << np.int64(cand)
+                    else:
+                        hi |= np.int64(1) << np.int64(cand - 64)
+                break
+    return lo, hi
+
+
+@kernel
+def _plain_move_safe(st, T, c, ksq, checked, frm, to, pinned):
+    """Whether moving the (non-king, riderless) piece on ``frm`` to ``to`` leaves colour ``c``'s king safe."""
+    if ksq < 0 or not (checked or pinned):
+        return True
+    code = st[ST_B + frm]
+    tgt = st[ST_B + to]
+    st[ST_B + frm] = 0
+    st[ST_B + to] = code
+    ok = not attacked(st, T, np.int64(ksq), np.int64(1 - c))
+    st[ST_B + to] = tgt
+    st[ST_B + frm] = code
+    return ok
+
+
+@kernel
+def _plain_king_safe(st, T, c, ksq, to):
+    """Whether colour ``c``'s king on ``ksq`` may go to ``to`` (tested with the king lifted off the board)."""
+    code = st[ST_B + ksq]
+    st[ST_B + ksq] = 0
+    ok = not attacked(st, T, np.int64(to), np.int64(1 - c))
+    st[ST_B + ksq] = code
+    return ok
+
+
+@kernel
+def _plain_drop_mates(st, T, G2, c, tok, to):
+    """Uchifuzume test of a pawn drop on ``to`` (right in front of the enemy king): the defender has no legal turn
+    (magic included), found with a stop-at-first generator run in ``G2`` on a copy in ``G2.wk[0]``."""
+    w = G2.wk[0]
+    _copy(st, w)
+    hb = (ST_TH if tok else ST_HAND) + 21 * c
+    w[hb + P_] -= 1
+    w[ST_B + to] = P_ + 32 * c
+    w[ST_M + to] = TOKEN if tok else 0
+    w[ST_STM] = 1 - c
+    k = generate(w, zhash(w, T), T, G2, 0, 0, 1)
+    _clear(G2)
+    return k == 0
+
+
+@kernel
+def _count_target(st, c, pt, promotes, zone_from, may_board, to):
+    """Moves of a piece of type ``pt`` to ``to`` (0 if blocked or uncapturable, else 1 or 2 promotion choices);
+    ``may_board``: the piece may board an own empty carrier (it is neither the king nor a carrier)."""
+    tgt = st[ST_B + to]
+    if tgt != 0:
+        if (tgt >> 5) == c:
+            if not (may_board and (st[ST_M + to] & CARRIER) != 0 and st[ST_R + to] == 0):
+                return 0
+        elif not can_capture(pt, np.int64(tgt & 31), np.int64(st[ST_M + to])):
+            return 0
+    if promotes and (zone_from or in_zone(c, to)):
+        return 1 if must_promote(pt, c, to) else 2
+    return 1
+
+
+@kernel
+def _count_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, c, code, frm):
+    """The number of :func:`piece_moves` of ``code`` on ``frm`` in a plain position, without writing them. (Takes
+    the table arrays it reads rather than ``T``: passing the whole namedtuple to a hot callee measured ~15% slower.)"""
+    pt = np.int64(code & 31)
+    promotes = promo[pt] != 0
+    zone_from = in_zone(c, frm)
+    may_board = pt != K_ and (st[ST_M + frm] & CARRIER) == 0
+    n = 0
+    for k in range(leap_n[code, frm]):
+        n += _count_target(st, c, pt, promotes, zone_from, may_board, np.int64(leap_sq[code, frm, k]))
+    for k in range(ray_n[code, frm]):
+        for i in range(ray_len[code, frm, k]):
+            to = np.int64(ray_sq[code, frm, k, i])
+            n += _count_target(st, c, pt, promotes, zone_from, may_board, to)
+            if st[ST_B + to] != 0:
+                break
+    return n
+
+
+@kernel
+def _close_plain_row(T, G, n, h, c):
+    """Finish outcome row ``n`` of a plain turn made on it with key ``h``: opponent to move, key, no flag."""
+    G.out[n, ST_STM] = 1 - c
+    G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
+    G.oflag[n] = 0
+
+
+@kernel
+def _plain_turns(st, h0, T, G, G2, c, count_only):
+    """Legal turns of a plain position (:func:`is_plain`). ``count_only``: return their number and write nothing;
+    otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: no two moves share an
+    outcome) and return the number, or -1 when ``G.out`` is too small."""
+    ksq = np.int64(st[ST_KSQ + c])
+    e = 1 - c
+    checked = ksq >= 0 and attacked(st, T, ksq, np.int64(e))
+    pin_lo, pin_hi = _pinned_mask(st, T, np.int64(c), ksq)
+    cap = G.info[I_CAP]
+    mv = G.mv[0]
+    n = 0
+    for frm in range(81):
+        pc = st[ST_B + frm]
+        if pc == 0 or (pc >> 5) != c:
+            continue
+        is_king = frm == ksq
+        if frm < 64:
+            pinned = (pin_lo >> np.int64(frm)) & 1 != 0
+        else:
+            pinned = (pin_hi >> np.int64(frm - 64)) & 1 != 0
+        if count_only and not (is_king or pinned or checked):
+            n += _count_moves(st, T.leap_n, T.leap_sq, T.ray_n, T.ray_len, T.ray_sq, T.promo, np.int64(c), np.int64(pc),
+                              np.int64(frm))
+            continue
+        nm = piece_moves(st, T, np.int64(frm), 0, mv)
+        for i in range(nm):
+            to = np.int64(mv[i, 0])
+            if is_king:
+                if not _plain_king_safe(st, T, np.int64(c), ksq, to):
+                    continue
+            elif not _plain_move_safe(st, T, np.int64(c), ksq, checked, np.int64(frm), to, pinned):
+                continue
+            if not count_only:
+                if n >= cap:
+                    return -1
+                o = G.out[n]
+                _copy(st, o)
+                h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), np.int64(mv[i, 3]))
+                _close_plain_row(T, G, n, h, np.int64(c))
+                _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
+            n += 1
+    # Drops (the order of _drops: ordinary hand, then tokens; piece type; square).
+    pawn_files = 0
+    pcode = P_ + 32 * c
+    for s in range(81):
+        if st[ST_B + s] == pcode:
+            pawn_files |= 1 << (s // 9)
+    ek = st[ST_KSQ + e]
+    for tok in range(2):
+        hb = (ST_TH if tok else ST_HAND) + 21 * c
+        for pt in range(1, 21):
+            if st[hb + pt] == 0:
+                continue
+            for to in range(81):
+                if st[ST_B + to] != 0 or must_promote(np.int64(pt), np.int64(c), np.int64(to)):
+                    continue
+                if pt == P_ and (pawn_files >> (to // 9)) & 1:
+                    continue
+                if checked:
+                    st[ST_B + to] = pt + 32 * c
+                    safe = not attacked(st, T, ksq, np.int64(e))
+                    st[ST_B + to] = 0
+                    if not safe:
+                        continue
+                if pt == P_ and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
+                    if _plain_drop_mates(st, T, G2, np.int64(c), np.int64(tok), np.int64(to)):
+                        continue
+                if not count_only:
+                    if n >= cap:
+                        return -1
+                    o = G.out[n]
+                    _copy(st, o)
+                    h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
+                    h = _put(o, h, T, np.int64(ST_B + to), np.int64(pt + 32 * c))
+                    h = _put(o, h, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+                    _close_plain_row(T, G, n, h, np.int64(c))
+                    _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), -1)
+                n += 1
+    return n
+
+
 @kernel
 def legal_turns_k(st, h0, T, G, G2, spell):
     """All legal turns of ``st`` into ``G`` (outcomes compacted, uchifuzume settled with ``G2``); returns their
-    number, or -1 if a buffer overflowed (the caller retries with larger ones)."""
+    number, or -1 if a buffer overflowed (the caller retries with larger ones). A plain position (:func:`is_plain`)
+    outside spell mode takes the fast path :func:`_plain_turns`."""
+    if not spell and is_plain(st, np.int64(st[ST_STM])):
+        G.info[I_NS] = 0
+        n = _plain_turns(st, h0, T, G, G2, np.int64(st[ST_STM]), 0)
+        G.info[I_N] = max(n, 0)
+        G.info[I_OVERFLOW] = 1 if n < 0 else 0
+        return n
     n = generate(st, h0, T, G, spell, 1, 0)
     _clear(G)
     if G.info[I_OVERFLOW]:
@@ -795,15 +1063,40 @@ def perft2_k(st, h0, T, G, Gc, G2):
     if n < 0:
         return n
     total = 0
-    Gc.info[I_COUNT] = 1
     for i in range(n):
-        k = legal_turns_k(G.out[i], G.oh[i], T, Gc, G2, 0)
+        k = count_turns_k(G.out[i], G.oh[i], T, Gc, G2)
         if k < 0:
-            total = k
-            break
+            return k
         total += k
-    Gc.info[I_COUNT] = 0
     return total
+
+
+@kernel
+def perft3_k(st, h0, T, G, Gb, Gc, G2):
+    """perft(3) from ``st`` in one kernel call (:func:`perft2_k` under each legal turn)."""
+    n = legal_turns_k(st, h0, T, G, G2, 0)
+    if n < 0:
+        return n
+    total = 0
+    for i in range(n):
+        k = perft2_k(G.out[i], G.oh[i], T, Gb, Gc, G2)
+        if k < 0:
+            return k
+        total += k
+    return total
+
+
+@kernel
+def count_turns_k(st, h0, T, G, G2):
+    """The number of legal turns of ``st`` (what :func:`legal_turns_k` returns) without writing the outcome rows
+    (``G`` keeps keys only); -1 on overflow."""
+    c = np.int64(st[ST_STM])
+    if is_plain(st, c):
+        return _plain_turns(st, h0, T, G, G2, c, 1)
+    G.info[I_COUNT] = 1
+    n = legal_turns_k(st, h0, T, G, G2, 0)
+    G.info[I_COUNT] = 0
+    return n if n < 0 else n + G.info[I_SINGLES]
 
 
 # ----------------------------------------------------------------- evaluation (search/fantasista.py)

@@ -210,10 +210,10 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
 
 
 def perft(bd: Board, depth: int) -> int:
-    """Number of turn sequences ``depth`` turns deep (rolls are not played), counted by the kernels: the last two
-    plies in one kernel call (:func:`.kernels.perft2_k`), the plies above in Python."""
+    """Number of turn sequences ``depth`` turns deep (rolls are not played), counted by the kernels: the last three
+    plies in one kernel call (:func:`.kernels.perft3_k`; the leaves bulk-counted), the plies above in Python."""
     T = tables()
-    bufs = [FK.make_genbuf(2048) for _ in range(max(depth, 2) + 1)]
+    bufs = [FK.make_genbuf(2048) for _ in range(max(depth, 3) + 1)]
     g2 = FK.make_genbuf(256)
 
     def rec(st, h, d):
@@ -223,6 +223,8 @@ def perft(bd: Board, depth: int) -> int:
             n = FK.legal_turns_k(st, h, T, bufs[1], g2, 0)
         elif d == 2:
             n = FK.perft2_k(st, h, T, bufs[2], bufs[1], g2)
+        elif d == 3:
+            n = FK.perft3_k(st, h, T, bufs[3], bufs[2], bufs[1], g2)
         else:
             G = bufs[d]
             k = FK.legal_turns_k(st, h, T, G, g2, 0)
