@@ -32,9 +32,10 @@ costs one kernel call for its turns and one for the static values of all its chi
   stand pat and captures alike (counting a roll after a capture but not after the quiet move that standing pat stands
   for made a losing capture by the side about to roll look better than standing pat).
 * ``chance_aware=False`` gives the roll-ignoring engine used as a baseline, otherwise identical (same evaluation,
-  ordering, quiescence, TT, node counting): no chance nodes (every roll treated as nothing). The aware engine counts
-  a default chance node as one node (it evaluates every outcome); a Star1 chance node is not counted (its children
-  are). :func:`greedy_turn` is the one-ply greedy.
+  ordering, quiescence, TT, node counting): no chance nodes (every roll treated as nothing). The node budget counts
+  decision and quiescence nodes only; a chance node is not counted (its children are), so both engines spend a
+  budget on the same kinds of node (``count_chance_nodes=True`` counts the default chance node as one node, the
+  former rule). :func:`greedy_turn` is the one-ply greedy.
 """
 from __future__ import annotations
 
@@ -111,8 +112,14 @@ class FantasistaSearcher:
     """
 
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
-                 expand_every_outcome: bool = False) -> None:
+                 expand_every_outcome: bool = False, count_chance_nodes: bool = False) -> None:
         self.chance_aware = chance_aware
+        #: False (default): a chance node does not count against the node budget (its children do), so the aware
+        #: engine spends the same budget on the same kinds of node as the roll-blind engine (decision and
+        #: quiescence nodes). True: the former rule, a default chance node counted as one node.
+        self.count_chance_nodes = count_chance_nodes
+        #: Chance nodes visited by the last search (counted or not).
+        self.chance_nodes = 0
         #: True: every roll outcome is searched to full depth (exact expectimax, Star1; five subtrees per roll).
         #: False (default): the most probable outcome is searched and the others are valued by their static
         #: difference from it (:meth:`_chance_main`), so a roll costs about what a decision node costs.
@@ -165,6 +172,7 @@ class FantasistaSearcher:
         if game.phase == "target":
             return self._best_target(game)
         self.nodes = 0
+        self.chance_nodes = 0
         self.node_limit = node_limit
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
@@ -319,8 +327,9 @@ class FantasistaSearcher:
         expectation is then exact up to how differently the rare rows would play out, and costs one subtree instead
         of five, so the search keeps its depth near rolls. The shift is a constant for the node, so the main child
         gets the window shifted by it: no Star1 slack at all. A mate in the main outcome is returned as a mate.
-        Counted as one node (it evaluates every outcome)."""
-        self._tick()
+        Counted as a node only with ``count_chance_nodes``."""
+        self.chance_nodes += 1
+        self._tick(count=self.count_chance_nodes)
         outcomes = [(self._receive(row, r), p) for r, p in self.rows]  # most probable first
         kids, _ = outcomes[0]
         statics = [self.evaluate(k, mnum) for k in kids]
@@ -344,6 +353,7 @@ class FantasistaSearcher:
         low when even U for every outcome not yet searched cannot lift it above ``alpha``, high when even L cannot
         pull it below ``beta``; otherwise every searched value is exact (a child that fails against a window
         clamped to L or U is exactly L or U) and the result is the expectation."""
+        self.chance_nodes += 1
         self._tick(count=False)
         key = (h, mnum, "roll", depth)
         ent = self.tt.get(key)

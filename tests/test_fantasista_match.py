@@ -60,9 +60,9 @@ def play_game(players, fairies, roll_seed: int) -> float:
     return score
 
 
-def match(make_a, make_b, games: int, seed: int = 1):
+def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False):
     """Score of A against B over ``games`` games (pairs with colours swapped): (mean, half width of the 95% CI,
-    per-game scores)."""
+    per-game scores). ``progress`` prints each game's score as it ends (so a cut run still reports)."""
     rng = random.Random(seed)
     a, b = make_a(), make_b()
     scores = []
@@ -74,6 +74,9 @@ def match(make_a, make_b, games: int, seed: int = 1):
             scores.append(play_game((a, b), fairies, roll_seed))
         else:
             scores.append(1.0 - play_game((b, a), fairies[::-1], roll_seed))
+        if progress:
+            print(f"game {k} {fairies if k % 2 == 0 else fairies[::-1]} score {scores[-1]} "
+                  f"running {sum(scores) / len(scores):.3f} over {len(scores)}", flush=True)
     n = len(scores)
     mean = sum(scores) / n
     var = sum((x - mean) ** 2 for x in scores) / max(1, n - 1)
@@ -235,6 +238,24 @@ def test_aware_search_keeps_its_depth_next_to_a_roll():
     assert aware.depth >= blind.depth - 1 and aware.depth >= 2, (aware.depth, blind.depth)
 
 
+def test_chance_nodes_do_not_count_against_the_node_budget():
+    """At a fixed depth through a roll (ply 15) the search visits chance nodes; by default they are not counted, so
+    the node count is the one with them counted minus the chance nodes, and under the same node budget the default
+    engine searches at least as deep as the one counting them."""
+    g = new_game(("hiko", "ginsara"))
+    s = FantasistaSearcher(False)
+    while g.move_number < 15:
+        g.apply(s.search(g, depth=1).best)
+    free, counted = FantasistaSearcher(True), FantasistaSearcher(True, count_chance_nodes=True)
+    rf, rc = free.search(g, depth=2), counted.search(g, depth=2)
+    assert free.chance_nodes == counted.chance_nodes > 0
+    assert (rf.best, rf.score) == (rc.best, rc.score)
+    assert rf.nodes == rc.nodes - counted.chance_nodes
+    bf = FantasistaSearcher(True).search(g, depth=6, node_limit=3000)
+    bc = FantasistaSearcher(True, count_chance_nodes=True).search(g, depth=6, node_limit=3000)
+    assert bf.depth >= bc.depth
+
+
 def test_a_position_of_the_game_repeated_scores_a_draw():
     """The search knows the game's earlier positions: gote, a rook down, can go back to the position of move 1
     (4b5a), which it values as a draw (0) instead of -990; the side ahead thus avoids walking into sennichite."""
@@ -270,13 +291,15 @@ if __name__ == "__main__":
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     nodes = int(sys.argv[2]) if len(sys.argv) > 2 else NODES
     which = sys.argv[3] if len(sys.argv) > 3 else "both"
+    seed_offset = int(sys.argv[4]) if len(sys.argv) > 4 else 0  # another set of games (e.g. a second process)
     t0 = time.time()
     if which in ("both", "greedy"):
-        m, h, sc = match(lambda: _searcher_player(True, nodes), _greedy_player, games, seed=11)
+        m, h, sc = match(lambda: _searcher_player(True, nodes), _greedy_player, games,
+                          seed=11 + seed_offset, progress=True)
         print(f"aware vs greedy ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
               f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
     if which in ("both", "blind"):
         m, h, sc = match(lambda: _searcher_player(True, nodes), lambda: _searcher_player(False, nodes), games,
-                         seed=12)
+                         seed=12 + seed_offset, progress=True)
         print(f"aware vs roll-blind ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
               f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
