@@ -280,11 +280,19 @@ def test_chance_aware_beats_greedy_100_games():
 
 
 @pytest.mark.slow
-def test_chance_aware_vs_roll_blind_100_games():
-    mean, half, scores = match(lambda: _searcher_player(True, NODES), lambda: _searcher_player(False, NODES),
-                               games=100, seed=12)
-    print(f"aware vs roll-blind: {mean:.3f} +- {half:.3f}")
-    assert mean > 0.5, (mean, half)
+def test_chance_aware_beats_roll_blind_over_200_games():
+    """Issue 5's target over the 200 games reported in docs/fantasista.md (seeds 12 and 112, 100 each).
+
+    It fails today (0.495 +- 0.069): the aware engine is level with the roll-blind one. The first 100 games alone
+    score 0.540 and the second 100 0.450, so a single set of 100 would pass or fail by noise; hence both sets.
+    """
+    scores = []
+    for seed in (12, 112):
+        scores += match(lambda: _searcher_player(True, NODES), lambda: _searcher_player(False, NODES),
+                        games=100, seed=seed)[2]
+    mean = sum(scores) / len(scores)
+    print(f"aware vs roll-blind over {len(scores)} games: {mean:.3f}")
+    assert mean > 0.5, mean
 
 
 if __name__ == "__main__":
