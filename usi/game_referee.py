@@ -254,19 +254,6 @@ class SoloReferee(GameReferee):
         except GameOver as over:  # a loss of the engine on move: the player loses its solitaire
             raise GameOver("gote", over.reason, over.detail) from None
 
-    def _finish_one(self, side: int, outcome: str) -> None:
-        engine = self.engines[side]
-        if engine is None or self.dead[side]:
-            return
-        try:
-            engine.gameover(outcome)
-        except Exception:
-            pass
-        try:
-            engine.quit(timeout=2.0)
-        except Exception:
-            self._kill(side)
-
     def play(self) -> dict:
         started = _dt.datetime.now().isoformat(timespec="seconds")
         t0 = time.perf_counter()

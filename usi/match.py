@@ -471,18 +471,21 @@ class Referee:
     def _finish(self, result: str) -> None:
         """``gameover`` to the live engines, then ``quit`` (killed if they linger); crashed/hung ones are killed."""
         for side in (0, 1):
-            engine = self.engines[side]
-            if engine is None or self.dead[side]:
-                continue
-            outcome = "draw" if result == "draw" else ("win" if result == SIDES[side] else "lose")
-            try:
-                engine.gameover(outcome)
-            except Exception:
-                pass
-            try:
-                engine.quit(timeout=2.0)
-            except Exception:
-                self._kill(side)
+            self._finish_one(side, "draw" if result == "draw" else ("win" if result == SIDES[side] else "lose"))
+
+    def _finish_one(self, side: int, outcome: str) -> None:
+        """``gameover <outcome>`` and ``quit`` to one live engine (killed if it lingers)."""
+        engine = self.engines[side]
+        if engine is None or self.dead[side]:
+            return
+        try:
+            engine.gameover(outcome)
+        except Exception:
+            pass
+        try:
+            engine.quit(timeout=2.0)
+        except Exception:
+            self._kill(side)
 
 
 def asyncio_timeout_errors() -> tuple:
