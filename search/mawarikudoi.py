@@ -316,8 +316,7 @@ class RaceTables:
         n_t = int(np.searchsorted(-worst, -1e-13)) + 1  # first t with every valid state done to 1e-13
         self.cdf = np.ascontiguousarray(cdf[:min(n_t + 1, max_turns + 1)])
         self.tail_mass = float(worst[self.cdf.shape[0] - 1])
-        pmf = np.diff(self.cdf, axis=0, prepend=0.0)
-        self.pmf_rows = np.ascontiguousarray(pmf.T)
+        self.pmf_rows = self._pmf_rows(self.cdf)
         # "Next throw mixed, then gold": the same policy (argmin E over R_N) for the mixed throw's N.
         self.cdf_mixed_next = {}
         self.pmf_rows_mixed_next = {}
@@ -328,10 +327,8 @@ class RaceTables:
             cm[:, S] = 1.0
             for n, pn in zip(ms, dm[ms]):
                 cm[1:] += pn * self.cdf[:-1, arg[n]]
-            cm[:, S] = 1.0
-            cm[:, ~self.valid] = 0.0
-            self.cdf_mixed_next[n_silvers] = cm
-            self.pmf_rows_mixed_next[n_silvers] = np.ascontiguousarray(np.diff(cm, axis=0, prepend=0.0).T)
+            self.cdf_mixed_next[n_silvers] = self._closed(cm)
+            self.pmf_rows_mixed_next[n_silvers] = self._pmf_rows(cm)
         # "Right in use": the mixed throw every turn until one scores >= 10 (the right is then lost), then gold;
         # the same solitaire policy. This is the race of a side that stays behind with its right.
         self.cdf_right = {}
@@ -347,11 +344,20 @@ class RaceTables:
                     src = cr if n < T.MIXED_LOSS_THRESHOLD else self.cdf
                     row += pn * src[t - 1, arg[n]]
                 cr[t] = row
-            cr[:, S] = 1.0
-            cr[:, ~self.valid] = 0.0
-            self.cdf_right[n_silvers] = cr
-            self.pmf_rows_right[n_silvers] = np.ascontiguousarray(np.diff(cr, axis=0, prepend=0.0).T)
+            self.cdf_right[n_silvers] = self._closed(cr)
+            self.pmf_rows_right[n_silvers] = self._pmf_rows(cr)
         self.seconds = time.perf_counter() - t0
+
+    def _closed(self, cdf: np.ndarray) -> np.ndarray:
+        """``cdf`` with the finished column S at 1 and invalid states at 0 (in place; returned for chaining)."""
+        cdf[:, cdf.shape[1] - 1] = 1.0
+        cdf[:, ~self.valid] = 0.0
+        return cdf
+
+    @staticmethod
+    def _pmf_rows(cdf: np.ndarray) -> np.ndarray:
+        """``P(T_s = t)`` as contiguous rows [s, t] from a CDF indexed [t, s]."""
+        return np.ascontiguousarray(np.diff(cdf, axis=0, prepend=0.0).T)
 
     @property
     def max_turns(self) -> int:
