@@ -580,15 +580,22 @@ def generate(st, h0, T, G, spell, uchi, stop):
 
 
 @kernel
-def _drops(st, h0, T, G, c, spell, uchi, safe):
-    cur = G.cur
-    w1 = G.wk[1]
-    w2 = G.wk[2]
+def _pawn_files(st, c):
+    """Bit f set when colour ``c`` has an unpromoted pawn on file f (on the board or riding a carrier): nifu."""
     pawn_files = 0
     pcode = P_ + 32 * c
     for s in range(81):
         if st[ST_B + s] == pcode or st[ST_R + s] == pcode:
             pawn_files |= 1 << (s // 9)
+    return pawn_files
+
+
+@kernel
+def _drops(st, h0, T, G, c, spell, uchi, safe):
+    cur = G.cur
+    w1 = G.wk[1]
+    w2 = G.wk[2]
+    pawn_files = _pawn_files(st, c)
     ek = st[ST_KSQ + 1 - c]
     emblem = st[ST_EMBLEM + c] != 0
     for tok in range(2):
@@ -958,11 +965,7 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
                 _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
             n += 1
     # Drops (the order of _drops: ordinary hand, then tokens; piece type; square).
-    pawn_files = 0
-    pcode = P_ + 32 * c
-    for s in range(81):
-        if st[ST_B + s] == pcode:
-            pawn_files |= 1 << (s // 9)
+    pawn_files = _pawn_files(st, np.int64(c))
     ek = st[ST_KSQ + e]
     for tok in range(2):
         hb = (ST_TH if tok else ST_HAND) + 21 * c
