@@ -52,6 +52,7 @@ from engine.variants.fantasista import pieces as PC
 from engine.variants.fantasista.board import Board
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
 from engine.variants.fantasista.turngen import desc_text, tables, to_array
+from search import fantasista_kernels as FKS
 
 MATE = 30000
 EVAL_BOUND = 20000
@@ -112,8 +113,12 @@ class FantasistaSearcher:
     """
 
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
-                 expand_every_outcome: bool = False, count_chance_nodes: bool = False) -> None:
+                 expand_every_outcome: bool = False, count_chance_nodes: bool = False,
+                 frontier_kernel: bool = True) -> None:
         self.chance_aware = chance_aware
+        #: True (default): depth-1 nodes not followed by a roll are searched by one kernel call with their
+        #: quiescence (:mod:`search.fantasista_kernels`); False: all in Python. Same turns, values and node counts.
+        self.frontier_kernel = frontier_kernel and (QDEPTH if quiescence else 0) <= 2
         #: False (default): a chance node does not count against the node budget (its children do), so the aware
         #: engine spends the same budget on the same kinds of node as the roll-blind engine (decision and
         #: quiescence nodes). True: the former rule, a default chance node counted as one node.
@@ -126,6 +131,7 @@ class FantasistaSearcher:
         self.expand_every_outcome = expand_every_outcome
         self.reserved = reserved
         self.quiescence = quiescence
+        self._qdepth = QDEPTH if quiescence else 0
         self.T = tables()
         self.tt: dict[tuple, tuple] = {}
         #: Polled at every node (e.g. by the USI loop for ``stop`` and the hard time limit); True aborts the
@@ -139,6 +145,13 @@ class FantasistaSearcher:
         self.g2 = FK.make_genbuf(256)
         self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
+        self.keys = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)  # the frontier kernel's child order per ply
+        self._finfo = np.zeros(5, np.int64)
+        self._work = np.zeros((2, FK.S), np.int8)  # the frontier kernel's main roll outcome and scratch
+        self.path_keys = np.zeros(MAX_PLY + 2, np.uint64)  # key of the decision node at each ply of the path
+        self.history_keys = np.zeros(0, np.uint64)  # ``history`` sorted, for the kernel
+        self._no_roll = (np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self._clock_at = 0
         self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
@@ -155,6 +168,7 @@ class FantasistaSearcher:
                                              EMBLEM_PER_PAWN], np.int32),
                                    np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
+        self.roll_tables = [self._roll_table(FAIRIES[f]) for f in self.fairy]
 
     # ---------------------------------------------------------- evaluation
     def evaluate(self, st: np.ndarray, move_number: int) -> int:
@@ -177,6 +191,8 @@ class FantasistaSearcher:
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
         self.history = self._game_history(game)
+        self.history_keys = np.array(sorted(self.history), np.uint64)
+        self._clock_at = 0
         st = to_array(game.bd)
         h = int(FK.zhash(st, self.T))
         best, score, done = None, 0.0, 0
@@ -238,8 +254,10 @@ class FantasistaSearcher:
             raise _Stop
         if self.should_stop is not None and self.should_stop():
             raise _Stop
-        if self.deadline is not None and (self.nodes & 255) == 0 and time.time() > self.deadline:
-            raise _Stop
+        if self.deadline is not None and self.nodes >= self._clock_at:  # the clock every 256 nodes
+            self._clock_at = self.nodes + 256
+            if time.time() > self.deadline:
+                raise _Stop
 
     def _decision(self, st, h, mnum, depth, alpha, beta, ply, root=False):
         """Negamax value of a decision node (kernel row ``st``, key ``h``, ``mnum`` = the next ply's number) and
@@ -247,6 +265,8 @@ class FantasistaSearcher:
         self._tick()
         if not root and (h in self.history or h in self.path):
             return 0, None  # a repetition: a draw
+        if depth <= 0:  # a leaf: no TT probe (the frontier kernel probes none either)
+            return self._quiesce(st, h, mnum, alpha, beta, ply, self._qdepth), None
         key = (h, mnum % 30 if mnum > 30 else mnum, self.chance_aware)
         hint = None
         ent = self.tt.get(key)
@@ -255,8 +275,18 @@ class FantasistaSearcher:
             if not root and d >= depth and (flag == EXACT or (flag == LOWER and v >= beta)
                                             or (flag == UPPER and v <= alpha)):
                 return v, hint
-        if depth <= 0:
-            return self._quiesce(st, h, mnum, alpha, beta, ply, QDEPTH if self.quiescence else 0), None
+        self.path_keys[ply] = h
+        roll = self.chance_aware and magic_after(mnum)
+        if depth == 1 and not root and self.frontier_kernel and ply + 2 <= MAX_PLY + 1 \
+                and not (roll and self.expand_every_outcome):
+            found = self._frontier(st, h, alpha, beta, ply, hint, roll)
+            if found is not None:
+                best_v, best_h = found
+                if best_h is None:
+                    return best_v, None  # no legal turn: mated (not stored, as in the Python loop)
+                flag = EXACT if alpha < best_v < beta else (LOWER if best_v >= beta else UPPER)
+                self.tt[key] = (depth, best_v, flag, best_h)
+                return best_v, best_h
         n = self._gen(st, h, ply)
         if n == 0:
             return -MATE, None
@@ -281,6 +311,33 @@ class FantasistaSearcher:
         flag = EXACT if a0 < best_v < beta else (LOWER if best_v >= beta else UPPER)
         self.tt[key] = (depth, best_v, flag, int(G.oh[best_i]))
         return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
+
+    def _frontier(self, st, h, alpha, beta, ply, hint, roll):
+        """A depth-1 node without a roll after its turn, searched by :func:`.fantasista_kernels.frontier_k`: (value,
+        key of the best child), or None when a generation buffer was too small (the caller then searches it in
+        Python, which grows the buffers; the nodes the kernel counted are given back)."""
+        info = self._finfo
+        info[FKS.F_NODES] = self.nodes
+        info[FKS.F_LIMIT] = self.node_limit
+        info[FKS.F_CHANCE] = self.chance_nodes
+        rolls = self.roll_tables[int(st[FK.ST_STM])] if roll else self._no_roll
+        v = FKS.frontier_k(st, np.uint64(h), self.T, self.E, self.bufs[ply], self.bufs[ply + 1], self.bufs[ply + 2],
+                           self.g2, self.scores[ply:ply + 3], self.caps[ply:ply + 3], self.keys[ply:ply + 3],
+                           self.history_keys, len(self.history_keys), self.path_keys, ply + 1,
+                           float(alpha), float(beta), np.uint64(hint or 0), ply, MAX_PLY, self._qdepth, *rolls,
+                           self.count_chance_nodes, self._work, info)
+        status = int(info[FKS.F_STATUS])
+        if status == FKS.STOP_OVERFLOW:
+            return None
+        self.nodes = int(info[FKS.F_NODES])
+        self.chance_nodes = int(info[FKS.F_CHANCE])
+        if status == FKS.STOP_BUDGET:
+            raise _Stop
+        best = int(info[FKS.F_BEST])
+        if best < 0:
+            return -MATE, None
+        self._tick(count=False)  # the clock and ``stop``, now that the kernel has spent its nodes
+        return int(v), int(self.bufs[ply].oh[best])
 
     def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
         """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A roll due inside the quiescence is
@@ -387,6 +444,29 @@ class FantasistaSearcher:
             result = acc
         self.tt[key] = (result, flag)
         return result
+
+    def _roll_table(self, fairy: str) -> tuple:
+        """``self.rows`` of ``fairy``'s d20 as the frontier kernel's arrays: probabilities and, per row, its kind
+        and arguments (:func:`.fantasista_kernels._receive_into`), in the order of :meth:`_receive`."""
+        kinds, a, b = [], [], []
+        for r, _ in self.rows:
+            eff = ROW_EFFECT[fairy].get(r, ())
+            k, x, y = FKS.R_NOTHING, 0, 0
+            if eff and eff[0] == "th":
+                k, x, y = FKS.R_TOKENS, eff[1], eff[2]
+            elif eff and eff[0] == "th2":
+                k = FKS.R_PAWNS_GOLD
+            elif eff and eff[0] == "right":
+                k, x = FKS.R_RIGHT, eff[1]
+            elif eff and eff[0] == "emblem":
+                k = FKS.R_EMBLEM
+            elif eff:
+                k = FKS.R_INVINCIBLE if fairy == "ayumi" else FKS.R_CARRIER
+            kinds.append(k)
+            a.append(x)
+            b.append(y)
+        return (np.array([p for _, p in self.rows], np.float64), np.array(kinds, np.int64),
+                np.array(a, np.int64), np.array(b, np.int64))
 
     def _receive(self, row: np.ndarray, r: str) -> list[np.ndarray]:
         """Kernel rows after the roller (the side not to move) receives table row ``r`` (several for a target)."""

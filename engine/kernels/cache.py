@@ -14,7 +14,7 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parents[2]
 #: Files whose kernels are called from kernels in other files.
 SHARED_KERNEL_SOURCES = ("engine/kernels/__init__.py", "engine/kernels/movegen.py", "engine/variant.py",
-                         "eval/kernels.py", "search/kernels.py")
+                         "eval/kernels.py", "search/kernels.py", "engine/variants/fantasista/kernels.py")
 _PACKAGES = ("engine", "search", "eval")
 _STAMP = _ROOT / "engine/kernels/__pycache__/shared-kernels.sha1"
 

@@ -1,0 +1,69 @@
+"""The frontier kernel (``search/fantasista_kernels.py``) searches a depth-1 node, its rolls and the quiescence below
+exactly as the Python node loop does: with it on or off a search gives the same turn, value, depth, node count and
+chance-node count, for every fairy, the roll-blind and chance-aware engines, every way of counting, and when a
+generation buffer overflows (the node is then searched in Python)."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.game import NodeKind
+from engine.variants.fantasista import FAIRIES, new_game
+from engine.variants.fantasista.kernels import I_CAP, make_genbuf
+from search.fantasista import MAX_PLY, FantasistaSearcher
+
+
+def _positions(reserved: str = "4-8") -> list:
+    """Positions of seeded games (every fairy on both sides), at and near the plies where rolls come."""
+    rng = random.Random(2026)
+    out = []
+    for k, fairies in enumerate(((FAIRIES[0], FAIRIES[1]), (FAIRIES[2], FAIRIES[3]), (FAIRIES[1], FAIRIES[2]),
+                                 (FAIRIES[3], FAIRIES[0]))):
+        g = new_game(fairies, reserved=reserved)
+        player = FantasistaSearcher(False, reserved=reserved)
+        while g.move_number <= 47 and g.node_kind() is not NodeKind.TERMINAL:
+            if g.node_kind() is NodeKind.CHANCE:
+                g.apply(f"roll={rng.randint(1, 20)}")
+                continue
+            if g.phase != "target" and g.move_number % 15 in (13, 14, 0, 1):
+                out.append(g.copy())
+            g.apply(player.search(g, depth=2, node_limit=300).best if g.phase != "target"
+                    else g.legal_actions()[0])
+    return out
+
+
+def _result(searcher: FantasistaSearcher, g, nodes: int):
+    r = searcher.search(g, depth=6, node_limit=nodes)
+    return r.best, r.score, r.depth, r.nodes, searcher.chance_nodes
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"chance_aware": True},
+    {"chance_aware": False},
+    {"chance_aware": True, "count_chance_nodes": True},
+    {"chance_aware": True, "quiescence": False},
+    {"chance_aware": True, "reserved": "3"},  # the most probable row is a target choice (ayumi / yokaku)
+    {"chance_aware": True, "reserved": "nothing"},
+], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_frontier_kernel_searches_as_the_python_loop(kwargs):
+    reserved = kwargs.get("reserved", "4-8")
+    positions = _positions(reserved)
+    assert len(positions) >= 12
+    seen_chance = 0
+    for g in positions:
+        fast = _result(FantasistaSearcher(**kwargs), g, 2500)
+        slow = _result(FantasistaSearcher(**kwargs, frontier_kernel=False), g, 2500)
+        assert fast == slow, (g.sfen(), fast, slow)
+        seen_chance += fast[4]
+    assert (seen_chance > 0) == kwargs["chance_aware"]
+
+
+def test_frontier_kernel_overflow_falls_back_to_python():
+    """Buffers too small for any position: every frontier node overflows in the kernel and is searched by the
+    Python loop (which grows the buffers); the result is the one of a search that never used the kernel."""
+    g = _positions()[3]
+    small = FantasistaSearcher(True)
+    small.bufs = [make_genbuf(4) for _ in range(MAX_PLY + 2)]
+    assert _result(small, g, 2000) == _result(FantasistaSearcher(True, frontier_kernel=False), g, 2000)
+    assert all(int(b.info[I_CAP]) > 4 for b in small.bufs[1:3])  # grown by the Python loop
