@@ -160,6 +160,16 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
         assert dialog.eng._thinker.searcher.chance_aware is aware
 
 
+def test_fantasista_go_nodes_spends_the_budget(dialog):
+    # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent
+    dialog("setoption name USI_Variant value fantasista", "position startpos moves " + " ".join(BEFORE_ROLL))
+    best, lines = dialog.go("nodes 20000")
+    info = [line.split() for line in lines if line.startswith("info depth")][-1]
+    nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
+    assert nodes >= 20000 and depth > 2, lines
+    assert best in _state("fantasista", BEFORE_ROLL).legal_actions()
+
+
 def test_fantasista_chance_aware_bad_value_is_reported(dialog):
     dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaChanceAware value false")
     for bad in ("setoption name FantasistaChanceAware value maybe", "setoption name FantasistaChanceAware value 0",

@@ -316,7 +316,9 @@ class FantasistaThinker(Thinker):
             return r.best
         if len(s.tt) > 2_000_000:
             s.tt.clear()
-        max_depth = limits.depth or (self.MAX_DEPTH if (limits.unbounded or limits.timed) else self.DEFAULT_DEPTH)
+        # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
+        deepen = limits.unbounded or limits.timed or limits.nodes is not None
+        max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
         soft = None if limits.unbounded else limits.soft_left_s()
         self._abortable = True
         try:
