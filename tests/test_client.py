@@ -44,6 +44,8 @@ def test_handshake_options_and_setoption():
             await protocol.configure({"Nope": 1})
         with pytest.raises(EngineError):
             await protocol.configure({"USI_Hash": 0})  # below min
+        with pytest.raises(EngineError, match="Book takes true or false"):
+            await protocol.configure({"Book": "ture"})  # a typo is refused, not sent as false
         mock.expect("isready", ["", "info string warming up", "readyok"])
         await protocol.ping()
         mock.expect("usinewgame")

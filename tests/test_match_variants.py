@@ -120,3 +120,28 @@ def test_cli_variant_match(tmp_path, capsys):
     assert M.main(["--engine", *RANDOM, "--engine", *RANDOM, "--variant", "fantasista",
                    "--variant-option", "FantasistaFairyGote=dragon"]) == 2
     assert "dragon" in capsys.readouterr().err
+
+
+FAIRY_OPENINGS = Path(__file__).parent.parent / "bench" / "openings" / "fantasista-fairies.txt"
+
+
+def test_chance_aware_against_roll_blind_through_the_cli(tmp_path, capsys):
+    """Issue 5's match at a tiny scale, as docs/matches.md gives it: our engine against itself with
+    ``FantasistaChanceAware=false``, ``go nodes``, fairies from the openings file (one pair per game pair)."""
+    out = tmp_path / "m"
+    code = M.main(["--engine", *OURS[:1], "name=aware",
+                   "--engine", *OURS[:1], "name=blind", "option.FantasistaChanceAware=false",
+                   "--variant", "fantasista", "--games", "2", "--nodes", "150", "--max-plies", "36",
+                   "--openings", str(FAIRY_OPENINGS), "--shuffle", "--seed", "5", "--out", str(out), "--quiet"])
+    assert code == 0 and "aware vs blind: 2 games" in capsys.readouterr().out
+    recs = list(read_jsonl(out / "games.jsonl"))
+    assert [(r["sente"], r["gote"]) for r in recs] == [("aware", "blind"), ("blind", "aware")]
+    starts = {o.sfen for o in M.read_openings(FAIRY_OPENINGS, "fantasista")}
+    assert recs[0]["start_sfen"] == recs[1]["start_sfen"] and recs[0]["start_sfen"] in starts
+    for rec in recs:
+        # a rejected option would end the game as "setup"; a bad answer as "illegal move"
+        assert rec["reason"] not in ("illegal move", "crash", "time forfeit", "handshake", "setup"), rec["detail"]
+        assert any(t.startswith("roll=") for _, t in rec["events"])  # the games went past a roll
+        state = games.build_state("fantasista", ["sfen", *rec["start_sfen"].split()], rec["tokens"],
+                                  games.option_getter({}))
+        assert state.sfen() == rec["final_sfen"]

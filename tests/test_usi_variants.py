@@ -132,6 +132,58 @@ def test_fantasista_options_rolls_and_target(dialog):
     assert any(" score cp " in line or " score mate " in line for line in lines)
 
 
+# sente's turn at ply 15: a d20 roll follows whatever turn it plays (docs/fantasista.md, example game record)
+BEFORE_ROLL = "7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f".split()
+
+
+def test_fantasista_chance_aware_option_is_listed(dialog):
+    start = dialog("usi")
+    assert "option name FantasistaChanceAware type check default true" in dialog.since(start)
+
+
+def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
+           "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
+    assert dialog.eng._ensure_thinker().searcher.chance_aware is True  # the default
+    before = dialog.sfen()
+    legal = _state("fantasista", BEFORE_ROLL, FantasistaFairyGote="ayumi").legal_actions()
+    for value, aware in (("false", False), ("TRUE", True), ("False", False)):
+        start = dialog(f"setoption name FantasistaChanceAware value {value}")
+        assert dialog.since(start) == []
+        assert dialog.sfen() == before  # a search option: the position is kept
+        best, lines = dialog.go("nodes 2000")  # takes effect at the next search, without usinewgame
+        searcher = dialog.eng._thinker.searcher
+        assert searcher.chance_aware is aware and best in legal, lines
+        # the roll after the root turn is searched as a chance node only by the aware engine
+        assert (searcher.chance_nodes > 0) is aware
+        dialog("usinewgame")  # clear() rebuilds the searcher with the option too
+        assert dialog.eng._thinker.searcher.chance_aware is aware
+
+
+def test_fantasista_go_nodes_spends_the_budget(dialog):
+    # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent
+    dialog("setoption name USI_Variant value fantasista", "position startpos moves " + " ".join(BEFORE_ROLL))
+    best, lines = dialog.go("nodes 20000")
+    info = [line.split() for line in lines if line.startswith("info depth")][-1]
+    nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
+    assert nodes >= 20000 and depth > 2, lines
+    assert best in _state("fantasista", BEFORE_ROLL).legal_actions()
+
+
+def test_fantasista_chance_aware_bad_value_is_reported(dialog):
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaChanceAware value false")
+    for bad in ("setoption name FantasistaChanceAware value maybe", "setoption name FantasistaChanceAware value 0",
+                "setoption name FantasistaChanceAware"):
+        start = dialog(bad)
+        out = dialog.since(start)
+        assert len(out) == 1 and out[0].startswith("info string error option FantasistaChanceAware "), out
+        assert dialog.eng.opt("FantasistaChanceAware") is False  # the old value is kept
+    # the referee passes option values as strings: the same check
+    assert games.rule_kwargs("fantasista", games.option_getter({"FantasistaChanceAware": "false"}))
+    with pytest.raises(ValueError, match="FantasistaChanceAware takes true or false"):
+        games.rule_kwargs("fantasista", games.option_getter({"FantasistaChanceAware": "yes"}))
+
+
 def test_fantasista_stop_ends_infinite_search(dialog):
     dialog("setoption name USI_Variant value fantasista", "position startpos moves 7g7f")
     start = dialog("go infinite")

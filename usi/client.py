@@ -342,6 +342,9 @@ class UsiProtocol(chess.engine.Protocol):
             raise EngineError(f"engine does not support option {name} (available: {', '.join(self.options)})")
         if option.type != "button":
             if option.type == "check" and isinstance(value, str):
+                # a typo ("ture") must not silently become false
+                if value.lower() not in ("true", "false"):
+                    raise EngineError(f"option {option.name} takes true or false, not {value!r}")
                 value = value.lower() == "true"
             value = option.parse(value)
         line = f"setoption name {option.name}"

@@ -35,16 +35,24 @@ MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceD
                      ("Mawarikudoi_Side", "side", 80), ("Mawarikudoi_Upright", "upright", 18),
                      ("Mawarikudoi_UpsideDown", "upside_down", 2))
 
-#: The variants' rule options as (name, kind, default, min, max, vars, variant); :mod:`usi.engine` turns them into
-#: ``Option`` records. Names match ``docs/fantasista.md``, ``docs/enokian.md`` and ``docs/mawarikudoi.md``.
+#: The variants' options as (name, kind, default, min, max, vars, variant); :mod:`usi.engine` turns them into
+#: ``Option`` records. Names match ``docs/fantasista.md``, ``docs/enokian.md``, ``docs/mawarikudoi.md`` and
+#: ``docs/usi.md``. Most are rules; the ones in :data:`SEARCH_OPTION_NAMES` only configure the variant's engine.
 RULE_OPTIONS: tuple = (
     ("FantasistaFairySente", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
     ("FantasistaFairyGote", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
     ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
+    # false: the searcher ignores coming d20 rolls (the roll-blind baseline of search/fantasista.py)
+    ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
 ) + tuple((name, "spin", default, 0, 1000, (), "mawarikudoi") for name, _, default in MAWARIKUDOI_FACES)
 
-RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS}
+#: Options of the table above that do not change the game: setting one keeps the position and the thinker, which
+#: reads it again before each search.
+SEARCH_OPTION_NAMES = frozenset({"fantasistachanceaware"})
+
+#: The rule options (lower-case name → variant): changing one resets that variant's position.
+RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS if o[0].lower() not in SEARCH_OPTION_NAMES}
 
 
 def is_game_variant(variant_id: str) -> bool:
@@ -81,6 +89,16 @@ def available_variants() -> tuple[str, ...]:
 
 
 # ------------------------------------------------------------------------------------------ states
+def check_value(name: str, value: Any) -> bool:
+    """A check option's value: a bool as is, or ``true`` / ``false`` in any case (the referee passes strings);
+    anything else raises ``ValueError`` with the same message as a bad ``setoption``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"option {name} takes true or false, not {value!r}")
+
+
 def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
     """``new_game`` keyword arguments from the rule options (``opt(name)`` gives an option's value; values may be
     strings, as the referee passes them)."""
@@ -92,6 +110,7 @@ def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
                 raise ValueError(f"unknown fantasista fairy {f!r} (one of {', '.join(FANTASISTA_FAIRIES)})")
         if reserved not in FANTASISTA_RESERVED:
             raise ValueError(f"FantasistaReserved takes one of {', '.join(FANTASISTA_RESERVED)}, not {reserved!r}")
+        check_value("FantasistaChanceAware", opt("FantasistaChanceAware"))  # a search option: checked, not a rule
         return {"fairies": fairies, "reserved": reserved}
     if variant_id == "enokian" and str(opt("EnokianMichizane")) not in ("1a", "9i"):
         raise ValueError(f"EnokianMichizane takes 1a or 9i, not {opt('EnokianMichizane')!r}")
@@ -251,7 +270,8 @@ class Thinker:
 
 class FantasistaThinker(Thinker):
     """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
-    plus a hard-limit / ``stop`` abort through its ``should_stop`` hook."""
+    plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The ``FantasistaChanceAware`` option
+    (false: the roll-blind baseline) is read again before every search; a change rebuilds the searcher."""
 
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
@@ -265,8 +285,11 @@ class FantasistaThinker(Thinker):
         self._abortable = False
         self.searcher = self._new_searcher(str(opt("FantasistaReserved")))
 
+    def _chance_aware(self) -> bool:
+        return check_value("FantasistaChanceAware", self.opt("FantasistaChanceAware"))
+
     def _new_searcher(self, reserved: str):
-        searcher = self._cls(reserved=reserved)
+        searcher = self._cls(reserved=reserved, chance_aware=self._chance_aware())
         # The hard limit or ``stop`` aborts the search; it answers from its deepest completed iteration.
         searcher.should_stop = lambda: self._abortable and self._limits is not None and self._limits.hard_passed()
         return searcher
@@ -284,7 +307,7 @@ class FantasistaThinker(Thinker):
 
         self._limits = limits
         s = self.searcher
-        if state.reserved != s.reserved:
+        if state.reserved != s.reserved or s.chance_aware != self._chance_aware():
             s = self.searcher = self._new_searcher(state.reserved)
         if state.phase == "target":
             r = s._best_target(state)
@@ -293,7 +316,9 @@ class FantasistaThinker(Thinker):
             return r.best
         if len(s.tt) > 2_000_000:
             s.tt.clear()
-        max_depth = limits.depth or (self.MAX_DEPTH if (limits.unbounded or limits.timed) else self.DEFAULT_DEPTH)
+        # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
+        deepen = limits.unbounded or limits.timed or limits.nodes is not None
+        max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
         soft = None if limits.unbounded else limits.soft_left_s()
         self._abortable = True
         try:
