@@ -4,8 +4,9 @@
   start, where it must equal shogi's, against ``Position.perft`` of the same start; then a few mid-game positions
   whose side to move holds special pieces, rights, an emblem or a carrier (taken from seeded random games, see
   :data:`MIDGAMES`; they have no shogi twin, so their ratio is to shogi's start figure).
-* search: ``search.fantasista.FantasistaSearcher`` against the shogi ``search.Searcher``, both from
-  the start (nodes as each searcher counts them, each to the depth that gives it a measurable tree).
+* search: ``search.fantasista.FantasistaSearcher`` (chance-aware and roll-blind, from the start and the mid-game
+  positions) against the shogi ``search.Searcher`` from the start, all with the same node budget (nodes as each
+  searcher counts them).
 
 Under a shared machine the figures swing by 30 % or more between runs, so each timing is the best of ``repeats``
 alternating runs of both sides and only the ratio of one run means anything.
@@ -13,7 +14,7 @@ alternating runs of both sides and only the ratio of one run means anything.
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -29,9 +30,9 @@ MIDGAMES = [
 ]
 
 
-def _best_of(fns: list[Callable[[], int]], repeats: int) -> list[tuple[int, float]]:
+def _best_of(fns: list[Callable[[], Any]], repeats: int) -> list[tuple[Any, float]]:
     """Run the callables in turn ``repeats`` times; per callable its result and shortest time."""
-    best: list[tuple[int, float]] = [(0, float("inf"))] * len(fns)
+    best: list[tuple[Any, float]] = [(0, float("inf"))] * len(fns)
     for _ in range(repeats):
         for i, fn in enumerate(fns):
             t = time.perf_counter()
@@ -71,30 +72,39 @@ def perft_rows(max_depth: Optional[int] = None, repeats: int = 3) -> list[dict]:
     return rows
 
 
-def search_rows(shogi_depth: int = 6, fantasista_depth: int = 4, repeats: int = 3) -> list[dict]:
-    """The shogi searcher and ``FantasistaSearcher`` (chance-aware) from the start, each to the depth that gives it
-    a measurable tree (about 0.1 s: shogi's searcher prunes harder); ``ratio`` = nodes/s over the shogi searcher's."""
+def search_rows(nodes: int = 50_000, repeats: int = 3) -> list[dict]:
+    """The shogi searcher from the start against ``FantasistaSearcher`` (chance-aware and roll-blind) from the start
+    and from :data:`MIDGAMES`, every search with the same node budget (``nodes``, deep enough to run ~0.1 s, so
+    that per-search set-up does not dominate); ``ratio`` = nodes/s over the shogi searcher's."""
     from engine import Position
-    from engine.variants.fantasista import new_game
+    from engine.variants.fantasista import FantasistaState, new_game
     from search import Limits, Searcher
     from search.fantasista import FantasistaSearcher
 
     shogi = Searcher(hash_mb=16)
     if hasattr(shogi, "warmup"):
         shogi.warmup()
-    fan = FantasistaSearcher()
-    fan.search(new_game(), depth=1)  # load the compiled kernels before timing
+    aware, blind = FantasistaSearcher(), FantasistaSearcher(chance_aware=False)
+    aware.search(new_game(), depth=2)  # load the compiled kernels before timing
 
-    def run_shogi() -> int:
+    def run_shogi() -> tuple[int, int]:
         shogi.clear()
-        return shogi.search(Position.from_sfen(START), Limits(depth=shogi_depth)).nodes
+        r = shogi.search(Position.from_sfen(START), Limits(nodes=nodes, depth=64))
+        return r.nodes, r.depth
 
-    def run_fan() -> int:
-        fan.tt.clear()
-        return fan.search(new_game(), depth=fantasista_depth).nodes
+    def fan(searcher: FantasistaSearcher, game: FantasistaState) -> Callable[[], tuple[int, int]]:
+        def run() -> tuple[int, int]:
+            searcher.tt.clear()
+            r = searcher.search(game, depth=32, node_limit=nodes)
+            return r.nodes, r.depth
+        return run
 
-    (n_sh, t_sh), (n_fa, t_fa) = _best_of([run_shogi, run_fan], repeats)
-    rows = [_row("shogi start", shogi_depth, n_sh, t_sh), _row("fantasista start", fantasista_depth, n_fa, t_fa)]
+    cases = [("shogi start", run_shogi), ("fantasista start", fan(aware, new_game())),
+             ("  roll-blind", fan(blind, new_game()))]
+    for name, sfen, _ in MIDGAMES:
+        cases.append((name, fan(aware, FantasistaState.from_sfen(sfen))))
+    timed = _best_of([fn for _, fn in cases], repeats)
+    rows = [_row(name, depth, n, t) for (name, _), ((n, depth), t) in zip(cases, timed)]
     for r in rows:
         r["ratio"] = r["nps"] / rows[0]["nps"]
     return rows

@@ -155,6 +155,7 @@ class FantasistaSearcher:
         self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
+        self._frontier_buffers: dict[int, tuple] = {}  # ply -> the frontier kernel's tables and buffers
         self._set_fairies([0, 0])
 
     def _set_fairies(self, fairy) -> None:
@@ -168,6 +169,7 @@ class FantasistaSearcher:
                                              EMBLEM_PER_PAWN], np.int32),
                                    np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
+        self._frontier_buffers = {}  # they hold E
         self.roll_tables = [self._roll_table(FAIRIES[f]) for f in self.fairy]
 
     # ---------------------------------------------------------- evaluation
@@ -190,6 +192,7 @@ class FantasistaSearcher:
         self.node_limit = node_limit
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
+        depth = min(depth, MAX_PLY)  # the per-ply buffers end there (USI deepens to 32 under a clock)
         self.history = self._game_history(game)
         self.history_keys = np.array(sorted(self.history), np.uint64)
         self._clock_at = 0
@@ -237,6 +240,7 @@ class FantasistaSearcher:
             if cap >= 1 << 14:
                 return int(G.info[FK.I_N])  # keep what fits
             G = self.bufs[ply] = FK.make_genbuf(cap * 2)
+            self._frontier_buffers.clear()
 
     def _order(self, st, n, ply, mnum, hint_hash):
         """Children sorted best first for the side to move (lowest static value for the opponent). A roll due after
@@ -321,11 +325,14 @@ class FantasistaSearcher:
         info[FKS.F_LIMIT] = self.node_limit
         info[FKS.F_CHANCE] = self.chance_nodes
         rolls = self.roll_tables[int(st[FK.ST_STM])] if roll else self._no_roll
-        v = FKS.frontier_k(st, np.uint64(h), self.T, self.E, self.bufs[ply], self.bufs[ply + 1], self.bufs[ply + 2],
-                           self.g2, self.scores[ply:ply + 3], self.caps[ply:ply + 3], self.keys[ply:ply + 3],
-                           self.history_keys, len(self.history_keys), self.path_keys, ply + 1,
-                           float(alpha), float(beta), np.uint64(hint or 0), ply, MAX_PLY, self._qdepth, *rolls,
-                           self.count_chance_nodes, self._work, info)
+        buffers = self._frontier_buffers.get(ply)
+        if buffers is None:  # built once per ply (and again after _gen grows a buffer): this call is hot
+            buffers = self._frontier_buffers[ply] = (
+                self.T, self.E, self.bufs[ply], self.bufs[ply + 1], self.bufs[ply + 2], self.g2,
+                self.scores[ply:ply + 3], self.caps[ply:ply + 3], self.keys[ply:ply + 3])
+        v = FKS.frontier_k(st, np.uint64(h), *buffers, self.history_keys, len(self.history_keys), self.path_keys,
+                           ply + 1, float(alpha), float(beta), np.uint64(hint or 0), ply, MAX_PLY, self._qdepth,
+                           *rolls, self.count_chance_nodes, self._work, info)
         status = int(info[FKS.F_STATUS])
         if status == FKS.STOP_OVERFLOW:
             return None
