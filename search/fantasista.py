@@ -53,10 +53,10 @@ from engine.variants.fantasista.board import Board
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
 from engine.variants.fantasista.turngen import desc_text, tables, to_array
 from search import fantasista_kernels as FKS
+from search.fantasista_kernels import EXACT, LOWER, UPPER
 
 MATE = 30000
 EVAL_BOUND = 20000
-EXACT, LOWER, UPPER = 0, 1, 2
 QDEPTH = 2
 MAX_PLY = 32
 
@@ -88,6 +88,46 @@ def roll_rows(reserved: str) -> list[tuple[str, float]]:
         r = roll_effect(n, reserved)
         rows[r] = rows.get(r, 0.0) + 0.05
     return sorted(rows.items())
+
+
+class TransTable:
+    """The transposition table of decision nodes, in numpy arrays (:class:`.fantasista_kernels.TTable`) so that the
+    kernels read and write the same entries as the Python loop: one entry per slot, replaced by every store; the
+    key mixes the position key with the move number (:func:`.fantasista_kernels.tt_key`). ``chance`` holds the
+    exact chance nodes of ``expand_every_outcome`` (Python only)."""
+
+    def __init__(self, bits: int = 18) -> None:
+        size = 1 << bits
+        self.arrays = FKS.TTable(np.zeros(size, np.uint64), np.zeros(size, np.float64), np.zeros(size, np.uint64),
+                                 np.zeros(size, np.int16), np.zeros(size, np.int8))
+        self.mkeys = np.random.default_rng(20261130).integers(1, 2 ** 63, size=31, dtype=np.int64).astype(np.uint64)
+        self.mask = size - 1
+        self.chance: dict[tuple, tuple] = {}
+
+    def key(self, h: int, mnum: int) -> int:
+        """As :func:`.fantasista_kernels.tt_key`."""
+        return h ^ int(self.mkeys[mnum % 30 if mnum > 30 else mnum])
+
+    def get(self, key: int) -> tuple[int, float, int, int] | None:
+        """(depth, value, flag, best child's key) stored under ``key``, or None."""
+        i = key & self.mask
+        a = self.arrays
+        if int(a.key[i]) != key:
+            return None
+        return int(a.depth[i]), float(a.val[i]), int(a.flag[i]), int(a.move[i])
+
+    def put(self, key: int, depth: int, value: float, flag: int, move: int) -> None:
+        i = key & self.mask
+        a = self.arrays
+        a.key[i], a.val[i], a.move[i], a.depth[i], a.flag[i] = key, value, move, depth, flag
+
+    def clear(self) -> None:
+        for a in self.arrays:
+            a[:] = 0
+        self.chance.clear()
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.arrays.key)) + len(self.chance)
 
 
 @dataclass
@@ -133,7 +173,7 @@ class FantasistaSearcher:
         self.quiescence = quiescence
         self._qdepth = QDEPTH if quiescence else 0
         self.T = tables()
-        self.tt: dict[tuple, tuple] = {}
+        self.tt = TransTable()
         #: Polled at every node (e.g. by the USI loop for ``stop`` and the hard time limit); True aborts the
         #: search, which then answers from its deepest completed iteration.
         self.should_stop: Callable[[], bool] | None = None
@@ -146,16 +186,14 @@ class FantasistaSearcher:
         self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
         self.keys = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)  # the frontier kernel's child order per ply
-        self._finfo = np.zeros(5, np.int64)
-        self._work = np.zeros((2, FK.S), np.int8)  # the frontier kernel's main roll outcome and scratch
+        self.work = np.zeros((MAX_PLY + 2, 2, FK.S), np.int8)  # the kernels' main roll outcomes per ply
         self.path_keys = np.zeros(MAX_PLY + 2, np.uint64)  # key of the decision node at each ply of the path
-        self.history_keys = np.zeros(0, np.uint64)  # ``history`` sorted, for the kernel
-        self._no_roll = (np.zeros(0, np.float64), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.info = np.zeros(FKS.INFO_SIZE, np.int64)
         self._clock_at = 0
         self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
-        self._frontier_buffers: dict[int, tuple] = {}  # ply -> the frontier kernel's tables and buffers
+        self._ply_bufs: dict[int, tuple] = {}  # ply -> the generation buffers of plies ply .. ply + 3
         self._set_fairies([0, 0])
 
     def _set_fairies(self, fairy) -> None:
@@ -169,8 +207,19 @@ class FantasistaSearcher:
                                              EMBLEM_PER_PAWN], np.int32),
                                    np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
-        self._frontier_buffers = {}  # they hold E
-        self.roll_tables = [self._roll_table(FAIRIES[f]) for f in self.fairy]
+        tables = [self._roll_table(FAIRIES[f]) for f in self.fairy]
+        self.roll_arrays = (np.array([p for _, p in self.rows], np.float64),) + tuple(
+            np.array([t[k] for t in tables], np.int64) for k in range(3))
+        self._kernel_arrays()
+
+    def _kernel_arrays(self) -> None:
+        """The kernels' view of the search (:class:`.fantasista_kernels.SearchArrays`): the settings, the game's
+        history and the d20 rows of the current fairies."""
+        info = self.info
+        info[FKS.F_AWARE], info[FKS.F_COUNT_CHANCE] = self.chance_aware, self.count_chance_nodes
+        info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, MAX_PLY
+        self.A = FKS.SearchArrays(self.scores, self.caps, self.keys, self.work, self.path_keys,
+                                  np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
     # ---------------------------------------------------------- evaluation
     def evaluate(self, st: np.ndarray, move_number: int) -> int:
@@ -194,7 +243,7 @@ class FantasistaSearcher:
         self.path = set()
         depth = min(depth, MAX_PLY)  # the per-ply buffers end there (USI deepens to 32 under a clock)
         self.history = self._game_history(game)
-        self.history_keys = np.array(sorted(self.history), np.uint64)
+        self._kernel_arrays()
         self._clock_at = 0
         st = to_array(game.bd)
         h = int(FK.zhash(st, self.T))
@@ -240,7 +289,7 @@ class FantasistaSearcher:
             if cap >= 1 << 14:
                 return int(G.info[FK.I_N])  # keep what fits
             G = self.bufs[ply] = FK.make_genbuf(cap * 2)
-            self._frontier_buffers.clear()
+            self._ply_bufs.clear()
 
     def _order(self, st, n, ply, mnum, hint_hash):
         """Children sorted best first for the side to move (lowest static value for the opponent). A roll due after
@@ -271,7 +320,7 @@ class FantasistaSearcher:
             return 0, None  # a repetition: a draw
         if depth <= 0:  # a leaf: no TT probe (the frontier kernel probes none either)
             return self._quiesce(st, h, mnum, alpha, beta, ply, self._qdepth), None
-        key = (h, mnum % 30 if mnum > 30 else mnum, self.chance_aware)
+        key = self.tt.key(h, mnum)
         hint = None
         ent = self.tt.get(key)
         if ent is not None:
@@ -280,16 +329,15 @@ class FantasistaSearcher:
                                             or (flag == UPPER and v <= alpha)):
                 return v, hint
         self.path_keys[ply] = h
-        roll = self.chance_aware and magic_after(mnum)
-        if depth == 1 and not root and self.frontier_kernel and ply + 2 <= MAX_PLY + 1 \
-                and not (roll and self.expand_every_outcome):
-            found = self._frontier(st, h, alpha, beta, ply, hint, roll)
+        if depth <= 2 and not root and self.frontier_kernel and ply + depth + 1 <= MAX_PLY + 1 \
+                and not (self.expand_every_outcome and self.chance_aware):
+            found = self._kernel_node(st, h, mnum, depth, alpha, beta, ply, hint)
             if found is not None:
                 best_v, best_h = found
                 if best_h is None:
                     return best_v, None  # no legal turn: mated (not stored, as in the Python loop)
                 flag = EXACT if alpha < best_v < beta else (LOWER if best_v >= beta else UPPER)
-                self.tt[key] = (depth, best_v, flag, best_h)
+                self.tt.put(key, depth, best_v, flag, best_h)
                 return best_v, best_h
         n = self._gen(st, h, ply)
         if n == 0:
@@ -313,26 +361,26 @@ class FantasistaSearcher:
         finally:
             self.path.discard(h)
         flag = EXACT if a0 < best_v < beta else (LOWER if best_v >= beta else UPPER)
-        self.tt[key] = (depth, best_v, flag, int(G.oh[best_i]))
+        self.tt.put(key, depth, best_v, flag, int(G.oh[best_i]))
         return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
 
-    def _frontier(self, st, h, alpha, beta, ply, hint, roll):
-        """A depth-1 node without a roll after its turn, searched by :func:`.fantasista_kernels.frontier_k`: (value,
-        key of the best child), or None when a generation buffer was too small (the caller then searches it in
-        Python, which grows the buffers; the nodes the kernel counted are given back)."""
-        info = self._finfo
+    def _kernel_node(self, st, h, mnum, depth, alpha, beta, ply, hint):
+        """A depth-1 or depth-2 node searched by one kernel call (:func:`.fantasista_kernels.frontier_k` /
+        :func:`.fantasista_kernels.node2_k`): (value, key of the best child; None when there is no legal turn), or
+        None when a generation buffer was too small (the caller then searches the node in Python, which grows the
+        buffers; the counts the kernel made are dropped). The caller has counted the node and probed the TT."""
+        info = self.info
         info[FKS.F_NODES] = self.nodes
         info[FKS.F_LIMIT] = self.node_limit
         info[FKS.F_CHANCE] = self.chance_nodes
-        rolls = self.roll_tables[int(st[FK.ST_STM])] if roll else self._no_roll
-        buffers = self._frontier_buffers.get(ply)
-        if buffers is None:  # built once per ply (and again after _gen grows a buffer): this call is hot
-            buffers = self._frontier_buffers[ply] = (
-                self.T, self.E, self.bufs[ply], self.bufs[ply + 1], self.bufs[ply + 2], self.g2,
-                self.scores[ply:ply + 3], self.caps[ply:ply + 3], self.keys[ply:ply + 3])
-        v = FKS.frontier_k(st, np.uint64(h), *buffers, self.history_keys, len(self.history_keys), self.path_keys,
-                           ply + 1, float(alpha), float(beta), np.uint64(hint or 0), ply, MAX_PLY, self._qdepth,
-                           *rolls, self.count_chance_nodes, self._work, info)
+        bufs = self._ply_bufs.get(ply)
+        if bufs is None:  # built once per ply (and again after _gen grows a buffer): this call is hot
+            bufs = self._ply_bufs[ply] = tuple(self.bufs[min(ply + k, MAX_PLY + 1)] for k in range(4))
+        args = (st, np.uint64(h), mnum, float(alpha), float(beta), np.uint64(hint or 0), ply, self.T, self.E)
+        if depth == 1:
+            v = FKS.frontier_k(*args, *bufs[:3], self.g2, self.A)
+        else:
+            v = FKS.node2_k(*args, *bufs, self.g2, self.tt.arrays, self.A)
         status = int(info[FKS.F_STATUS])
         if status == FKS.STOP_OVERFLOW:
             return None
@@ -344,7 +392,7 @@ class FantasistaSearcher:
         if best < 0:
             return -MATE, None
         self._tick(count=False)  # the clock and ``stop``, now that the kernel has spent its nodes
-        return int(v), int(self.bufs[ply].oh[best])
+        return float(v), int(self.bufs[ply].oh[best])
 
     def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
         """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A roll due inside the quiescence is
@@ -420,7 +468,7 @@ class FantasistaSearcher:
         self.chance_nodes += 1
         self._tick(count=False)
         key = (h, mnum, "roll", depth)
-        ent = self.tt.get(key)
+        ent = self.tt.chance.get(key)
         if ent is not None:
             v, flag = ent
             if flag == EXACT or (flag == LOWER and v >= beta) or (flag == UPPER and v <= alpha):
@@ -449,12 +497,12 @@ class FantasistaSearcher:
             done_p += p
         if result is None:
             result = acc
-        self.tt[key] = (result, flag)
+        self.tt.chance[key] = (result, flag)
         return result
 
-    def _roll_table(self, fairy: str) -> tuple:
-        """``self.rows`` of ``fairy``'s d20 as the frontier kernel's arrays: probabilities and, per row, its kind
-        and arguments (:func:`.fantasista_kernels._receive_into`), in the order of :meth:`_receive`."""
+    def _roll_table(self, fairy: str) -> tuple[list[int], list[int], list[int]]:
+        """``self.rows`` of ``fairy``'s d20 for the kernels: per row its kind and two arguments
+        (:func:`.fantasista_kernels._receive_into`), as :meth:`_receive` applies them."""
         kinds, a, b = [], [], []
         for r, _ in self.rows:
             eff = ROW_EFFECT[fairy].get(r, ())
@@ -472,8 +520,7 @@ class FantasistaSearcher:
             kinds.append(k)
             a.append(x)
             b.append(y)
-        return (np.array([p for _, p in self.rows], np.float64), np.array(kinds, np.int64),
-                np.array(a, np.int64), np.array(b, np.int64))
+        return kinds, a, b
 
     def _receive(self, row: np.ndarray, r: str) -> list[np.ndarray]:
         """Kernel rows after the roller (the side not to move) receives table row ``r`` (several for a target)."""

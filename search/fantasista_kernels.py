@@ -21,14 +21,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from collections import namedtuple
+
 from engine.kernels import kernel
 from engine.variants.fantasista import kernels as FK
 
 MATE = 30000
 #: ``info`` slots: nodes counted so far (in: the search's count; out: updated), the node budget (0 = none), the best
-#: child's index (out), the status (out), chance nodes visited (in / out).
-F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE = range(5)
+#: child's index (out), the status (out), chance nodes visited (in / out); the searcher's settings: chance-aware,
+#: chance nodes counted as nodes, quiescence plies (0-2), the last ply of the buffers.
+F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE, F_AWARE, F_COUNT_CHANCE, F_QDEPTH, F_MAX_PLY = range(9)
+INFO_SIZE = 9
 OK, STOP_BUDGET, STOP_OVERFLOW = 0, 1, 2
+EXACT, LOWER, UPPER = 0, 1, 2
+
+#: The transposition table, shared by the Python loop and the kernels: one entry per slot ``key & (size - 1)``,
+#: replaced by every store; ``key`` 0 = empty. ``key`` is the position key mixed with the move number
+#: (:func:`tt_key`); ``move`` the best child's key (the ordering hint).
+TTable = namedtuple("TTable", ["key", "val", "move", "depth", "flag"])
+#: The search's arrays: per ply ``scores`` / ``caps`` / ``keys`` (int64 / int8 / int64 [plies, 1 << 14]) and ``work``
+#: (int8 [plies, 2, S]: the main roll outcomes of a node's children and scratch), ``path`` (uint64 [plies]: the
+#: decision node's key at each ply of the current line), ``history`` (the game's earlier positions, sorted),
+#: ``mkeys`` (uint64 [31]: move-number keys), the d20 rows (``roll_p`` [R]; ``roll_kind`` / ``roll_a`` / ``roll_b``
+#: [colour, R], see :func:`_receive_into`) and ``info``.
+SearchArrays = namedtuple("SearchArrays", ["scores", "caps", "keys", "work", "path", "history", "mkeys", "roll_p",
+                                           "roll_kind", "roll_a", "roll_b", "info"])
+
 #: Width of the child index in an ordering key (buffers hold at most 1 << 14 outcomes).
 IDX_BITS = 14
 HINT_SCORE = -10 ** 9
@@ -121,8 +139,8 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 
 @kernel
 def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
-    """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row 0
-    of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row 1 for the next)."""
+    """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
+    ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
     stand = FK.evaluate_k(st, E, 0, 0)
     if stand >= beta or ply >= max_ply:
         return stand
@@ -134,16 +152,16 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
         return 0
     if n == 0:
         return -MATE
-    _order(G, n, E, st, scores[0], caps[0], keys[0], np.uint64(0))
+    _order(G, n, E, st, scores[ply], caps[ply], keys[ply], np.uint64(0))
     best = stand
     for k in range(n):
-        i = keys[0, k]
-        if not caps[0, i]:
+        i = keys[ply, k]
+        if not caps[ply, i]:
             continue
         if not _count(info):
             return 0
-        v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[1], caps[1], keys[1], -beta, -alpha, ply + 1,
-                           max_ply, info)
+        v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1], -beta,
+                           -alpha, ply + 1, max_ply, info)
         if info[F_STATUS] != OK:
             return 0
         if v > best:
@@ -224,72 +242,186 @@ def _roll_row_static(row, kind, a, b, c, E, work, keep):
 
 
 @kernel
-def frontier_k(st, h, T, E, G, G1, G2, Gu, scores, caps, keys, history, n_history, path, n_path, alpha, beta,
-               hint, ply, max_ply, qdepth, roll_p, roll_kind, roll_a, roll_b, count_chance, work, info):
-    """Value (negamax, fail-hard as the Python search) of the depth-1 decision node ``st`` (key ``h``) at ``ply``,
-    whose turn is not followed by a roll; ``info[F_BEST]`` = the best child's index in ``G`` (-1: no legal turn).
+def _magic_after(ply):
+    """A roll follows ply ``ply`` (:func:`engine.variants.fantasista.state.magic_after`)."""
+    return ply >= 15 and (ply % 15 == 0 or ply % 15 == 1)
 
-    The caller has counted the node and probed the TT. Buffers: ``G`` / ``G1`` / ``G2`` and rows 0 / 1 / 2 of
-    ``scores``, ``caps``, ``keys`` for plies ``ply``, ``ply + 1`` and ``ply + 2``; ``Gu`` is the uchifuzume scratch.
-    ``path[:n_path]``: keys of the decision nodes on the search path, this one included; ``history[:n_history]``:
-    the game's earlier positions, sorted. ``qdepth``: the quiescence plies below the children (0, 1 or 2).
 
-    A roll after this node's turn (``roll_p`` not empty: the merged rows of the side to move's d20, most probable
-    first, with ``roll_kind`` / ``roll_a`` / ``roll_b``) makes each child a main-outcome chance node as in
-    ``FantasistaSearcher._chance_main``: the most probable row's position is searched (a depth-0 node), every
-    other row adds ``p * (static(row) - static(main))``; counted as a node only with ``count_chance``
-    (``info[F_CHANCE]`` counts them all); ``work`` (int8[2, S]) holds the main position.
-    On a stop (``info[F_STATUS]`` != OK) the value means nothing."""
+@kernel
+def tt_key(h, mnum, mkeys):
+    """The TT key of position key ``h`` with ``mnum`` the next ply's number: mixed with the move number modulo 30
+    (whether and how soon rolls come; the first 30 plies apart), so a board before and after a roll differs."""
+    return h ^ mkeys[mnum % 30 if mnum > 30 else mnum]
+
+
+@kernel
+def _tt_store(TT, key, depth, v, flag, move):
+    i = key & np.uint64(len(TT.key) - 1)
+    TT.key[i] = key
+    TT.val[i] = v
+    TT.move[i] = move
+    TT.depth[i] = depth
+    TT.flag[i] = flag
+
+
+@kernel
+def _roll_main(child, c, E, T, A, work):
+    """The main-outcome chance node after ``child``'s turn (roller ``c``): the most probable row's position is left
+    in ``work[0]``; returns the shift ``sum p(r) * (static(r) - static(main))`` over the other rows (rounded as
+    ``FantasistaSearcher._chance_main`` does) and whether the main position differs from ``child``."""
+    main_static, changed = _roll_row_static(child, A.roll_kind[c, 0], A.roll_a[c, 0], A.roll_b[c, 0], c, E, work,
+                                            True)
+    acc = 0.0
+    for r in range(1, len(A.roll_p)):
+        sr, _ = _roll_row_static(child, A.roll_kind[c, r], A.roll_a[c, r], A.roll_b[c, r], c, E, work, False)
+        acc += A.roll_p[r] * (sr - main_static)
+    return np.int64(np.rint(acc)), changed
+
+
+@kernel
+def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
+    """Value (negamax, fail-hard as the Python search) of the depth-1 decision node ``st`` (key ``h``, ``mnum``
+    the next ply's number) at ``ply``; ``A.info[F_BEST]`` = the best child's index in ``G`` (-1: no legal turn).
+
+    The caller has counted the node, probed the TT and put ``h`` on the path. Buffers: ``G`` / ``G1`` / ``G2``
+    for plies ``ply`` to ``ply + 2``, ``Gu`` the uchifuzume scratch. Each child is a depth-0 node: counted, a draw
+    if repeated, else its quiescence. When the engine is chance-aware and a roll follows this turn, each child is a
+    main-outcome chance node (:func:`_roll_main`; counted as a node only with ``F_COUNT_CHANCE``) whose main
+    position is that depth-0 node. On a stop (``F_STATUS`` != OK) the value means nothing."""
+    info = A.info
+    info[F_BEST] = -1
+    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    if n < 0:
+        info[F_STATUS] = STOP_OVERFLOW
+        return 0.0
+    if n == 0:
+        return -MATE
+    scores, caps, keys = A.scores, A.caps, A.keys
+    _order(G, n, E, st, scores[ply], caps[ply], keys[ply], hint)
+    roll = info[F_AWARE] != 0 and _magic_after(mnum)
+    qdepth = info[F_QDEPTH]
+    max_ply = info[F_MAX_PLY]
+    best_v = -MATE - 1.0
+    best_i = keys[ply, 0]
+    c = np.int64(st[FK.ST_STM])  # the roller, if a roll follows this turn
+    work = A.work[ply + 1]
+    for k in range(n):
+        i = keys[ply, k]
+        child = G.out[i]
+        ch = G.oh[i]
+        shift = 0
+        if roll:
+            info[F_CHANCE] += 1
+            if info[F_COUNT_CHANCE] != 0 and not _count(info):
+                return 0.0
+            shift, changed = _roll_main(child, c, E, T, A, work)
+            child = work[0]
+            if changed:
+                ch = FK.zhash(child, T)
+        if not _count(info):
+            return 0.0
+        if _repeated(ch, A.history, len(A.history), A.path, ply + 1):
+            v = 0  # a repetition: a draw
+        elif qdepth >= 2:
+            v = -_quiesce2(child, ch, T, E, G1, G2, Gu, scores, caps, keys, -beta - shift, -alpha - shift, ply + 1,
+                           max_ply, info)
+        elif qdepth == 1:
+            v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1],
+                               -beta - shift, -alpha - shift, ply + 1, max_ply, info)
+        elif roll:
+            v = -FK.evaluate_k(child, E, 0, 0)
+        else:
+            v = -scores[ply, i]
+        if info[F_STATUS] != OK:
+            return 0.0
+        if roll and -MATE < v < MATE:  # -(v(main) + shift); a mate stays a mate
+            v -= shift
+        if v > best_v:
+            best_v = v
+            best_i = i
+        if alpha < v:
+            alpha = v
+        if alpha >= beta:
+            break
+    info[F_BEST] = best_i
+    return best_v
+
+
+@kernel
+def frontier_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
+    """:func:`_frontier` called from Python (the status cleared first)."""
+    A.info[F_STATUS] = OK
+    return _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A)
+
+
+@kernel
+def _decision1(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, Gu, TT, A):
+    """A whole depth-1 decision node as ``FantasistaSearcher._decision`` runs it: counted, a draw if repeated, the
+    TT probed (a cut returns its value, else its move orders the turns), :func:`_frontier`, the TT stored."""
+    info = A.info
+    if not _count(info):
+        return 0.0
+    if _repeated(h, A.history, len(A.history), A.path, ply):
+        return 0.0
+    key = tt_key(h, mnum, A.mkeys)
+    slot = key & np.uint64(len(TT.key) - 1)
+    hint = np.uint64(0)
+    if TT.key[slot] == key:
+        hint = TT.move[slot]
+        v = TT.val[slot]
+        f = TT.flag[slot]
+        if TT.depth[slot] >= 1 and (f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha)):
+            return v
+    A.path[ply] = h
+    best_v = _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A)
+    best = info[F_BEST]
+    if info[F_STATUS] != OK or best < 0:
+        return best_v  # stopped, or no legal turn (-MATE, not stored, as in Python)
+    flag = EXACT if alpha < best_v < beta else (LOWER if best_v >= beta else UPPER)
+    _tt_store(TT, key, 1, best_v, flag, G.oh[best])
+    return best_v
+
+
+@kernel
+def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
+    """Value of the depth-2 decision node ``st`` at ``ply`` (the caller has counted it, probed the TT and put
+    ``h`` on the path; it stores the result): its turns ordered as in Python, each child a depth-1 node
+    (:func:`_decision1`), through a main-outcome chance node when the engine is chance-aware and a roll follows
+    this turn. ``A.info[F_BEST]``: the best child's index in ``G`` (-1: no legal turn). Buffers ``G`` to ``G3``
+    for plies ``ply`` to ``ply + 3``."""
+    info = A.info
     info[F_STATUS] = OK
     info[F_BEST] = -1
     n = FK.legal_turns_k(st, h, T, G, Gu, 0)
     if n < 0:
         info[F_STATUS] = STOP_OVERFLOW
-        return 0
+        return 0.0
     if n == 0:
         return -MATE
-    _order(G, n, E, st, scores[0], caps[0], keys[0], hint)
-    best_v = -MATE - 1
-    best_i = keys[0, 0]
-    c = np.int64(st[FK.ST_STM])  # the roller, if a roll follows this turn
+    keys = A.keys
+    _order(G, n, E, st, A.scores[ply], A.caps[ply], keys[ply], hint)
+    roll = info[F_AWARE] != 0 and _magic_after(mnum)
+    best_v = -MATE - 1.0
+    best_i = keys[ply, 0]
+    c = np.int64(st[FK.ST_STM])
+    work = A.work[ply + 1]
     for k in range(n):
-        i = keys[0, k]
-        if len(roll_p) == 0 and not _count(info):
-            return 0
+        i = keys[ply, k]
         child = G.out[i]
         ch = G.oh[i]
         shift = 0
-        if len(roll_p) > 0:
-            # The child is a chance node: its main outcome (work[0]) is the depth-0 node searched below.
+        if roll:
             info[F_CHANCE] += 1
-            if count_chance and not _count(info):
-                return 0
-            main_static, changed = _roll_row_static(child, roll_kind[0], roll_a[0], roll_b[0], c, E, work, True)
-            acc = 0.0
-            for r in range(1, len(roll_p)):
-                sr, _ = _roll_row_static(child, roll_kind[r], roll_a[r], roll_b[r], c, E, work, False)
-                acc += roll_p[r] * (sr - main_static)
-            shift = np.int64(np.rint(acc))
+            if info[F_COUNT_CHANCE] != 0 and not _count(info):
+                return 0.0
+            shift, changed = _roll_main(child, c, E, T, A, work)
             child = work[0]
             if changed:
                 ch = FK.zhash(child, T)
-            if not _count(info):
-                return 0
-        if _repeated(ch, history, n_history, path, n_path):
-            v = 0  # a repetition: a draw
-        elif qdepth >= 2:
-            v = -_quiesce2(child, ch, T, E, G1, G2, Gu, scores[1:], caps[1:], keys[1:], -beta - shift,
-                           -alpha - shift, ply + 1, max_ply, info)
-        elif qdepth == 1:
-            v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[1], caps[1], keys[1], -beta - shift, -alpha - shift,
-                               ply + 1, max_ply, info)
-        elif len(roll_p) > 0:
-            v = -FK.evaluate_k(child, E, 0, 0)
-        else:
-            v = -scores[0, i]
+        v = -_decision1(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, Gu, TT, A)
         if info[F_STATUS] != OK:
-            return 0
-        if len(roll_p) > 0 and v < MATE and v > -MATE:  # -(v(main) + shift); a mate stays a mate
+            return 0.0
+        if roll and -MATE < v < MATE:
             v -= shift
         if v > best_v:
             best_v = v
