@@ -63,6 +63,12 @@ def _order(G, n, E, parent, scores, caps, keys, hint):
         if hint != 0 and G.oh[i] == hint:
             s = HINT_SCORE
         keys[i] = ((s + (1 << 31)) << IDX_BITS) | i
+    _sort_keys(keys, n)
+
+
+@kernel
+def _sort_keys(keys, n):
+    """Sort ``keys[:n]`` (all different) ascending by a Shell sort, then keep their index bits."""
     gap = 1
     while gap * 3 + 1 < n:
         gap = gap * 3 + 1
@@ -78,6 +84,35 @@ def _order(G, n, E, parent, scores, caps, keys, hint):
     mask = (1 << IDX_BITS) - 1
     for i in range(n):
         keys[i] &= mask
+
+
+@kernel
+def _enemy_pieces(row, c):
+    """Board pieces (riders included) not of colour ``c``: a turn of ``c`` took material when it lowers this."""
+    k = 0
+    for s in range(81):
+        code = row[FK.ST_B + s]
+        if code != 0 and (code >> 5) != c:
+            k += 1 + (1 if row[FK.ST_R + s] != 0 else 0)
+    return k
+
+
+@kernel
+def _order_captures(G, n, E, parent, scores, caps, keys):
+    """The quiescence's ordering: ``keys[:m]`` = the children that took material (``caps`` as
+    :func:`evaluate_many` sets it), in :func:`_order`'s order; returns ``m``. Only those children are evaluated
+    (``scores``), which is most of the saving: a quiet child is never searched by the quiescence."""
+    c = parent[FK.ST_STM]
+    before = _enemy_pieces(parent, c)
+    m = 0
+    for i in range(n):
+        caps[i] = 1 if _enemy_pieces(G.out[i], c) < before else 0
+        if caps[i]:
+            scores[i] = FK.evaluate_k(G.out[i], E, 0, 0)
+            keys[m] = ((scores[i] + (1 << 31)) << IDX_BITS) | i
+            m += 1
+    _sort_keys(keys, m)
+    return m
 
 
 @kernel
@@ -119,12 +154,10 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
         return 0
     if n == 0:
         return -MATE
-    _order(G, n, E, st, scores, caps, keys, np.uint64(0))
+    m = _order_captures(G, n, E, st, scores, caps, keys)
     best = stand
-    for k in range(n):
+    for k in range(m):
         i = keys[k]
-        if not caps[i]:
-            continue
         if not _count(info):
             return 0
         v = -scores[i]
@@ -152,12 +185,10 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
         return 0
     if n == 0:
         return -MATE
-    _order(G, n, E, st, scores[ply], caps[ply], keys[ply], np.uint64(0))
+    m = _order_captures(G, n, E, st, scores[ply], caps[ply], keys[ply])
     best = stand
-    for k in range(n):
+    for k in range(m):
         i = keys[ply, k]
-        if not caps[ply, i]:
-            continue
         if not _count(info):
             return 0
         v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1], -beta,
