@@ -1,8 +1,10 @@
 """Search for Ousho Fantasista: expectimax over whole turns with Star1 pruning at the d20 chance nodes.
 
-The node loop is Python; generation, the evaluation and move ordering are numba kernels
-(:mod:`engine.variants.fantasista.kernels`) over kernel rows (``int8[S]``), one generation buffer per ply, so a node
-costs one kernel call for its turns and one for the static values of all its children.
+Nodes of remaining depth 3 and more run in a Python loop over the numba kernels of
+:mod:`engine.variants.fantasista.kernels` (generation, evaluation, ordering) on kernel rows (``int8[S]``), one
+generation buffer per ply; a node of depth 2 or 1 is searched with everything below it by one call of
+:mod:`search.fantasista_kernels`, which does exactly what the Python loop would (``frontier_kernel=False`` keeps
+the all-Python search; both give the same results, tested).
 
 * Decision nodes are whole turns (a multi-part turn is one action: its parts were expanded by the generator as a
   run of decisions of the same side and collapsed to outcomes), in negamax form: a value is from the point of view
@@ -21,9 +23,10 @@ costs one kernel call for its turns and one for the static values of all its chi
   outcomes have been searched the remaining ones can only move the expectation within those bounds; each child gets
   the window that would make the whole chance node fail low/high, and the node is cut as soon as it does; the
   outcomes are searched most probable first (4-18 first), so the cut comes early.
-* Transposition table: decision nodes keyed by (position key, move number mod 30) — the move number says whether
-  and how soon rolls come — and chance nodes by (position key, move number, "roll"), so the same board before and
-  after a roll is never confused.
+* Transposition table (:class:`TransTable`, numpy arrays shared with the kernels): decision nodes keyed by the
+  position key mixed with the move number mod 30 — whether and how soon rolls come — and, with
+  ``expand_every_outcome``, chance nodes in a dict by (position key, move number, "roll"), so the same board before
+  and after a roll is never confused. Leaves (depth 0) do not probe it.
 * Leaves: a capture-aware quiescence (stand pat, then captures only, ``QDEPTH`` plies); positions repeated on the
   search path or in the game score a draw (0), so the side ahead avoids repetitions.
 * No roll term in the evaluation: the coming magics are fixed by the ply number (the same for every line that

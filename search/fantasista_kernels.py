@@ -1,27 +1,32 @@
-"""numba part of the Ousho Fantasista search: a frontier node (full width at depth 1) and the quiescence below it.
+"""numba part of the Ousho Fantasista search: the bottom of the tree (nodes of depth 2 and 1, their rolls, the
+quiescence) in one kernel call.
 
-Almost every node of a search is a depth-1 node, one of its children or a quiescence node below them, so running
-that bottom of the tree in one kernel call takes the Python node loop of :mod:`search.fantasista` off the hot path
-(each Python node cost several kernel calls with their argument unboxing plus the bookkeeping). The kernel does
-exactly what the Python code does for such a node, in the same order, and counts the same nodes, so a search gives
-the same turn, value and node count either way (tested):
+Almost every node of a search is within two plies of the horizon or in the quiescence below it, so running that
+part of the tree in one kernel call takes the Python node loop of :mod:`search.fantasista` off the hot path (each
+Python node cost several kernel calls with their argument unboxing plus the bookkeeping). The kernels do exactly
+what the Python loop does, in the same order, and count the same nodes, so a search gives the same turn, value and
+node count either way (``tests/test_fantasista_frontier.py``):
 
-* the node's turns (:func:`legal_turns_k`) ordered by :func:`_order` — the static value of each child for the
+* a node's turns (:func:`legal_turns_k`) ordered by :func:`_order` — the static value of each child for the
   opponent, lowest first, the hint (TT best turn) first, ties in generation order;
-* each child is a depth-0 decision node: counted, scored 0 if its key is on the search path or in the game's
-  history, otherwise its quiescence value (stand pat, then captures only, ``qdepth`` <= 2 plies);
+* :func:`node2_k`: a depth-2 node; each child is a depth-1 node (:func:`_decision1`: counted, a draw if repeated,
+  TT probe, :func:`_frontier`, TT store), through a main-outcome chance node (:func:`_chance_child`) when the engine
+  is chance-aware and a roll follows the turn;
+* :func:`frontier_k` / :func:`_frontier`: a depth-1 node; each child (or its main roll outcome) is a depth-0 node:
+  counted, scored 0 if its key is on the search path or in the game's history, otherwise its quiescence value
+  (stand pat, then captures only, ``qdepth`` <= 2 plies, :func:`_quiesce2` / :func:`_quiesce_last`);
 * fail-hard bookkeeping as in Python: the best value, alpha raised, a cut at beta.
 
-The caller keeps what needs Python: the node's own count, repetition and TT probe, the TT store, nodes followed by
-a roll (chance nodes of the aware engine) and the budget / clock / ``stop`` checks between calls. The kernel stops
-when the node budget is exceeded (``F_STATUS`` = ``STOP_BUDGET``) or a generation buffer is too small
-(``STOP_OVERFLOW``: the caller then searches the node in Python, which grows the buffers).
+The caller (``FantasistaSearcher._kernel_node``) keeps the node's own count, repetition test, TT probe and store,
+and the clock / ``stop`` checks between calls. The kernels stop when the node budget is exceeded (``F_STATUS`` =
+``STOP_BUDGET``) or a generation buffer is too small (``STOP_OVERFLOW``: the caller then searches the node in
+Python, which grows the buffers). Nodes with every roll outcome searched (``expand_every_outcome``) stay in Python.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from collections import namedtuple
+
+import numpy as np
 
 from engine.kernels import kernel
 from engine.variants.fantasista import kernels as FK
@@ -296,17 +301,22 @@ def _tt_store(TT, key, depth, v, flag, move):
 
 
 @kernel
-def _roll_main(child, c, E, T, A, work):
-    """The main-outcome chance node after ``child``'s turn (roller ``c``): the most probable row's position is left
-    in ``work[0]``; returns the shift ``sum p(r) * (static(r) - static(main))`` over the other rows (rounded as
-    ``FantasistaSearcher._chance_main`` does) and whether the main position differs from ``child``."""
+def _chance_child(child, ch, c, E, T, A, work):
+    """The main-outcome chance node after ``child``'s turn (key ``ch``, roller ``c``), as
+    ``FantasistaSearcher._chance_main``: counted in ``F_CHANCE`` (and as a node with ``F_COUNT_CHANCE``); the most
+    probable row's position is left in ``work[0]``. Returns the shift ``sum p(r) * (static(r) - static(main))``
+    over the other rows (rounded as in Python), the main position's key, and False when the budget ran out."""
+    info = A.info
+    info[F_CHANCE] += 1
+    if info[F_COUNT_CHANCE] != 0 and not _count(info):
+        return 0, ch, False
     main_static, changed = _roll_row_static(child, A.roll_kind[c, 0], A.roll_a[c, 0], A.roll_b[c, 0], c, E, work,
                                             True)
     acc = 0.0
     for r in range(1, len(A.roll_p)):
         sr, _ = _roll_row_static(child, A.roll_kind[c, r], A.roll_a[c, r], A.roll_b[c, r], c, E, work, False)
         acc += A.roll_p[r] * (sr - main_static)
-    return np.int64(np.rint(acc)), changed
+    return np.int64(np.rint(acc)), (FK.zhash(work[0], T) if changed else ch), True
 
 
 @kernel
@@ -317,7 +327,7 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     The caller has counted the node, probed the TT and put ``h`` on the path. Buffers: ``G`` / ``G1`` / ``G2``
     for plies ``ply`` to ``ply + 2``, ``Gu`` the uchifuzume scratch. Each child is a depth-0 node: counted, a draw
     if repeated, else its quiescence. When the engine is chance-aware and a roll follows this turn, each child is a
-    main-outcome chance node (:func:`_roll_main`; counted as a node only with ``F_COUNT_CHANCE``) whose main
+    main-outcome chance node (:func:`_chance_child`; counted as a node only with ``F_COUNT_CHANCE``) whose main
     position is that depth-0 node. On a stop (``F_STATUS`` != OK) the value means nothing."""
     info = A.info
     info[F_BEST] = -1
@@ -342,13 +352,10 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
         ch = G.oh[i]
         shift = 0
         if roll:
-            info[F_CHANCE] += 1
-            if info[F_COUNT_CHANCE] != 0 and not _count(info):
+            shift, ch, counted = _chance_child(child, ch, c, E, T, A, work)
+            if not counted:
                 return 0.0
-            shift, changed = _roll_main(child, c, E, T, A, work)
             child = work[0]
-            if changed:
-                ch = FK.zhash(child, T)
         if not _count(info):
             return 0.0
         if _repeated(ch, A.history, len(A.history), A.path, ply + 1):
@@ -442,13 +449,10 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
         ch = G.oh[i]
         shift = 0
         if roll:
-            info[F_CHANCE] += 1
-            if info[F_COUNT_CHANCE] != 0 and not _count(info):
+            shift, ch, counted = _chance_child(child, ch, c, E, T, A, work)
+            if not counted:
                 return 0.0
-            shift, changed = _roll_main(child, c, E, T, A, work)
             child = work[0]
-            if changed:
-                ch = FK.zhash(child, T)
         v = -_decision1(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, Gu, TT, A)
         if info[F_STATUS] != OK:
             return 0.0

@@ -1,7 +1,8 @@
 """Ousho Fantasista strength: the chance-aware search against the same search ignoring coming rolls, and against a
 one-ply greedy player, with the same node budget per turn.
 
-Our own game loop (``usi/match.py`` drives USI engines; the fantasista searcher is not wired to USI yet): colours
+Our own game loop, so that both games of a pair see the same rolls (``fantasista-match`` plays the same engines
+through USI with ``option.FantasistaChanceAware=false``, see docs/matches.md, with its own rolls per game): colours
 alternate, fairies are drawn per game pair, rolls come from a seeded generator (both games of a pair see the same
 roll sequence), and a game that reaches ``MAX_PLIES`` is adjudicated by the static material balance (a win for the
 side ahead by more than ``ADJUDICATE`` centipawns, else a draw). Deterministic for a seed.

@@ -314,8 +314,6 @@ class FantasistaThinker(Thinker):
             send(f"info depth 1 time {limits.elapsed_ms()} nodes {len(state.legal_actions())} "
                  f"score cp {int(round(r.score))} pv {r.best}")
             return r.best
-        if len(s.tt) > 2_000_000:
-            s.tt.clear()
         # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
         deepen = limits.unbounded or limits.timed or limits.nodes is not None
         max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
