@@ -144,22 +144,32 @@ def _repeated(h, history, n_history, path, n_path):
 
 
 @kernel
+def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info):
+    """The start of a quiescence node: (stand pat, number of captures ordered in ``keys``), or (its value, -1)
+    when it ends here: stand pat at or above ``beta`` or at the last ply, no legal turn (mated), or a buffer
+    overflow (the status says so)."""
+    stand = FK.evaluate_k(st, E, 0, 0)
+    if stand >= beta or ply >= max_ply:
+        return stand, -1
+    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    if n < 0:
+        info[F_STATUS] = STOP_OVERFLOW
+        return 0, -1
+    if n == 0:
+        return -MATE, -1
+    return stand, _order_captures(G, n, E, st, scores, caps, keys)
+
+
+@kernel
 def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of one ply: stand pat, then each capture valued by its static value (read from the ordering
     scores: a quiescence of 0 plies is the static value). ``G``: this ply's generation buffer; ``Gu``: the
     uchifuzume scratch of :func:`legal_turns_k`."""
-    stand = FK.evaluate_k(st, E, 0, 0)
-    if stand >= beta or ply >= max_ply:
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info)
+    if m < 0:
         return stand
     if alpha < stand:
         alpha = stand
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
-    if n < 0:
-        info[F_STATUS] = STOP_OVERFLOW
-        return 0
-    if n == 0:
-        return -MATE
-    m = _order_captures(G, n, E, st, scores, caps, keys)
     best = stand
     for k in range(m):
         i = keys[k]
@@ -179,18 +189,11 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
-    stand = FK.evaluate_k(st, E, 0, 0)
-    if stand >= beta or ply >= max_ply:
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info)
+    if m < 0:
         return stand
     if alpha < stand:
         alpha = stand
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
-    if n < 0:
-        info[F_STATUS] = STOP_OVERFLOW
-        return 0
-    if n == 0:
-        return -MATE
-    m = _order_captures(G, n, E, st, scores[ply], caps[ply], keys[ply])
     best = stand
     for k in range(m):
         i = keys[ply, k]
@@ -320,6 +323,20 @@ def _chance_child(child, ch, c, E, T, A, work):
 
 
 @kernel
+def _open_node(st, h, ply, hint, T, E, G, Gu, A):
+    """A full-width node's turns generated into ``G`` and ordered into ``A.keys[ply]`` (:func:`_order`): their
+    number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1."""
+    A.info[F_BEST] = -1
+    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    if n < 0:
+        A.info[F_STATUS] = STOP_OVERFLOW
+        return -1
+    if n > 0:
+        _order(G, n, E, st, A.scores[ply], A.caps[ply], A.keys[ply], hint)
+    return n
+
+
+@kernel
 def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     """Value (negamax, fail-hard as the Python search) of the depth-1 decision node ``st`` (key ``h``, ``mnum``
     the next ply's number) at ``ply``; ``A.info[F_BEST]`` = the best child's index in ``G`` (-1: no legal turn).
@@ -330,15 +347,10 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     main-outcome chance node (:func:`_chance_child`; counted as a node only with ``F_COUNT_CHANCE``) whose main
     position is that depth-0 node. On a stop (``F_STATUS`` != OK) the value means nothing."""
     info = A.info
-    info[F_BEST] = -1
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
-    if n < 0:
-        info[F_STATUS] = STOP_OVERFLOW
-        return 0.0
-    if n == 0:
-        return -MATE
+    n = _open_node(st, h, ply, hint, T, E, G, Gu, A)
+    if n <= 0:
+        return -MATE if n == 0 else 0.0
     scores, caps, keys = A.scores, A.caps, A.keys
-    _order(G, n, E, st, scores[ply], caps[ply], keys[ply], hint)
     roll = info[F_AWARE] != 0 and _magic_after(mnum)
     qdepth = info[F_QDEPTH]
     max_ply = info[F_MAX_PLY]
@@ -429,15 +441,10 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
     for plies ``ply`` to ``ply + 3``."""
     info = A.info
     info[F_STATUS] = OK
-    info[F_BEST] = -1
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
-    if n < 0:
-        info[F_STATUS] = STOP_OVERFLOW
-        return 0.0
-    if n == 0:
-        return -MATE
+    n = _open_node(st, h, ply, hint, T, E, G, Gu, A)
+    if n <= 0:
+        return -MATE if n == 0 else 0.0
     keys = A.keys
-    _order(G, n, E, st, A.scores[ply], A.caps[ply], keys[ply], hint)
     roll = info[F_AWARE] != 0 and _magic_after(mnum)
     best_v = -MATE - 1.0
     best_i = keys[ply, 0]
