@@ -159,8 +159,8 @@ class FantasistaSearcher:
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
                  frontier_kernel: bool = True) -> None:
         self.chance_aware = chance_aware
-        #: True (default): depth-1 nodes not followed by a roll are searched by one kernel call with their
-        #: quiescence (:mod:`search.fantasista_kernels`); False: all in Python. Same turns, values and node counts.
+        #: True (default): a node of depth 1 or 2 is searched with everything below it by one kernel call
+        #: (:mod:`search.fantasista_kernels`); False: all in Python. Same turns, values and node counts.
         self.frontier_kernel = frontier_kernel and (QDEPTH if quiescence else 0) <= 2
         #: False (default): a chance node does not count against the node budget (its children do), so the aware
         #: engine spends the same budget on the same kinds of node as the roll-blind engine (decision and
@@ -188,7 +188,7 @@ class FantasistaSearcher:
         self.g2 = FK.make_genbuf(256)
         self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
         self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
-        self.keys = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)  # the frontier kernel's child order per ply
+        self.keys = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)  # the kernels' child order per ply
         self.work = np.zeros((MAX_PLY + 2, 2, FK.S), np.int8)  # the kernels' main roll outcomes per ply
         self.path_keys = np.zeros(MAX_PLY + 2, np.uint64)  # key of the decision node at each ply of the path
         self.info = np.zeros(FKS.INFO_SIZE, np.int64)
@@ -210,9 +210,9 @@ class FantasistaSearcher:
                                              EMBLEM_PER_PAWN], np.int32),
                                    np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
-        tables = [self._roll_table(FAIRIES[f]) for f in self.fairy]
+        per_colour = [self._roll_table(FAIRIES[f]) for f in self.fairy]
         self.roll_arrays = (np.array([p for _, p in self.rows], np.float64),) + tuple(
-            np.array([t[k] for t in tables], np.int64) for k in range(3))
+            np.array([t[k] for t in per_colour], np.int64) for k in range(3))
         self._kernel_arrays()
 
     def _kernel_arrays(self) -> None:
@@ -371,7 +371,8 @@ class FantasistaSearcher:
         """A depth-1 or depth-2 node searched by one kernel call (:func:`.fantasista_kernels.frontier_k` /
         :func:`.fantasista_kernels.node2_k`): (value, key of the best child; None when there is no legal turn), or
         None when a generation buffer was too small (the caller then searches the node in Python, which grows the
-        buffers; the counts the kernel made are dropped). The caller has counted the node and probed the TT."""
+        buffers; the counts the kernel made are dropped, the TT entries it stored are sound and stay). The caller
+        has counted the node and probed the TT."""
         info = self.info
         info[FKS.F_NODES] = self.nodes
         info[FKS.F_LIMIT] = self.node_limit
