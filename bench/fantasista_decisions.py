@@ -1,9 +1,11 @@
 """How often the chance-aware and the roll-blind Ousho Fantasista searches choose different turns.
 
-``python -m bench.fantasista_decisions [NODES] [GAMES]``: plays ``GAMES`` seeded games (fairies drawn, 3,000-node
-roll-blind player, up to ply 75) and, at every position within plies 12-16 of a 15-ply magic cycle ("near rolls")
-and every fifth ply elsewhere, searches with both engines at ``NODES`` nodes (TT cleared), counting the positions
-where their turns differ. The ceiling on what the aware engine can gain: it can only win where it plays differently.
+``python -m bench.fantasista_decisions [NODES] [GAMES] [KING_DROP_CP]``: plays ``GAMES`` seeded games (fairies
+drawn, 3,000-node roll-blind player, up to ply 75) and, at every position within plies 12-16 of a 15-ply magic
+cycle ("near rolls") and every fifth ply elsewhere, searches with both engines at ``NODES`` nodes (TT cleared),
+counting the positions where their turns differ (both engines with the evaluation's king-drop weight
+``KING_DROP_CP``, 0 = off). The ceiling on what the aware engine can gain: it can only win where it plays
+differently.
 """
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from engine.variants.fantasista import FAIRIES, new_game
 from search.fantasista import FantasistaSearcher
 
 
-def differing_turns(nodes: int = 40_000, games: int = 6, seed: int = 99) -> dict[str, tuple[int, int]]:
+def differing_turns(nodes: int = 40_000, games: int = 6, king_drop_cp: int = 0,
+                    seed: int = 99) -> dict[str, tuple[int, int]]:
     """{"near rolls": (differing, positions), "elsewhere": (differing, positions)}; prints a line per game."""
     rng = random.Random(seed)
-    aware, blind = FantasistaSearcher(True), FantasistaSearcher(False)
+    aware = FantasistaSearcher(True, king_drop_cp=king_drop_cp)
+    blind = FantasistaSearcher(False, king_drop_cp=king_drop_cp)
     counts = {"near rolls": [0, 0], "elsewhere": [0, 0]}
     for k in range(games):
         g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), max_plies=200)
@@ -47,4 +51,5 @@ def differing_turns(nodes: int = 40_000, games: int = 6, seed: int = 99) -> dict
 
 
 if __name__ == "__main__":
-    differing_turns(int(sys.argv[1]) if len(sys.argv) > 1 else 40_000, int(sys.argv[2]) if len(sys.argv) > 2 else 6)
+    args = [int(a) for a in sys.argv[1:4]]
+    differing_turns(*args)

@@ -191,6 +191,35 @@ def test_no_roll_term_in_the_evaluation_or_the_quiescence():
     assert (ra.best, ra.score, ra.nodes) == (rb.best, rb.score, rb.nodes)
 
 
+def test_king_exposed_to_drops_costs_by_open_squares_and_the_enemy_hand():
+    """The evaluation's drop term (``king_drop_cp``, off by default): KING_DROP_CP per empty square next to a king
+    per unit of the enemy hand's drop attack (tokens count as ordinary pieces; the attack is capped); with an empty
+    enemy hand or no open square it is 0, and ``king_drop_cp=0`` gives the material-only evaluation."""
+    from engine.variants.fantasista.state import FantasistaState
+    from search.fantasista import DROP_ATTACK_CAP, KING_DROP_CP
+
+    def value(sfen, **kw):
+        g = FantasistaState.from_sfen(sfen)
+        s = FantasistaSearcher(**kw)
+        s._set_fairies(g.fairy)
+        return s.evaluate(to_array(g.bd), g.move_number)
+
+    # Sente's king on 5i: 5 open squares (4h 5h 6h 4i 6i); gote's on 1a, walled in by its own pawns.
+    base = "7pk/7pp/9/9/9/9/9/9/4K4"
+    on = {"king_drop_cp": KING_DROP_CP}
+    for hand, attack in {"-": 0, "p": 1, "g": 2, "gp": 3}.items():
+        material = value(f"{base} b {hand} 1 f=hh", king_drop_cp=0)
+        assert value(f"{base} b {hand} 1 f=hh", **on) == material - KING_DROP_CP * 5 * attack, hand
+        assert value(f"{base} b {hand} 1 f=hh") == material  # off by default
+    # A token in hand threatens like an ordinary piece of its type.
+    assert value(f"{base} b - 1 f=hh;h=g", **on) - value(f"{base} b - 1 f=hh;h=g") == -KING_DROP_CP * 5 * 2
+    # Capped: rook, bishop, two golds and two silvers are worth DROP_ATTACK_CAP, not 12.
+    assert value(f"{base} b - 1 f=hh;h=rb2g2s", **on) - value(f"{base} b - 1 f=hh;h=rb2g2s") == \
+        -KING_DROP_CP * 5 * DROP_ATTACK_CAP
+    # Sente's pieces in hand do not threaten gote's king, which has no open square.
+    assert value(f"{base} b G 1 f=hh", **on) == value(f"{base} b G 1 f=hh")
+
+
 def test_chance_node_searches_the_main_outcome_shifted_by_the_static_differences():
     """The default chance node = the search of the most probable outcome + sum p * (static(row) - static(main)),
     with the window shifted so it fails low / high correctly."""

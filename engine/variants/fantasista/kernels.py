@@ -1104,10 +1104,36 @@ def count_turns_k(st, h0, T, G, G2):
 
 # ----------------------------------------------------------------- evaluation (search/fantasista.py)
 @kernel
+def _open_king_squares(st, c):
+    """Empty squares next to colour ``c``'s king: where a piece from the enemy hand can be dropped against it."""
+    k = st[ST_KSQ + c]
+    if k < 0:
+        return 0
+    f, r = divmod(np.int64(k), 9)
+    n = 0
+    for df in range(-1, 2):
+        for dr in range(-1, 2):
+            if (df != 0 or dr != 0) and 0 <= f + df < 9 and 0 <= r + dr < 9 and st[ST_B + (f + df) * 9 + r + dr] == 0:
+                n += 1
+    return n
+
+
+@kernel
+def _drop_attack(st, E, c):
+    """What colour ``c`` holds in hand to drop next to the enemy king: the pieces weighted by ``E.drop_weight``
+    (ordinary pieces and tokens alike), at most ``E.extra[6]``."""
+    a = 0
+    for pt in range(1, 21):
+        a += E.drop_weight[pt] * (st[ST_HAND + 21 * c + pt] + st[ST_TH + 21 * c + pt])
+    return min(a, E.extra[6])
+
+
+@kernel
 def evaluate_k(st, E, d0, d1):
     """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
-    invincible pieces, carriers, and ``E.magic[c]`` (the expected value of one roll of colour c) scaled by
-    ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played past without a chance
+    invincible pieces, carriers, king exposure to drops (``E.extra[5]`` per empty square next to the king and
+    unit of :func:`_drop_attack` of the enemy hand; 0 = off), and ``E.magic[c]`` (the expected value of one roll of
+    colour c) scaled by ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played past without a chance
     node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to +-E.bound."""
     v0 = 0
     v1 = 0
@@ -1139,6 +1165,8 @@ def evaluate_k(st, E, d0, d1):
         if st[ST_EMBLEM + c]:
             x += E.extra[3] + E.extra[4] * (st[ST_HAND + 21 * c + P_] + st[ST_TH + 21 * c + P_])
         x += (E.magic[c] * (d0 if c == 0 else d1)) // 1000
+        if E.extra[5] != 0:
+            x -= E.extra[5] * _open_king_squares(st, c) * _drop_attack(st, E, 1 - c)
         if c == 0:
             v0 += x
         else:
