@@ -333,7 +333,7 @@ class FantasistaSearcher:
         self._tick()
         if not root and (h in self.history or h in self.path):
             return 0, None  # a repetition: a draw
-        if depth <= 0:  # a leaf: no TT probe (the frontier kernel probes none either)
+        if depth <= 0:  # a leaf: no TT probe (the kernels probe none either)
             return self._quiesce(st, h, mnum, alpha, beta, ply, self._qdepth), None
         key = self.tt.key(h, mnum)
         hint = None

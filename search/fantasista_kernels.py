@@ -212,7 +212,8 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
     return best
 
 
-#: Kinds of roll rows (``roll_kind``): nothing, ``a`` x ``b`` tokens of type ``a``... see :func:`_receive_into`.
+#: Kinds of roll rows (``roll_kind``): nothing, ``b`` tokens of type ``a``, two pawn and one gold tokens, right
+#: ``a``, the emblem, and the two target choices (an invincible pawn / tokin, a carrier bishop / horse).
 R_NOTHING, R_TOKENS, R_PAWNS_GOLD, R_RIGHT, R_EMBLEM, R_INVINCIBLE, R_CARRIER = range(7)
 
 
