@@ -131,16 +131,14 @@ def _count(info):
 
 
 @kernel
-def _repeated(h, history, n_history, path, n_path):
-    """``h`` is a position of the game before the root (``history[:n_history]``, sorted) or on the search path."""
+def _repeated(h, history, path, n_path):
+    """``h`` is a position of the game before the root (``history``, sorted) or on the search path
+    (``path[:n_path]``)."""
     for k in range(n_path):
         if path[k] == h:
             return True
-    if n_history > 0:
-        j = np.searchsorted(history[:n_history], h)
-        if j < n_history and history[j] == h:
-            return True
-    return False
+    j = np.searchsorted(history, h)
+    return j < len(history) and history[j] == h
 
 
 @kernel
@@ -371,7 +369,7 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
             child = work[0]
         if not _count(info):
             return 0.0
-        if _repeated(ch, A.history, len(A.history), A.path, ply + 1):
+        if _repeated(ch, A.history, A.path, ply + 1):
             v = 0  # a repetition: a draw
         elif qdepth >= 2:
             v = -_quiesce2(child, ch, T, E, G1, G2, Gu, scores, caps, keys, -beta - shift, -alpha - shift, ply + 1,
@@ -412,7 +410,7 @@ def _decision1(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, Gu, TT, A):
     info = A.info
     if not _count(info):
         return 0.0
-    if _repeated(h, A.history, len(A.history), A.path, ply):
+    if _repeated(h, A.history, A.path, ply):
         return 0.0
     key = tt_key(h, mnum, A.mkeys)
     slot = key & np.uint64(len(TT.key) - 1)
