@@ -96,6 +96,15 @@ class Gui:
                 time.sleep(0.05)
         return ""
 
+    def attr(self, css: str, name: str) -> str | None:
+        """An attribute of the first element matching ``css``, read in one script call.
+
+        The page re-renders whenever the state changes, so an element found by one WebDriver call can be stale by
+        the next; reading inside the page cannot be."""
+        return self.d.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null;",
+            css, name)
+
     def click(self, css: str) -> None:
         def attempt():
             els = self.d.find_elements(By.CSS_SELECTOR, css)
@@ -156,8 +165,7 @@ class Gui:
         for move in moves:
             frm, to = move[:2], move[2:4]
             self.sq(frm)
-            self.wait(lambda: "selected" in self.d.find_element(
-                By.CSS_SELECTOR, f'#board .sq[data-sq="{frm}"]').get_attribute("class"), what=f"silver {frm}")
+            self.wait(lambda: "selected" in self.attr(f'#board .sq[data-sq="{frm}"]', "class"), what=f"silver {frm}")
             done = len(self.moves())
             self.sq(to)
             if move[4:] == "+" or len(self.d.find_elements(By.CSS_SELECTOR, "#chooser:not([hidden]) .choice")):
@@ -196,13 +204,13 @@ def test_shogi_clicks_engine_promotion_records_and_mate(gui):
     gui.screenshot("shogi")
     assert gui.text('#board .sq[data-sq="5i"]') in ("玉", "王")
     gui.sq("7g")
-    assert "target" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="7f"]').get_attribute("class")
+    assert "target" in gui.attr('#board .sq[data-sq="7f"]', "class")
     gui.sq("7f")
     gui.wait(lambda: len(gui.moves()) == 2, timeout=600, what="our engine's answer")
     assert gui.moves()[0] == "7g7f"
     assert gui.text("#info-depth") == "1" and gui.text("#info-score") != "–"
     assert gui.d.find_elements(By.CSS_SELECTOR, "#moves td.ja")[0].text == "７六歩(77)"
-    assert gui.d.find_element(By.ID, "graph").get_attribute("data-points") == "1"
+    assert gui.attr("#graph", "data-points") == "1"
     gui.click("#undo")
     gui.wait(lambda: gui.moves() == [], what="undo")
     gui.click("#redo")
@@ -252,7 +260,7 @@ def test_daishogi_13x13_engine_and_lion_steps(gui):
     gui.wait(lambda: gui.text('#board .sq[data-sq="7g"]') == "獅子")
     gui.sq("7g"), gui.sq("6f")
     assert gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#chooser button[data-token="7g6f"]'))
-    classes = gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="5e"]').get_attribute("class")
+    classes = gui.attr('#board .sq[data-sq="5e"]', "class")
     assert "target" in classes
     gui.sq("5e")
     gui.wait(lambda: gui.moves() == ["7g6f,6f5e"])
@@ -349,7 +357,7 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
     gui.screenshot("mawarikudoi")
     assert gui.d.find_elements(By.CSS_SELECTOR, "#throw .general"), "the thrown generals are drawn"
     assert "歩" in gui.text("#runner-0 .relay .current") and "1i" in gui.text("#runner-0")
-    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="9a"] .piece').get_attribute("data-facing") == "s"
+    assert gui.attr('#board .sq[data-sq="9a"] .piece', "data-facing") == "s"
     n = gui.state()["turn_build"]["steps"]
     assert gui.text("#turn-left").startswith(f"{n} of {n}")
     assert "click where the turn ends" in gui.text("#turn-left")
@@ -394,19 +402,19 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the turn's ends")
     ends = gui.server.session.turn_step([], ends=True)["ends"]
-    kinds = {e.get_attribute("data-sq"): e.get_attribute("data-kind")
-             for e in gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")}
+    kinds = dict(gui.d.execute_script(  # one script call: the board cannot re-render half-way through the read
+        "return [...document.querySelectorAll('#board .sq')].map(e => [e.dataset.sq, e.dataset.kind]);"))
     assert {sq for sq, k in kinds.items() if k == "end"} == {e["square"] for e in ends}
     # 1h: the pawn can end there facing several ways: a chooser; pick facing west
     gui.sq("1h")
     buttons = gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.end-choice"), what="the chooser")
     assert len(buttons) == len([e for e in ends if e["square"] == "1h"]) >= 2
-    assert "selected" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1h"]').get_attribute("class")
+    assert "selected" in gui.attr('#board .sq[data-sq="1h"]', "class")
     gui.screenshot("mawarikudoi-ends")
     west = next(e for e in ends if e["square"] == "1h" and e["facing"] == "w")
     gui.click(f'#chooser button.end-choice[data-end="{west["end"]}"]')
     gui.wait(lambda: len(gui.moves()) >= 1 and len(gui.moves()[0].split(",")) == 3, what="the whole turn played")
-    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1h"] .piece').get_attribute("data-facing") == "w"
+    assert gui.attr('#board .sq[data-sq="1h"] .piece', "data-facing") == "w"
     # gote's turn: one end alone on its square is played by one click
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-kind="end"]'), what="gote's ends")
     gote_ends = gui.server.session.turn_step([], ends=True)["ends"]
@@ -427,9 +435,9 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.wait(lambda: gui.text("#turn-left").startswith("2 of 3"), what="the first action")
     gui.click("#turn-mode")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the ends of the rest")
-    gui.wait(lambda: gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="1f"]').get_attribute("data-kind")
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="1f"]', "data-kind")
              == "end", what="1f as an end")
-    assert gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="3i"]').get_attribute("data-kind") != "end"
+    assert gui.attr('#board .sq[data-sq="3i"]', "data-kind") != "end"
     gui.sq("1f")
     gui.wait(lambda: gui.moves()[:1] == ["1i1h,1h1g,1g1f"], what="the turn finished at once")
 
@@ -446,7 +454,7 @@ def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
     assert "emblem" in gui.text("#inventory-1")
 
     def kind(sq):
-        return gui.d.find_element(By.CSS_SELECTOR, f'#board .sq[data-sq="{sq}"]').get_attribute("data-kind")
+        return gui.attr(f'#board .sq[data-sq="{sq}"]', "data-kind")
     # breath: the fire dragon dropped, then its breath target in its own colour
     gui.play_path(["hand:D", "sq:5e"])
     gui.wait(lambda: kind("5b") == "breath", what="the breath target")
@@ -486,7 +494,7 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     assert gui.text("#wave-moves").endswith("5h5g")
     gui.sq("4g"), gui.sq("3e")  # 3e is no silver move: nothing happens, 4g stays picked
     time.sleep(0.3)
-    assert "selected" in gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="4g"]').get_attribute("class")
+    assert "selected" in gui.attr('#board .sq[data-sq="4g"]', "class")
     gui.sq("4f")
     gui.wait(lambda: "4g4f" in gui.text("#wave-moves"), what="4g4f after the stray click")
     gui.wave("7g7f", "6g6f", "5g5f")
@@ -508,9 +516,8 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
                                 start_sfen="4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@")
     gui.wait(lambda: gui.text('#board .sq[data-sq="2h"]') == "金")
     gui.sq("2h")
-    cell = gui.wait(lambda: gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="2i"]'))
-    gui.wait(lambda: cell.get_attribute("data-kind") == "board", what="the carrier to board")
-    assert "t-board" in cell.get_attribute("class")
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="2i"]', "data-kind") == "board", what="the carrier to board")
+    assert "t-board" in gui.attr('#board .sq[data-sq="2i"]', "class")
     gui.sq("2i")
     gui.wait(lambda: gui.moves() == ["2h2i"], what="the boarding")
     assert gui.text('#board .sq[data-sq="2i"] .rider') == "金" and gui.text('#board .sq[data-sq="2h"]') == ""
