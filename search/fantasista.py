@@ -39,6 +39,8 @@ the all-Python search; both give the same results, tested).
   decision and quiescence nodes only; a chance node is not counted (its children are), so both engines spend a
   budget on the same kinds of node (``count_chance_nodes=True`` counts the default chance node as one node, the
   former rule). :func:`greedy_turn` is the one-ply greedy.
+* Experiments kept as options, off by default (measured weaker, docs/fantasista.md): ``late_move_reduction``,
+  ``king_drop_cp``, ``chance_sides`` other than "both".
 """
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ from engine.variants.fantasista.board import Board
 from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
 from engine.variants.fantasista.turngen import desc_text, tables, to_array
 from search import fantasista_kernels as FKS
-from search.fantasista_kernels import EXACT, LOWER, UPPER
+from search.fantasista_kernels import EXACT, LMR_FULL_TURNS, LOWER, UPPER
 
 MATE = 30000
 EVAL_BOUND = 20000
@@ -165,8 +167,21 @@ class FantasistaSearcher:
 
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
-                 frontier_kernel: bool = True, king_drop_cp: int = 0) -> None:
+                 frontier_kernel: bool = True, king_drop_cp: int = 0, late_move_reduction: bool = False,
+                 chance_sides: str = "both") -> None:
         self.chance_aware = chance_aware
+        #: Whose rolls a chance-aware search expands: "both" (default), "own" (the root side's; the opponent's
+        #: rolls are treated as nothing, as the roll-blind engine treats all) or "opponent". An experiment.
+        if chance_sides not in ("both", "own", "opponent"):
+            raise ValueError(f"chance_sides is both, own or opponent, not {chance_sides!r}")
+        self.chance_sides = chance_sides
+        self._roll_mask = 3 if chance_aware else 0  # bit c: colour c's rolls are chance nodes (set per search)
+        #: Late-move reduction at nodes of depth 2 and more (not at the root, not in check): the turns ordered after
+        #: the first LMR_FULL_TURNS that capture nothing are searched one ply shallower with a null window first,
+        #: and again at full depth only if that beats alpha (the kernels do the same at depth 2). Chance-aware, a
+        #: roll of the opponent's right after the ply a reduction cuts off is counted statically; before the
+        #: side's own roll there is no reduction.
+        self.late_move_reduction = late_move_reduction
         #: Weight of the king-exposure-to-drops term of the evaluation (0, the default: off; KING_DROP_CP = 8 is
         #: the weight measured).
         self.king_drop_cp = king_drop_cp
@@ -231,8 +246,9 @@ class FantasistaSearcher:
         """The kernels' view of the search (:class:`.fantasista_kernels.SearchArrays`): the settings, the game's
         history and the d20 rows of the current fairies."""
         info = self.info
-        info[FKS.F_AWARE], info[FKS.F_COUNT_CHANCE] = self.chance_aware, self.count_chance_nodes
+        info[FKS.F_AWARE], info[FKS.F_COUNT_CHANCE] = self._roll_mask, self.count_chance_nodes
         info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, MAX_PLY
+        info[FKS.F_LMR] = self.late_move_reduction
         self.A = FKS.SearchArrays(self.scores, self.caps, self.keys, self.work, self.path_keys,
                                   np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
@@ -258,6 +274,9 @@ class FantasistaSearcher:
         self.path = set()
         depth = min(depth, MAX_PLY)  # the per-ply buffers end there (USI deepens to 32 under a clock)
         self.history = self._game_history(game)
+        root = game.bd.stm
+        self._roll_mask = 0 if not self.chance_aware else {"both": 3, "own": 1 << root,
+                                                           "opponent": 1 << (1 - root)}[self.chance_sides]
         self._kernel_arrays()
         self._clock_at = 0
         st = to_array(game.bd)
@@ -361,10 +380,30 @@ class FantasistaSearcher:
         order = self._order(st, n, ply, mnum, hint)
         a0 = alpha
         best_v, best_i = -MATE - 1, int(order[0])
+        caps = self.caps[ply]  # which children captured (filled by _order)
+        reduce_from, lmr_gain = n, 0
+        if self.late_move_reduction and depth >= 2 and not root and not FK.in_check(st, self.T, int(st[FK.ST_STM])):
+            # When a roll follows the ply a reduction cuts off, the reduced searches end before that roll and the
+            # full ones after it: their values would differ by the roll's tokens, not by merit. The opponent's
+            # roll is then counted statically (lmr_gain); before the side's own roll nothing is reduced.
+            stm = int(st[FK.ST_STM])
+            if not self._rolls(mnum + depth - 1, stm if depth % 2 else 1 - stm):
+                reduce_from = LMR_FULL_TURNS
+            elif depth % 2 == 0:  # the ply cut off is the opponent's
+                reduce_from, lmr_gain = LMR_FULL_TURNS, self._roll_gain(st)
         self.path.add(h)
         try:
-            for i in order:
+            for k, i in enumerate(order):
                 i = int(i)
+                if k >= reduce_from and not caps[i]:
+                    v = -self._after_turn(G.out[i], int(G.oh[i]), mnum, depth - 2, lmr_gain - alpha - 1,
+                                          lmr_gain - alpha, ply + 1)
+                    if -MATE < v < MATE:
+                        v += lmr_gain
+                    if v <= alpha:  # the reduced search fails low: the turn is not better, no full search
+                        if v > best_v:
+                            best_v, best_i = v, i
+                        continue
                 v = -self._after_turn(G.out[i], int(G.oh[i]), mnum, depth - 1, -beta, -alpha, ply + 1)
                 if v > best_v:
                     best_v, best_i = v, i
@@ -440,11 +479,16 @@ class FantasistaSearcher:
 
     def _after_turn(self, row, h, played, depth, alpha, beta, ply):
         """Value for the side to move of ``row`` after ply ``played`` was made: through the roll if one is due."""
-        if self.chance_aware and magic_after(played):
+        if self._rolls(played, 1 - int(row[FK.ST_STM])):
             if self.expand_every_outcome:
                 return self._chance(row, h, played + 1, depth, alpha, beta, ply)
             return self._chance_main(row, h, played + 1, depth, alpha, beta, ply)
         return self._decision(row, h, played + 1, depth, alpha, beta, ply)[0]
+
+    def _rolls(self, played: int, roller: int) -> bool:
+        """A chance node follows ply ``played``, made by ``roller``: a roll is due and this engine searches that
+        colour's rolls (as :func:`.fantasista_kernels._rolls`)."""
+        return bool((self._roll_mask >> roller) & 1) and magic_after(played)
 
     def _chance_main(self, row, h, mnum, depth, alpha, beta, ply):
         """A roll searched through its most probable outcome; the roller is the side not to move in ``row``.
@@ -472,6 +516,16 @@ class FantasistaSearcher:
         if abs(v) >= MATE:
             return v
         return v + shift
+
+    def _roll_gain(self, st: np.ndarray) -> int:
+        """How much the coming roll of the side not to move in ``st`` is expected to change the static value of
+        ``st`` for the side to move: sum over the rows r of p(r) * (static(r) - static(st)), a target row at the
+        roller's choice (as :func:`.fantasista_kernels._roll_gain`)."""
+        s0 = self.evaluate(st, 0)
+        acc = 0.0
+        for r, p in self.rows:
+            acc += p * (min(self.evaluate(k, 0) for k in self._receive(st, r)) - s0)
+        return int(round(acc))
 
     def _chance(self, row, h, mnum, depth, alpha, beta, ply):
         """Exact expectimax at a roll (``expand_every_outcome``): Star1 over the merged roll outcomes; the roller

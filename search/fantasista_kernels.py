@@ -11,7 +11,8 @@ node count either way (``tests/test_fantasista_frontier.py``):
   opponent, lowest first, the hint (TT best turn) first, ties in generation order;
 * :func:`node2_k`: a depth-2 node; each child is a depth-1 node (:func:`_decision1`: counted, a draw if repeated,
   TT probe, :func:`_frontier`, TT store), through a main-outcome chance node (:func:`_chance_child`) when the engine
-  is chance-aware and a roll follows the turn;
+  is chance-aware and a roll follows the turn; with late-move reduction, a late quiet turn is first searched as a
+  depth-0 node with a null window (:func:`_leaf_child`);
 * :func:`frontier_k` / :func:`_frontier`: a depth-1 node; each child (or its main roll outcome) is a depth-0 node:
   counted, scored 0 if its key is on the search path or in the game's history, otherwise its quiescence value
   (stand pat, then captures only, ``qdepth`` <= 2 plies, :func:`_quiesce2` / :func:`_quiesce_last`);
@@ -33,10 +34,11 @@ from engine.variants.fantasista import kernels as FK
 
 MATE = 30000
 #: ``info`` slots: nodes counted so far (in: the search's count; out: updated), the node budget (0 = none), the best
-#: child's index (out), the status (out), chance nodes visited (in / out); the searcher's settings: chance-aware,
-#: chance nodes counted as nodes, quiescence plies (0-2), the last ply of the buffers.
-F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE, F_AWARE, F_COUNT_CHANCE, F_QDEPTH, F_MAX_PLY = range(9)
-INFO_SIZE = 9
+#: child's index (out), the status (out), chance nodes visited (in / out); the searcher's settings: whose rolls are
+#: chance nodes (bit c set: colour c's; 0 = roll-blind, 3 = chance-aware), chance nodes counted as nodes, quiescence
+#: plies (0-2), the last ply of the buffers, late-move reduction on.
+F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE, F_AWARE, F_COUNT_CHANCE, F_QDEPTH, F_MAX_PLY, F_LMR = range(10)
+INFO_SIZE = 10
 OK, STOP_BUDGET, STOP_OVERFLOW = 0, 1, 2
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -51,6 +53,11 @@ TTable = namedtuple("TTable", ["key", "val", "move", "depth", "flag"])
 #: [colour, R], see :func:`_receive_into`) and ``info``.
 SearchArrays = namedtuple("SearchArrays", ["scores", "caps", "keys", "work", "path", "history", "mkeys", "roll_p",
                                            "roll_kind", "roll_a", "roll_b", "info"])
+
+#: Late-move reduction: at a node of depth 2 or more (not the root, not in check), the turns ordered after the first
+#: LMR_FULL_TURNS that capture nothing are searched one ply shallower with a null window first, and at full depth
+#: only if that beats alpha (``FantasistaSearcher.late_move_reduction``).
+LMR_FULL_TURNS = 4
 
 #: Width of the child index in an ordering key (buffers hold at most 1 << 14 outcomes).
 IDX_BITS = 14
@@ -286,6 +293,13 @@ def _magic_after(ply):
 
 
 @kernel
+def _rolls(info, ply, roller):
+    """The search has a chance node after ply ``ply``, played by ``roller``: a roll follows it and the engine
+    searches that colour's rolls (``F_AWARE``)."""
+    return (info[F_AWARE] >> roller) & 1 != 0 and _magic_after(ply)
+
+
+@kernel
 def tt_key(h, mnum, mkeys):
     """The TT key of position key ``h`` with ``mnum`` the next ply's number: mixed with the move number modulo 30
     (whether and how soon rolls come; the first 30 plies apart), so a board before and after a roll differs."""
@@ -322,6 +336,19 @@ def _chance_child(child, ch, c, E, T, A, work):
 
 
 @kernel
+def _roll_gain(st, c, E, A, work):
+    """How much colour ``c``'s coming roll is expected to change the static value of ``st`` for its side to move
+    (``c``'s opponent): sum over the rows r of p(r) * (static(r) - static(st)), rounded as in Python (a target row
+    at the roller's choice, :func:`_roll_row_static`; ``work[1]`` is scratch)."""
+    s0 = FK.evaluate_k(st, E, 0, 0)
+    acc = 0.0
+    for r in range(len(A.roll_p)):
+        sr, _ = _roll_row_static(st, A.roll_kind[c, r], A.roll_a[c, r], A.roll_b[c, r], c, E, work, False)
+        acc += A.roll_p[r] * (sr - s0)
+    return np.int64(np.rint(acc))
+
+
+@kernel
 def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     """A full-width node's turns generated into ``G`` and ordered into ``A.keys[ply]`` (:func:`_order`): their
     number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1."""
@@ -333,6 +360,34 @@ def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     if n > 0:
         _order(G, n, E, st, A.scores[ply], A.caps[ply], A.keys[ply], hint)
     return n
+
+
+@kernel
+def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, Gu, A):
+    """Value, for the parent at ``ply`` (window ``alpha``, ``beta``), of its child ``child`` (key ``ch``; with
+    ``roll``, the main roll outcome, to be shifted by ``shift``) searched as a depth-0 node at ``ply + 1``: counted,
+    0 if its key is on the path or in the game's history, otherwise its quiescence (``static``: the child's
+    ordering score, its value when the quiescence has 0 plies and no roll came between). On a stop (``F_STATUS``
+    != OK) the value means nothing."""
+    info = A.info
+    if not _count(info):
+        return 0.0
+    qdepth = info[F_QDEPTH]
+    if _repeated(ch, A.history, A.path, ply + 1):
+        v = 0.0  # a repetition: a draw
+    elif qdepth >= 2:
+        v = -_quiesce2(child, ch, T, E, G1, G2, Gu, A.scores, A.caps, A.keys, -beta - shift, -alpha - shift,
+                       ply + 1, info[F_MAX_PLY], info)
+    elif qdepth == 1:
+        v = -_quiesce_last(child, ch, T, E, G1, Gu, A.scores[ply + 1], A.caps[ply + 1], A.keys[ply + 1],
+                           -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info)
+    elif roll:
+        v = -float(FK.evaluate_k(child, E, 0, 0))
+    else:
+        v = -float(static)
+    if roll and -MATE < v < MATE:  # -(v(main) + shift); a mate stays a mate
+        v -= shift
+    return v
 
 
 @kernel
@@ -349,13 +404,11 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     n = _open_node(st, h, ply, hint, T, E, G, Gu, A)
     if n <= 0:
         return -MATE if n == 0 else 0.0
-    scores, caps, keys = A.scores, A.caps, A.keys
-    roll = info[F_AWARE] != 0 and _magic_after(mnum)
-    qdepth = info[F_QDEPTH]
-    max_ply = info[F_MAX_PLY]
+    scores, keys = A.scores, A.keys
+    c = np.int64(st[FK.ST_STM])  # the roller, if a roll follows this turn
+    roll = _rolls(info, mnum, c)
     best_v = -MATE - 1.0
     best_i = keys[ply, 0]
-    c = np.int64(st[FK.ST_STM])  # the roller, if a roll follows this turn
     work = A.work[ply + 1]
     for k in range(n):
         i = keys[ply, k]
@@ -367,24 +420,9 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
             if not counted:
                 return 0.0
             child = work[0]
-        if not _count(info):
-            return 0.0
-        if _repeated(ch, A.history, A.path, ply + 1):
-            v = 0  # a repetition: a draw
-        elif qdepth >= 2:
-            v = -_quiesce2(child, ch, T, E, G1, G2, Gu, scores, caps, keys, -beta - shift, -alpha - shift, ply + 1,
-                           max_ply, info)
-        elif qdepth == 1:
-            v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1],
-                               -beta - shift, -alpha - shift, ply + 1, max_ply, info)
-        elif roll:
-            v = -FK.evaluate_k(child, E, 0, 0)
-        else:
-            v = -scores[ply, i]
+        v = _leaf_child(child, ch, roll, shift, alpha, beta, ply, scores[ply, i], T, E, G1, G2, Gu, A)
         if info[F_STATUS] != OK:
             return 0.0
-        if roll and -MATE < v < MATE:  # -(v(main) + shift); a mate stays a mate
-            v -= shift
         if v > best_v:
             best_v = v
             best_i = i
@@ -444,11 +482,19 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
     if n <= 0:
         return -MATE if n == 0 else 0.0
     keys = A.keys
-    roll = info[F_AWARE] != 0 and _magic_after(mnum)
+    c = np.int64(st[FK.ST_STM])
+    roll = _rolls(info, mnum, c)
     best_v = -MATE - 1.0
     best_i = keys[ply, 0]
-    c = np.int64(st[FK.ST_STM])
     work = A.work[ply + 1]
+    # Late-move reduction (as in Python): when the opponent's roll follows the ply a reduction cuts off, the
+    # reduced searches end before that roll and the full ones after it, so they are shifted by its static gain.
+    reduce_from = n
+    lmr_gain = 0
+    if info[F_LMR] != 0 and not FK.in_check(st, T, c):
+        reduce_from = LMR_FULL_TURNS
+        if _rolls(info, mnum + 1, 1 - c):
+            lmr_gain = _roll_gain(st, 1 - c, E, A, work)
     for k in range(n):
         i = keys[ply, k]
         child = G.out[i]
@@ -459,6 +505,22 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
             if not counted:
                 return 0.0
             child = work[0]
+        if k >= reduce_from and A.caps[ply, i] == 0:  # a late quiet turn: a null-window depth-0 search first
+            v = _leaf_child(child, ch, roll, shift, alpha - lmr_gain, alpha - lmr_gain + 1, ply, A.scores[ply, i],
+                            T, E, G1, G2, Gu, A)
+            if info[F_STATUS] != OK:
+                return 0.0
+            if -MATE < v < MATE:
+                v += lmr_gain
+            if v <= alpha:  # not better: no full search
+                if v > best_v:
+                    best_v = v
+                    best_i = i
+                continue
+            if roll:  # the full search passes the chance node again (counted again, as in Python)
+                info[F_CHANCE] += 1
+                if info[F_COUNT_CHANCE] != 0 and not _count(info):
+                    return 0.0
         v = -_decision1(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, Gu, TT, A)
         if info[F_STATUS] != OK:
             return 0.0

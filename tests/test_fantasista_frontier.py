@@ -45,6 +45,12 @@ def _result(searcher: FantasistaSearcher, g, nodes: int):
     {"chance_aware": True, "quiescence": False},
     {"chance_aware": True, "reserved": "3"},  # the most probable row is a target choice (ayumi / yokaku)
     {"chance_aware": True, "reserved": "nothing"},
+    {"chance_aware": True, "late_move_reduction": True},  # depth-0 null-window searches inside node2_k
+    {"chance_aware": False, "late_move_reduction": True},
+    {"chance_aware": True, "late_move_reduction": True, "quiescence": False},
+    {"chance_aware": True, "late_move_reduction": True, "count_chance_nodes": True},
+    {"chance_aware": True, "chance_sides": "own"},  # the opponent's rolls treated as nothing
+    {"chance_aware": True, "chance_sides": "opponent", "late_move_reduction": True},
 ], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_frontier_kernel_searches_as_the_python_loop(kwargs):
     reserved = kwargs.get("reserved", "4-8")

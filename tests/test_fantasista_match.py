@@ -31,8 +31,8 @@ NODES = 6000  # per turn, for both engines: depth 2-3 in most middlegame positio
 BLIND_NODES = 40000
 
 
-def _searcher_player(chance_aware: bool, nodes: int):
-    s = FantasistaSearcher(chance_aware=chance_aware)
+def _searcher_player(chance_aware: bool, nodes: int, **settings):
+    s = FantasistaSearcher(chance_aware=chance_aware, **settings)
 
     def play(g):
         s.tt.clear()
@@ -289,6 +289,58 @@ def test_chance_nodes_do_not_count_against_the_node_budget():
     assert bf.depth >= bc.depth
 
 
+def test_late_move_reduction_searches_deeper_for_the_same_budget():
+    """Late-move reduction (both engines): the same node budget reaches more plies on mid-game positions of seeded
+    games, near rolls included, and at the root it still answers a legal turn of the position."""
+    from tests.test_fantasista_frontier import _positions
+    positions = _positions()[::4]
+    for aware in (True, False):
+        plain = [FantasistaSearcher(aware).search(g, depth=12, node_limit=8000) for g in positions]
+        reduced = [FantasistaSearcher(aware, late_move_reduction=True).search(g, depth=12, node_limit=8000)
+                   for g in positions]
+        assert sum(r.depth for r in reduced) > sum(r.depth for r in plain), aware
+        assert all(r.best in g.legal_actions() for r, g in zip(reduced, positions))
+
+
+def test_late_move_reduction_counts_the_opponents_roll_it_cuts_off_statically():
+    """A reduction whose cut-off ply is followed by the opponent's roll shifts the reduced search by the roll's
+    expected static gain (otherwise the reduced searches, ending before the roll, would be compared with full ones
+    that see the opponent's tokens): for a hiko roller that is 5% fire dragon + 5% king-god dragon + 5% awakening
+    right + 75% rook, in hand, against the side to move; the kernel computes the same."""
+    import numpy as np
+
+    from engine.variants.fantasista import pieces as PC
+    from search import fantasista_kernels as FKS
+    from search.fantasista import HAND_BONUS, RIGHT_VALUE, VALUE
+    g = _roll_state("ah", side="b", number=16)  # sente (ayumi) to move; gote (hiko) rolls after ply 16
+    s = FantasistaSearcher()
+    s._set_fairies(g.fairy)
+    row = to_array(g.bd)
+    hand = [int(HAND_BONUS * VALUE[pt]) for pt in (PC.D, PC.O, PC.R)]
+    want = -(0.05 * hand[0] + 0.05 * hand[1] + 0.05 * RIGHT_VALUE[0] + 0.75 * hand[2])
+    assert s._roll_gain(row) == round(want)
+    work = np.zeros_like(s.work[0])
+    assert FKS._roll_gain(row, 1, s.E, s.A, work) == s._roll_gain(row)
+
+
+def test_chance_sides_expands_only_the_chosen_colours_rolls():
+    """``chance_sides``: at ply 15 (sente to move) sente's roll follows the root turn and gote's the reply; "own"
+    and "opponent" expand one of them each, "both" the two, and an unknown value is refused."""
+    g = new_game(("hiko", "ginsara"))
+    s = FantasistaSearcher(False)
+    while g.move_number < 15:
+        g.apply(s.search(g, depth=1).best)
+    seen = {}
+    for sides in ("own", "opponent", "both"):
+        searcher = FantasistaSearcher(True, chance_sides=sides)
+        searcher.search(g, depth=2)
+        seen[sides] = searcher.chance_nodes
+    # at depth 2 each root turn is followed by sente's roll (one chance node) and each reply by gote's
+    assert 0 < seen["own"] < seen["opponent"] < seen["both"] == seen["own"] + seen["opponent"], seen
+    with pytest.raises(ValueError, match="chance_sides"):
+        FantasistaSearcher(chance_sides="mine")
+
+
 def test_a_position_of_the_game_repeated_scores_a_draw():
     """The search knows the game's earlier positions: gote, a rook down, can go back to the position of move 1
     (4b5a), which it values as a draw (0) instead of -990; the side ahead thus avoids walking into sennichite."""
@@ -342,3 +394,21 @@ if __name__ == "__main__":
                          seed=12 + seed_offset, progress=True)
         print(f"aware vs roll-blind ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
               f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
+    if which == "blind-lmr":  # both engines with late-move reduction
+        m, h, sc = match(lambda: _searcher_player(True, nodes, late_move_reduction=True),
+                         lambda: _searcher_player(False, nodes, late_move_reduction=True), games,
+                         seed=12 + seed_offset, progress=True)
+        print(f"aware vs roll-blind, both with LMR ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
+              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
+    if which in ("own", "opponent"):  # the aware engine expanding only its own / only the opponent's rolls
+        m, h, sc = match(lambda: _searcher_player(True, nodes, chance_sides=which),
+                         lambda: _searcher_player(False, nodes), games, seed=12 + seed_offset, progress=True)
+        print(f"aware ({which} rolls only) vs roll-blind ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
+              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
+    if which in ("lmr", "lmr-blind"):  # does late-move reduction make the engine stronger?
+        aware = which == "lmr"
+        m, h, sc = match(lambda: _searcher_player(aware, nodes, late_move_reduction=True),
+                         lambda: _searcher_player(aware, nodes), games, seed=12 + seed_offset, progress=True)
+        print(f"{'aware' if aware else 'roll-blind'} with LMR vs without ({games} games, {nodes} nodes): "
+              f"{m:.3f} +- {h:.3f} W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)",
+              flush=True)
