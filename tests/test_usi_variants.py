@@ -160,6 +160,45 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
         assert dialog.eng._thinker.searcher.chance_aware is aware
 
 
+def test_fantasista_late_move_reduction_option(dialog):
+    start = dialog("usi")
+    assert "option name FantasistaLateMoveReduction type check default false" in dialog.since(start)
+    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
+    before = dialog.sfen()
+    for value, on in (("true", True), ("false", False)):
+        start = dialog(f"setoption name FantasistaLateMoveReduction value {value}")
+        assert dialog.since(start) == [] and dialog.sfen() == before  # a search option: the position is kept
+        best, lines = dialog.go("nodes 3000")
+        assert dialog.eng._thinker.searcher.late_move_reduction is on
+        assert best in _state("fantasista", BEFORE_ROLL).legal_actions(), lines
+    start = dialog("setoption name FantasistaLateMoveReduction value often")
+    out = dialog.since(start)
+    assert len(out) == 1 and out[0].startswith("info string error option FantasistaLateMoveReduction "), out
+    assert dialog.eng.opt("FantasistaLateMoveReduction") is False  # the old value is kept
+
+
+def test_fantasista_chance_sides_option(dialog):
+    start = dialog("usi")
+    assert "option name FantasistaChanceSides type combo default both var both var own var opponent" \
+        in dialog.since(start)
+    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
+    legal = _state("fantasista", BEFORE_ROLL).legal_actions()
+    chance = {}
+    for value in ("own", "Opponent", "both"):
+        start = dialog(f"setoption name FantasistaChanceSides value {value}")
+        assert dialog.since(start) == []
+        best, lines = dialog.go("depth 2")
+        searcher = dialog.eng._thinker.searcher
+        assert searcher.chance_sides == value.lower() and best in legal, lines
+        chance[value.lower()] = searcher.chance_nodes
+    # sente to move at ply 15: its own roll follows the root turn, gote's the reply; "both" expands both
+    assert 0 < chance["own"] < chance["both"] and 0 < chance["opponent"] < chance["both"], chance
+    start = dialog("setoption name FantasistaChanceSides value mine")
+    out = dialog.since(start)
+    assert len(out) == 1 and out[0].startswith("info string error option FantasistaChanceSides "), out
+    assert dialog.eng.opt("FantasistaChanceSides") == "both"
+
+
 def test_fantasista_go_nodes_spends_the_budget(dialog):
     # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent
     dialog("setoption name USI_Variant value fantasista", "position startpos moves " + " ".join(BEFORE_ROLL))

@@ -30,6 +30,7 @@ GAME_VARIANTS = tuple(GAME_MODULES)
 
 FANTASISTA_FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
 FANTASISTA_RESERVED = ("4-8", "1", "2", "3", "nothing")
+FANTASISTA_CHANCE_SIDES = ("both", "own", "opponent")
 #: Mawarikudoi face probabilities as USI spin options in per mille: (option, new_game keyword, default).
 MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceDown", "face_down", 450),
                      ("Mawarikudoi_Side", "side", 80), ("Mawarikudoi_Upright", "upright", 18),
@@ -44,12 +45,16 @@ RULE_OPTIONS: tuple = (
     ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
     # false: the searcher ignores coming d20 rolls (the roll-blind baseline of search/fantasista.py)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
+    # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
+    ("FantasistaLateMoveReduction", "check", False, None, None, (), "fantasista"),
+    # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
+    ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
 ) + tuple((name, "spin", default, 0, 1000, (), "mawarikudoi") for name, _, default in MAWARIKUDOI_FACES)
 
 #: Options of the table above that do not change the game: setting one keeps the position and the thinker, which
 #: reads it again before each search.
-SEARCH_OPTION_NAMES = frozenset({"fantasistachanceaware"})
+SEARCH_OPTION_NAMES = frozenset({"fantasistachanceaware", "fantasistalatemovereduction", "fantasistachancesides"})
 
 #: The rule options (lower-case name → variant): changing one resets that variant's position.
 RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS if o[0].lower() not in SEARCH_OPTION_NAMES}
@@ -99,6 +104,22 @@ def check_value(name: str, value: Any) -> bool:
     raise ValueError(f"option {name} takes true or false, not {value!r}")
 
 
+def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """A combo option's value (any case), or ``ValueError`` with the same message as a bad ``setoption``."""
+    for choice in choices:
+        if str(value).lower() == choice:
+            return choice
+    raise ValueError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
+
+
+#: The fantasista search options, the ``FantasistaSearcher`` settings they set and how their values are read.
+FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
+    "FantasistaChanceAware": ("chance_aware", check_value),
+    "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
+    "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
+}
+
+
 def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
     """``new_game`` keyword arguments from the rule options (``opt(name)`` gives an option's value; values may be
     strings, as the referee passes them)."""
@@ -110,7 +131,8 @@ def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
                 raise ValueError(f"unknown fantasista fairy {f!r} (one of {', '.join(FANTASISTA_FAIRIES)})")
         if reserved not in FANTASISTA_RESERVED:
             raise ValueError(f"FantasistaReserved takes one of {', '.join(FANTASISTA_RESERVED)}, not {reserved!r}")
-        check_value("FantasistaChanceAware", opt("FantasistaChanceAware"))  # a search option: checked, not a rule
+        for name, (_, read) in FANTASISTA_SEARCH_SETTINGS.items():  # search options: checked, not rules
+            read(name, opt(name))
         return {"fairies": fairies, "reserved": reserved}
     if variant_id == "enokian" and str(opt("EnokianMichizane")) not in ("1a", "9i"):
         raise ValueError(f"EnokianMichizane takes 1a or 9i, not {opt('EnokianMichizane')!r}")
@@ -270,8 +292,10 @@ class Thinker:
 
 class FantasistaThinker(Thinker):
     """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
-    plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The ``FantasistaChanceAware`` option
-    (false: the roll-blind baseline) is read again before every search; a change rebuilds the searcher."""
+    plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The search options
+    (:data:`FANTASISTA_SEARCH_SETTINGS`: ``FantasistaChanceAware``, false = the roll-blind baseline;
+    ``FantasistaLateMoveReduction``, ``FantasistaChanceSides``) are read again before every search; a change
+    rebuilds the searcher."""
 
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
@@ -285,11 +309,12 @@ class FantasistaThinker(Thinker):
         self._abortable = False
         self.searcher = self._new_searcher(str(opt("FantasistaReserved")))
 
-    def _chance_aware(self) -> bool:
-        return check_value("FantasistaChanceAware", self.opt("FantasistaChanceAware"))
+    def _settings(self) -> dict[str, Any]:
+        """The searcher's settings from the search options."""
+        return {setting: read(name, self.opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
 
     def _new_searcher(self, reserved: str):
-        searcher = self._cls(reserved=reserved, chance_aware=self._chance_aware())
+        searcher = self._cls(reserved=reserved, **self._settings())
         # The hard limit or ``stop`` aborts the search; it answers from its deepest completed iteration.
         searcher.should_stop = lambda: self._abortable and self._limits is not None and self._limits.hard_passed()
         return searcher
@@ -307,7 +332,7 @@ class FantasistaThinker(Thinker):
 
         self._limits = limits
         s = self.searcher
-        if state.reserved != s.reserved or s.chance_aware != self._chance_aware():
+        if state.reserved != s.reserved or any(getattr(s, k) != v for k, v in self._settings().items()):
             s = self.searcher = self._new_searcher(state.reserved)
         if state.phase == "target":
             r = s._best_target(state)
