@@ -382,11 +382,11 @@ class FantasistaSearcher:
         best_v, best_i = -MATE - 1, int(order[0])
         caps = self.caps[ply]  # which children captured (filled by _order)
         reduce_from, lmr_gain = n, 0
-        if self.late_move_reduction and depth >= 2 and not root and not FK.in_check(st, self.T, int(st[FK.ST_STM])):
+        stm = int(st[FK.ST_STM])
+        if self.late_move_reduction and depth >= 2 and not root and not FK.in_check(st, self.T, stm):
             # When a roll follows the ply a reduction cuts off, the reduced searches end before that roll and the
             # full ones after it: their values would differ by the roll's tokens, not by merit. The opponent's
             # roll is then counted statically (lmr_gain); before the side's own roll nothing is reduced.
-            stm = int(st[FK.ST_STM])
             if not self._rolls(mnum + depth - 1, stm if depth % 2 else 1 - stm):
                 reduce_from = LMR_FULL_TURNS
             elif depth % 2 == 0:  # the ply cut off is the opponent's
