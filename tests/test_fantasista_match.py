@@ -15,6 +15,7 @@ import math
 import random
 import sys
 import time
+from typing import Any, Callable
 
 import pytest
 
@@ -378,37 +379,41 @@ def test_chance_aware_beats_roll_blind_over_200_games():
     assert mean > 0.5, mean
 
 
+def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], Any], int]]:
+    """The matches of ``python -m tests.test_fantasista_match``: mode -> (label, player A factory, player B
+    factory, seed). The score printed is A's."""
+    def aware(**kw: Any) -> Callable[[], Any]:
+        return lambda: _searcher_player(True, nodes, **kw)
+
+    def blind(**kw: Any) -> Callable[[], Any]:
+        return lambda: _searcher_player(False, nodes, **kw)
+
+    return {
+        "greedy": ("aware vs greedy", aware(), _greedy_player, 11),
+        "blind": ("aware vs roll-blind", aware(), blind(), 12),
+        "blind-lmr": ("aware vs roll-blind, both with LMR", aware(late_move_reduction=True),
+                      blind(late_move_reduction=True), 12),
+        # the aware engine expanding only its own / only the opponent's rolls
+        "own": ("aware (own rolls only) vs roll-blind", aware(chance_sides="own"), blind(), 12),
+        "opponent": ("aware (opponent's rolls only) vs roll-blind", aware(chance_sides="opponent"), blind(), 12),
+        # does late-move reduction make the engine stronger?
+        "lmr": ("aware with LMR vs without", aware(late_move_reduction=True), aware(), 12),
+        "lmr-blind": ("roll-blind with LMR vs without", blind(late_move_reduction=True), blind(), 12),
+    }
+
+
 if __name__ == "__main__":
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     nodes = int(sys.argv[2]) if len(sys.argv) > 2 else NODES
     which = sys.argv[3] if len(sys.argv) > 3 else "both"
     seed_offset = int(sys.argv[4]) if len(sys.argv) > 4 else 0  # another set of games (e.g. a second process)
+    modes = _modes(nodes)
+    chosen = ["greedy", "blind"] if which == "both" else [which]
+    if any(w not in modes for w in chosen):
+        sys.exit(f"unknown mode {which!r}; one of: both, {', '.join(modes)}")
     t0 = time.time()
-    if which in ("both", "greedy"):
-        m, h, sc = match(lambda: _searcher_player(True, nodes), _greedy_player, games,
-                          seed=11 + seed_offset, progress=True)
-        print(f"aware vs greedy ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
+    for w in chosen:
+        label, player_a, player_b, seed = modes[w]
+        m, h, sc = match(player_a, player_b, games, seed=seed + seed_offset, progress=True)
+        print(f"{label} ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
               f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
-    if which in ("both", "blind"):
-        m, h, sc = match(lambda: _searcher_player(True, nodes), lambda: _searcher_player(False, nodes), games,
-                         seed=12 + seed_offset, progress=True)
-        print(f"aware vs roll-blind ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
-              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
-    if which == "blind-lmr":  # both engines with late-move reduction
-        m, h, sc = match(lambda: _searcher_player(True, nodes, late_move_reduction=True),
-                         lambda: _searcher_player(False, nodes, late_move_reduction=True), games,
-                         seed=12 + seed_offset, progress=True)
-        print(f"aware vs roll-blind, both with LMR ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
-              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
-    if which in ("own", "opponent"):  # the aware engine expanding only its own / only the opponent's rolls
-        m, h, sc = match(lambda: _searcher_player(True, nodes, chance_sides=which),
-                         lambda: _searcher_player(False, nodes), games, seed=12 + seed_offset, progress=True)
-        print(f"aware ({which} rolls only) vs roll-blind ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
-              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
-    if which in ("lmr", "lmr-blind"):  # does late-move reduction make the engine stronger?
-        aware = which == "lmr"
-        m, h, sc = match(lambda: _searcher_player(aware, nodes, late_move_reduction=True),
-                         lambda: _searcher_player(aware, nodes), games, seed=12 + seed_offset, progress=True)
-        print(f"{'aware' if aware else 'roll-blind'} with LMR vs without ({games} games, {nodes} nodes): "
-              f"{m:.3f} +- {h:.3f} W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)",
-              flush=True)

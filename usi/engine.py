@@ -75,9 +75,7 @@ class Option:
         if text is None:
             raise ValueError(f"option {self.name} needs a value")
         if self.kind == "check":
-            if text.lower() not in ("true", "false"):
-                raise ValueError(f"option {self.name} takes true or false, not {text!r}")
-            return text.lower() == "true"
+            return games.check_value(self.name, text)
         if self.kind == "spin":
             try:
                 v = int(text)
@@ -87,10 +85,7 @@ class Option:
                 raise ValueError(f"option {self.name} must be in {self.min}..{self.max}, not {v}")
             return v
         if self.kind == "combo":
-            for var in self.vars:
-                if var.lower() == text.lower():
-                    return var
-            raise ValueError(f"option {self.name} takes one of {', '.join(self.vars)}, not {text!r}")
+            return games.combo_value(self.name, text, self.vars)
         return "" if text == "<empty>" else text
 
 

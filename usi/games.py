@@ -107,7 +107,7 @@ def check_value(name: str, value: Any) -> bool:
 def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
     """A combo option's value (any case), or ``ValueError`` with the same message as a bad ``setoption``."""
     for choice in choices:
-        if str(value).lower() == choice:
+        if str(value).lower() == choice.lower():
             return choice
     raise ValueError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
 
