@@ -313,10 +313,15 @@ class FantasistaSearcher:
             keys.add(int(FK.zhash(to_array(bd), self.T)))
         return keys
 
-    def _gen(self, st: np.ndarray, h: int, ply: int) -> int:
+    def _gen(self, st: np.ndarray, h: int, ply: int, captures: bool = False) -> int:
+        """The legal turns of ``st`` into ``self.bufs[ply]`` (grown on overflow); ``captures``: only those that may
+        take material (``capture_turns_k``, the quiescence's generator)."""
         G = self.bufs[ply]
         while True:
-            n = FK.legal_turns_k(st, np.uint64(h), self.T, G, self.g2, 0)
+            if captures:
+                n = FK.capture_turns_k(st, np.uint64(h), self.T, G, self.g2)
+            else:
+                n = FK.legal_turns_k(st, np.uint64(h), self.T, G, self.g2, 0)
             if n >= 0:
                 return n
             cap = int(G.info[FK.I_CAP])
@@ -457,9 +462,10 @@ class FantasistaSearcher:
         if qd <= 0 or stand >= beta or ply >= MAX_PLY:
             return stand
         alpha = max(alpha, stand)
-        n = self._gen(st, h, ply)
-        if n == 0:
-            return -MATE
+        checked = bool(FK.in_check(st, self.T, np.int64(st[FK.ST_STM])))
+        n = self._gen(st, h, ply, captures=not checked)
+        if n == 0 and checked:
+            return -MATE  # out of check the generator saw captures only: no capture is no verdict
         order = self._order(st, n, ply, mnum, None)
         caps = self.caps[ply]
         G = self.bufs[ply]

@@ -99,26 +99,15 @@ def _sort_keys(keys, n):
 
 
 @kernel
-def _enemy_pieces(row, c):
-    """Board pieces (riders included) not of colour ``c``: a turn of ``c`` took material when it lowers this."""
-    k = 0
-    for s in range(81):
-        code = row[FK.ST_B + s]
-        if code != 0 and (code >> 5) != c:
-            k += 1 + (1 if row[FK.ST_R + s] != 0 else 0)
-    return k
-
-
-@kernel
 def _order_captures(G, n, E, parent, scores, caps, keys):
     """The quiescence's ordering: ``keys[:m]`` = the children that took material (``caps`` as
     :func:`evaluate_many` sets it), in :func:`_order`'s order; returns ``m``. Only those children are evaluated
     (``scores``), which is most of the saving: a quiet child is never searched by the quiescence."""
     c = parent[FK.ST_STM]
-    before = _enemy_pieces(parent, c)
+    before = FK.enemy_pieces(parent, c)
     m = 0
     for i in range(n):
-        caps[i] = 1 if _enemy_pieces(G.out[i], c) < before else 0
+        caps[i] = 1 if FK.enemy_pieces(G.out[i], c) < before else 0
         if caps[i]:
             scores[i] = FK.evaluate_k(G.out[i], E, 0, 0)
             keys[m] = ((scores[i] + (1 << 31)) << IDX_BITS) | i
@@ -151,16 +140,21 @@ def _repeated(h, history, path, n_path):
 @kernel
 def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info):
     """The start of a quiescence node: (stand pat, number of captures ordered in ``keys``), or (its value, -1)
-    when it ends here: stand pat at or above ``beta`` or at the last ply, no legal turn (mated), or a buffer
-    overflow (the status says so)."""
+    when it ends here: stand pat at or above ``beta`` or at the last ply, in check with no legal turn (mated), or
+    a buffer overflow (the status says so). Out of check only the turns that may take material are generated
+    (:func:`capture_turns_k`), so a side without a legal turn but not in check stands pat here."""
     stand = FK.evaluate_k(st, E, 0, 0)
     if stand >= beta or ply >= max_ply:
         return stand, -1
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    checked = FK.in_check(st, T, np.int64(st[FK.ST_STM]))
+    if checked:
+        n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    else:
+        n = FK.capture_turns_k(st, h, T, G, Gu)
     if n < 0:
         info[F_STATUS] = STOP_OVERFLOW
         return 0, -1
-    if n == 0:
+    if n == 0 and checked:
         return -MATE, -1
     return stand, _order_captures(G, n, E, st, scores, caps, keys)
 

@@ -451,9 +451,10 @@ def test_perft_without_magic_equals_shogi():
 
 
 # ------------------------------------------------------------------ fast path of plain positions (kernels)
-def _both_paths(g) -> tuple[bool, set, set, int]:
+def _both_paths(g) -> tuple[bool, set, set, int, int]:
     """(plain?, outcome rows of the full generator (spell mode), outcome rows of ``legal_turns_k`` outside spell
-    mode (the fast path when plain), ``count_turns_k``)."""
+    mode (the fast path when plain), ``count_turns_k``, the number of turns that take material); asserts that
+    ``capture_turns_k`` gives exactly those, in order."""
     import numpy as np
 
     from engine.variants.fantasista import kernels as FK
@@ -468,14 +469,22 @@ def _both_paths(g) -> tuple[bool, set, set, int]:
     n_fast = FK.legal_turns_k(st, np.uint64(h), T, G, G2, 0)
     fast = {(bytes(G.out[i]), int(G.oh[i])) for i in range(n_fast)}
     count = FK.count_turns_k(st, np.uint64(h), T, FK.make_genbuf(1 << 14), G2)
-    return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count)
+    # the quiescence's generator: exactly the legal turns that took material, in their order
+    before = FK.enemy_pieces(st, g.bd.stm)
+    taking = [int(G.oh[i]) for i in range(n_fast) if FK.enemy_pieces(G.out[i], g.bd.stm) < before]
+    Gc = FK.make_genbuf(1 << 14)
+    n_caps = FK.capture_turns_k(st, np.uint64(h), T, Gc, G2)
+    captures = [int(Gc.oh[i]) for i in range(n_caps)]
+    assert captures == taking, g.sfen()
+    assert all(bytes(Gc.out[i]) == bytes(G.out[list(G.oh[:n_fast]).index(Gc.oh[i])]) for i in range(n_caps))
+    return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count), len(taking)
 
 
 def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
     from engine.variants.fantasista.pieces import CARRIER
     rng = random.Random(seed)
     seen = {"plain": 0, "plain with enemy specials or marks": 0, "plain in check": 0, "plain with an own carrier": 0,
-            "not plain": 0}
+            "not plain": 0, "plain with captures": 0, "not plain with captures": 0}
     n = 0
     while n < n_positions:
         g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
@@ -486,9 +495,10 @@ def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
                 continue
             acts = g.legal_actions()
             if g.phase == "move" and not g.turns()[0].truncated:
-                plain, full, fast, count = _both_paths(g)
+                plain, full, fast, count, n_taking = _both_paths(g)
                 assert fast == full and count == len(full), g.sfen()
                 n += 1
+                seen["plain with captures" if plain else "not plain with captures"] += n_taking > 0
                 if plain:
                     seen["plain"] += 1
                     e = 1 - g.bd.stm
@@ -506,7 +516,8 @@ def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
 
 def test_plain_fast_path_agrees_with_full_generator():
     """The kernels' fast path for plain positions (no rights, emblem or multi-part piece of the side to move) gives
-    the same outcomes (rows and keys) and count as the full generator, whose spell mode the reference test checks."""
+    the same outcomes (rows and keys) and count as the full generator, whose spell mode the reference test checks;
+    the quiescence's ``capture_turns_k`` gives exactly the turns that took material, in order, plain or not."""
     seen = _fast_path_positions(70, seed=7)
     for k, v in _fast_path_positions(70, seed=9).items():
         seen[k] += v
@@ -523,7 +534,7 @@ def test_plain_fast_path_keeps_uchifuzume():
     """A pawn drop that mates (gote's king boxed in by its lances and two golds) is not a turn in either path."""
     g = state({"5i": "K", "5a": "k", "4a": "l", "6a": "l", "4c": "G", "6c": "G"}, hand="P")
     assert "P*5b" not in actions(g) and "P*5h" in actions(g)
-    plain, full, fast, count = _both_paths(g)
+    plain, full, fast, count, _ = _both_paths(g)
     assert plain and fast == full and count == len(actions(g))
 
 

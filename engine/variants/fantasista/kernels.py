@@ -55,8 +55,10 @@ MAX_WAVE_SILVERS = 16
 MV_CAP = 96
 HSET = 1 << 15
 
-# I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode)
-(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES) = range(7)
+# I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode);
+# I_CAPTURES: 0, or 1 + the enemy's piece count (enemy_pieces) before the turn: keep only the outcomes with fewer
+# (the turns that took material, for the quiescence; see capture_turns_k)
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES, I_CAPTURES) = range(8)
 
 FTables = namedtuple("FTables", [
     "leap_n", "leap_sq",            # int8[64, 81], int8[64, 81, 16]: leap destinations per code and square
@@ -419,10 +421,23 @@ def _set_part(cur, k, kind, a, b, c, d):
 
 
 @kernel
+def enemy_pieces(st, c):
+    """Board pieces (riders included) not of colour ``c``: a turn of ``c`` took material when it lowers this."""
+    k = 0
+    for s in range(81):
+        code = st[ST_B + s]
+        if code != 0 and (code >> 5) != c:
+            k += 1 + (1 if st[ST_R + s] != 0 else 0)
+    return k
+
+
+@kernel
 def _emit(w, h, T, G, c, spell, flag):
     """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes.
     ``flag``: 1 = a pawn drop to test for uchifuzume (kept in ``oflag``), | SAFE = the caller knows the king is safe
     (see :func:`generate`), so the attack test is skipped."""
+    if G.info[I_CAPTURES] != 0 and enemy_pieces(w, c) >= G.info[I_CAPTURES] - 1:
+        return  # capture mode: this turn took nothing
     k = w[ST_KSQ + c]
     if not (flag & SAFE) and k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
         return
@@ -514,6 +529,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
     # a carrier stack) are only counted, into I_SINGLES; every other turn still goes through the hash set.
     G.info[I_SINGLES] = 0
     count_singles = G.info[I_COUNT] != 0 and spell == 0 and stop == 0 and quiet_safe != 0 and no_riders
+    captures = G.info[I_CAPTURES] != 0
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -540,6 +556,8 @@ def generate(st, h0, T, G, spell, uchi, stop):
             for i in range(0 if counted else n0):
                 end = np.int64(mv0[i, 0])
                 el = np.int64(mv0[i, 3])
+                if captures and not cwr and pt != H_ and mv0[i, 1] < 0 and (el != 0 or st[ST_B + end] == 0):
+                    continue  # capture mode: a one-part move that takes nothing (a boarding rider moves later)
                 _copy(st, w1)
                 h1 = apply_move(w1, h0, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
                 G.wh[1] = h1
@@ -598,11 +616,14 @@ def _drops(st, h0, T, G, c, spell, uchi, safe):
     pawn_files = _pawn_files(st, c)
     ek = st[ST_KSQ + 1 - c]
     emblem = st[ST_EMBLEM + c] != 0
+    captures = G.info[I_CAPTURES] != 0
     for tok in range(2):
         hbase = (ST_TH if tok else ST_HAND) + 21 * c
         for pt in range(1, 21):
             if st[hbase + pt] == 0:
                 continue
+            if captures and pt != D_ and pt != W_:
+                continue  # only a breath or a sword silver takes material on its drop
             for to in range(81):
                 if st[ST_B + to] != 0:
                     continue
@@ -923,10 +944,11 @@ def _close_plain_row(T, G, n, h, c):
 
 
 @kernel
-def _plain_turns(st, h0, T, G, G2, c, count_only):
+def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
     """Legal turns of a plain position (:func:`is_plain`). ``count_only``: return their number and write nothing;
     otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: no two moves share an
-    outcome) and return the number, or -1 when ``G.out`` is too small."""
+    outcome) and return the number, or -1 when ``G.out`` is too small. ``captures_only``: only the moves onto an
+    enemy piece (no drops), in the same order."""
     ksq = np.int64(st[ST_KSQ + c])
     e = 1 - c
     checked = ksq >= 0 and attacked(st, T, ksq, np.int64(e))
@@ -950,6 +972,8 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
         nm = piece_moves(st, T, np.int64(frm), 0, mv)
         for i in range(nm):
             to = np.int64(mv[i, 0])
+            if captures_only and (st[ST_B + to] == 0 or (st[ST_B + to] >> 5) == c):
+                continue  # a quiet move or the boarding of an own carrier
             if is_king:
                 if not _plain_king_safe(st, T, np.int64(c), ksq, to):
                     continue
@@ -964,6 +988,8 @@ def _plain_turns(st, h0, T, G, G2, c, count_only):
                 _close_plain_row(T, G, n, h, np.int64(c))
                 _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
             n += 1
+    if captures_only:
+        return n
     # Drops (the order of _drops: ordinary hand, then tokens; piece type; square).
     pawn_files = _pawn_files(st, np.int64(c))
     ek = st[ST_KSQ + e]
@@ -1007,7 +1033,7 @@ def legal_turns_k(st, h0, T, G, G2, spell):
     outside spell mode takes the fast path :func:`_plain_turns`."""
     if not spell and is_plain(st, np.int64(st[ST_STM])):
         G.info[I_NS] = 0
-        n = _plain_turns(st, h0, T, G, G2, np.int64(st[ST_STM]), 0)
+        n = _plain_turns(st, h0, T, G, G2, np.int64(st[ST_STM]), 0, 0)
         G.info[I_N] = max(n, 0)
         G.info[I_OVERFLOW] = 1 if n < 0 else 0
         return n
@@ -1046,6 +1072,28 @@ def legal_turns_k(st, h0, T, G, G2, spell):
             G.sp_out[i] = G.oslot[G.sp_out[i]]
     G.info[I_N] = j
     return j
+
+
+@kernel
+def capture_turns_k(st, h0, T, G, G2):
+    """The legal turns of ``st`` that take material (fewer :func:`enemy_pieces` after them), for the quiescence:
+    exactly those of :func:`legal_turns_k`, in the same order among themselves. A plain position
+    (:func:`is_plain`) generates only its moves onto an enemy piece; any other runs the full generator in capture
+    mode (``I_CAPTURES``: no ordinary drop tried, every turn that took nothing dropped at :func:`_emit`; a special
+    piece or a right can take material without moving onto it). No drops and no quiet moves is most of the saving
+    in a mid-game node with pieces in hand. Returns their number, -1 on overflow; zero turns here does not mean
+    that the side has no legal turn."""
+    c = np.int64(st[ST_STM])
+    if not is_plain(st, c):
+        G.info[I_CAPTURES] = enemy_pieces(st, c) + 1
+        n = legal_turns_k(st, h0, T, G, G2, 0)
+        G.info[I_CAPTURES] = 0
+        return n
+    G.info[I_NS] = 0
+    n = _plain_turns(st, h0, T, G, G2, c, 0, 1)
+    G.info[I_N] = max(n, 0)
+    G.info[I_OVERFLOW] = 1 if n < 0 else 0
+    return n
 
 
 @kernel
@@ -1095,7 +1143,7 @@ def count_turns_k(st, h0, T, G, G2):
     (``G`` keeps keys only); -1 on overflow."""
     c = np.int64(st[ST_STM])
     if is_plain(st, c):
-        return _plain_turns(st, h0, T, G, G2, c, 1)
+        return _plain_turns(st, h0, T, G, G2, c, 1, 0)
     G.info[I_COUNT] = 1
     n = legal_turns_k(st, h0, T, G, G2, 0)
     G.info[I_COUNT] = 0
@@ -1180,18 +1228,9 @@ def evaluate_k(st, E, d0, d1):
 def evaluate_many(out, n, E, d0, d1, parent, scores, caps):
     """``scores[i]`` = evaluate_k of outcome i (for the side to move there); ``caps[i]`` = 1 when the turn took
     material from the board (enemy board pieces of the parent's opponent went down)."""
-    c = parent[ST_STM]
-    before = 0
-    for s in range(81):
-        code = parent[ST_B + s]
-        if code != 0 and (code >> 5) != c:
-            before += 1 + (1 if parent[ST_R + s] != 0 else 0)
+    c = np.int64(parent[ST_STM])
+    before = enemy_pieces(parent, c)
     for i in range(n):
         row = out[i]
         scores[i] = evaluate_k(row, E, d0, d1)
-        after = 0
-        for s in range(81):
-            code = row[ST_B + s]
-            if code != 0 and (code >> 5) != c:
-                after += 1 + (1 if row[ST_R + s] != 0 else 0)
-        caps[i] = 1 if after < before else 0
+        caps[i] = 1 if enemy_pieces(row, c) < before else 0
