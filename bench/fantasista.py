@@ -4,6 +4,9 @@
   start, where it must equal shogi's, against ``Position.perft`` of the same start; then a few mid-game positions
   whose side to move holds special pieces, rights, an emblem or a carrier (taken from seeded random games, see
   :data:`MIDGAMES`; they have no shogi twin, so their ratio is to shogi's start figure).
+* shogi twins (:data:`TWINS`): standard shogi mid-game and endgame positions read as fantasista positions (no
+  token, mark or right yet, no roll inside the horizon), perft and search timed for both engines on the same
+  position: the cost of the variant layer itself, away from the start. Their perft counts must agree.
 * search: ``search.fantasista.FantasistaSearcher`` (chance-aware and roll-blind, from the start and the mid-game
   positions) against the shogi ``search.Searcher`` from the start, all with the same node budget (nodes as each
   searcher counts them).
@@ -27,6 +30,14 @@ MIDGAMES = [
     ("fan-wave", "lns1k2nl/2g2bg2/prp1ps3/1p1p2p1p/7p1/PP1S1pGPP/3PPGP2/L4K1RT/BN4SNL w 2p 48 f=yg;r=w;m=9i@", 4),
     ("fan-emblem", "lns1k1snl/2grg1g2/pp1ppp+pp1/2p+p5/BY1N1Pp1p/3+p5/PP1PS1PPP/LB1K2GR1/2S1G2NL w - 42 "
                    "f=aa;r=Ee;m=3b',6d';h=p", 4),
+]
+
+#: (name, shogi SFEN, perft depth): ``search.bench_positions``' middlegame, sharp middlegame and endgame. As
+#: fantasista positions they get ``f=hy`` (fairies matter only once a roll comes).
+TWINS = [
+    ("middlegame", "ln5nl/1r1sk1g2/p1pgpsbp1/3p1pp1p/1p5P1/P1P1PPP1P/1PSPS1N2/2GK1G1R1/LN6L b Bp 1", 4),
+    ("matsuri", "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1", 3),
+    ("endgame-124", "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124", 3),
 ]
 
 
@@ -69,6 +80,13 @@ def perft_rows(max_depth: Optional[int] = None, repeats: int = 3) -> list[dict]:
         rows.append(_row(name, cap(d), n, t))
     for r in rows:
         r["ratio"] = r["nps"] / shogi["nps"]
+    for name, sfen, d in TWINS:
+        bd = FantasistaState.from_sfen(sfen + " f=hy").bd
+        (n_sh, t_sh), (n_fa, t_fa) = _best_of([lambda: Position.from_sfen(sfen).perft(cap(d)),
+                                               lambda: perft(bd, cap(d))], repeats)
+        twin = dict(_row(f"shogi {name}", cap(d), n_sh, t_sh), ratio=1.0)
+        rows += [twin, dict(_row("  fantasista", cap(d), n_fa, t_fa), agrees=n_fa == n_sh,
+                            ratio=(n_fa / t_fa) / twin["nps"], twin=name)]
     return rows
 
 
@@ -99,14 +117,28 @@ def search_rows(nodes: int = 50_000, repeats: int = 3) -> list[dict]:
             return r.nodes, r.depth
         return run
 
+    def run_shogi_on(sfen: str) -> Callable[[], tuple[int, int]]:
+        def run() -> tuple[int, int]:
+            shogi.clear()
+            r = shogi.search(Position.from_sfen(sfen), Limits(nodes=nodes, depth=64))
+            return r.nodes, r.depth
+        return run
+
     cases = [("shogi start", run_shogi), ("fantasista start", fan(aware, new_game())),
              ("  roll-blind", fan(blind, new_game()))]
     for name, sfen, _ in MIDGAMES:
         cases.append((name, fan(aware, FantasistaState.from_sfen(sfen))))
+    n_plain = len(cases)
+    for name, sfen, _ in TWINS:
+        cases += [(f"shogi {name}", run_shogi_on(sfen)),
+                  ("  fantasista", fan(aware, FantasistaState.from_sfen(sfen + " f=hy")))]
     timed = _best_of([fn for _, fn in cases], repeats)
     rows = [_row(name, depth, n, t) for (name, _), ((n, depth), t) in zip(cases, timed)]
-    for r in rows:
+    for r in rows[:n_plain]:
         r["ratio"] = r["nps"] / rows[0]["nps"]
+    for k in range(n_plain, len(rows), 2):  # a twin pair: the fantasista row against the shogi row above it
+        rows[k]["ratio"] = 1.0
+        rows[k + 1]["ratio"] = rows[k + 1]["nps"] / rows[k]["nps"]
     return rows
 
 
@@ -126,8 +158,10 @@ def run(max_depth: Optional[int] = None) -> tuple[dict, list[str]]:
     """Both tables: ``({"perft": rows, "search": rows}, printable lines)``; ``max_depth`` caps the perft depths."""
     result = {"perft": perft_rows(max_depth), "search": search_rows()}
     lines = table("fantasista perft", result["perft"])
-    lines += ["(vs shogi = nodes/s over shogi's start nodes/s in this run; target for the start >= 0.50x)", ""]
+    lines += ["(vs shogi = nodes/s over shogi's start nodes/s in this run, or, under a 'shogi <position>' row, over "
+              "that row's; target >= 0.50x)", ""]
     lines += table("fantasista search", result["search"])
+    lines += ["(the same; the twins: the shogi searcher and the chance-aware fantasista searcher on one position)"]
     return result, lines
 
 

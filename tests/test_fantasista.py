@@ -539,7 +539,8 @@ def test_plain_fast_path_keeps_uchifuzume():
 
 
 def test_bench_fantasista_runs_and_reports_ratios(tmp_path):
-    """``python -m bench fantasista`` (tiny perft depth) prints both tables; fantasista's start count is shogi's."""
+    """``python -m bench fantasista`` (tiny perft depth) prints both tables; fantasista's start count is shogi's, and so
+    are the counts of the shogi twins."""
     import json
     import subprocess
     import sys
@@ -552,3 +553,5 @@ def test_bench_fantasista_runs_and_reports_ratios(tmp_path):
     shogi, fan = data["perft"][:2]
     assert shogi["nodes"] == fan["nodes"] == 900 and fan["agrees"]
     assert len(data["perft"]) > 2 and all(r["nodes"] > 0 and r["ratio"] > 0 for r in data["perft"] + data["search"])
+    twins = [r for r in data["perft"] if "twin" in r]  # shogi positions read as fantasista ones: the same counts
+    assert len(twins) == 3 and all(r["agrees"] for r in twins)
