@@ -210,6 +210,27 @@ def test_sword_silver_capture_in_place():
     assert "W*6e" in actions(g) and "W*6e:x5d" not in actions(g)
 
 
+def test_capture_that_empties_a_square_may_not_open_a_line_to_the_own_king():
+    """Breath, the sword silver's capture in place and the spear pawn's first victim take an enemy piece off a
+    square nothing lands on: when that piece stood between an enemy slider and the own king, the turn is illegal
+    (the kernels once took such turns as safe without testing; the reference generator agrees with the fix)."""
+    from . import fantasista_reference as REF
+    from .test_fantasista_reference import outcome_of
+
+    # the gote silver on 5e shields the sente king on 5i from the rook on 5a
+    g = state({"5i": "K", "1a": "k", "5a": "r", "5e": "s", "4f": "W"})
+    assert "4f:x5e" not in actions(g)
+    g = state({"5i": "K", "1a": "k", "5a": "r", "5e": "s"}, extra="f=hh;h=D")
+    breath = {a for a in actions(g) if a.endswith(":x5e")}
+    assert breath == {f"D*5{r}:x5e" for r in "bcdfgh"}  # only from the file: there the dragon shields the king
+    # the gote pawn on 5f shields the sente king on 1f from the rook on 9f: the spear may take it, not go on
+    g = state({"1f": "K", "9a": "k", "9f": "r", "5f": "p", "5e": "s", "5g": "Y"})
+    assert "5g5f" in actions(g) and not any("," in a for a in actions(g))
+    for g in (state({"5i": "K", "1a": "k", "5a": "r", "5e": "s", "4f": "W"}),
+              state({"1f": "K", "9a": "k", "9f": "r", "5f": "p", "5e": "s", "5g": "Y"})):
+        assert {outcome_of(b) for b in g.turns()[0].values()} == REF.legal_outcomes(REF.parse(g.sfen()))
+
+
 def test_specials_never_promote():
     g = state({"5i": "K", "1a": "k", "5d": "D", "7d": "H", "3d": "W"}, extra="f=hh")
     assert not any(x.endswith("+") for x in actions(g))

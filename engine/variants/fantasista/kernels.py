@@ -512,9 +512,11 @@ def generate(st, h0, T, G, spell, uchi, stop):
     mv0 = G.mv[0]
     w1 = G.wk[1]
     awaken = st[ST_RIGHTS + 3 * c] > 0
-    # Single-part turns that cannot expose the own king skip the test at the end: when not in check, every drop,
-    # breath, sword capture and curtain (they only add own pieces or remove enemy ones), and, with no rider on the
-    # board (a rider could pin), a one-part move of a piece other than the king that is not pinned.
+    # Single-part turns that cannot expose the own king skip the test at the end: when not in check, every plain
+    # drop and curtain (they only add own pieces), and, with no rider on the board (a rider could pin), a one-part
+    # move of a piece other than the king that is not pinned and takes nothing off a square it does not land on.
+    # A capture that empties the square (breath, sword capture, the spear pawn's first victim) can open an enemy
+    # line to the own king: the enemy piece taken may have stood in it. Those are always tested.
     ksq = np.int64(st[ST_KSQ + c])
     checked = ksq >= 0 and attacked(st, T, ksq, np.int64(1 - c))
     no_riders = True
@@ -562,7 +564,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
                 h1 = apply_move(w1, h0, T, np.int64(frm), np.int64(layer), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2]), np.int64(mv0[i, 3]))
                 G.wh[1] = h1
                 _set_part(cur, 0, PART_MOVE, np.int64(frm), np.int64(end), np.int64(mv0[i, 1]), np.int64(mv0[i, 2] | (layer << 1)))
-                _emit(w1, h1, T, G, np.int64(c), spell, np.int64(move_safe))
+                _emit(w1, h1, T, G, np.int64(c), spell, np.int64(move_safe if mv0[i, 1] < 0 else 0))
                 if cwr:
                     _follow(T, G, np.int64(c), spell, 1, np.int64(end), 1, 1)
                 elif pt == H_:
@@ -587,7 +589,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
                     _copy(st, w1)
                     h1 = _capture(w1, h0, T, np.int64(c), np.int64(t))
                     _set_part(cur, 0, PART_CIP, np.int64(frm), np.int64(t), 0, 0)
-                    _emit(w1, h1, T, G, np.int64(c), spell, np.int64(quiet_safe))
+                    _emit(w1, h1, T, G, np.int64(c), spell, 0)
         if stop and G.info[I_N] > 0:
             return G.info[I_N]
     _drops(st, h0, T, G, c, spell, uchi, np.int64(quiet_safe))
@@ -644,7 +646,7 @@ def _drops(st, h0, T, G, c, spell, uchi, safe):
                             _copy(w1, w2)
                             h2 = _capture(w2, h1, T, np.int64(c), np.int64(t))
                             _set_part(cur, 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), np.int64(t))
-                            _emit(w2, h2, T, G, np.int64(c), spell, np.int64(safe))
+                            _emit(w2, h2, T, G, np.int64(c), spell, 0)
                 if pt == P_ and emblem:
                     _copy(st, w1)
                     h1 = _put(w1, h0, T, np.int64(hbase + pt), np.int64(w1[hbase + pt] - 1))
