@@ -502,10 +502,11 @@ def _both_paths(g) -> tuple[bool, set, set, int, int]:
 
 
 def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
-    from engine.variants.fantasista.pieces import CARRIER
+    from engine.variants.fantasista.pieces import CARRIER, D, W
     rng = random.Random(seed)
     seen = {"plain": 0, "plain with enemy specials or marks": 0, "plain in check": 0, "plain with an own carrier": 0,
-            "not plain": 0, "plain with captures": 0, "not plain with captures": 0}
+            "not plain": 0, "plain with captures": 0, "not plain with captures": 0,
+            "plain with a sword silver or fire dragon": 0}
     n = 0
     while n < n_positions:
         g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
@@ -526,6 +527,8 @@ def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
                     seen["plain with enemy specials or marks"] += any(
                         code >> 5 == e and (code & 31 >= 15 or g.bd.m[s]) for s, code in enumerate(g.bd.b) if code)
                     seen["plain in check"] += g.bd.in_check(g.bd.stm)
+                    seen["plain with a sword silver or fire dragon"] += bool(
+                        g.bd.th[g.bd.stm][W] or g.bd.th[g.bd.stm][D] or W + 32 * g.bd.stm in g.bd.b)
                     seen["plain with an own carrier"] += any(
                         code >> 5 == g.bd.stm and g.bd.m[s] & CARRIER for s, code in enumerate(g.bd.b) if code)
                 else:
@@ -549,6 +552,27 @@ def test_plain_fast_path_agrees_with_full_generator():
 def test_plain_fast_path_agrees_with_full_generator_600_positions():
     seen = _fast_path_positions(600, seed=2027)
     assert all(seen.values()), seen
+
+
+@pytest.mark.parametrize("pieces, hand, extra", [
+    # the emblem: pawns in both hands, a pawn on file 5 (nifu for the ordinary drop only), in check by a rook
+    ({"5i": "K", "1a": "k", "5e": "P", "9i": "r", "3c": "g"}, "2P", "f=aa;h=P;r=E"),
+    # the emblem, a pawn drop in front of the king that would be uchifuzume (gote's king boxed in)
+    ({"5i": "K", "5a": "k", "4a": "l", "6a": "l", "4c": "G", "6c": "G"}, "P", "f=aa;r=E"),
+    # two sword silvers that can both take the gold on 5e in place (one outcome), dragon and sword in hand
+    ({"5i": "K", "1a": "k", "4f": "W", "6f": "W", "5e": "g", "2b": "p"}, "-", "f=gg;h=DW"),
+    # the gote silver on 5e shields the sente king from the rook on 5a: no capture of it in place
+    ({"5i": "K", "1a": "k", "5a": "r", "5e": "s", "4f": "W"}, "-", "f=gg;h=DW"),
+    # in check by the rook on 5a: a capture in place of the checker or a drop that blocks
+    ({"5i": "K", "1a": "k", "5a": "r", "4b": "W", "9a": "l"}, "S", "f=gg;h=D"),
+])
+def test_plain_fast_path_emblem_and_captures_in_place(pieces, hand, extra):
+    """Emblem drops, fire dragon / sword silver drops with their breath, and a sword silver's capture in place
+    go through the fast path: the same outcomes and count as the full generator (also in check, with nifu and an
+    uchifuzume square, and with two sword silvers merging onto one outcome)."""
+    g = state(pieces, hand=hand, extra=extra)
+    plain, full, fast, count, _ = _both_paths(g)
+    assert plain and fast == full and count == len(full) == len(actions(g))
 
 
 def test_plain_fast_path_keeps_uchifuzume():

@@ -805,20 +805,16 @@ def _clear(G):
 @kernel
 def is_plain(st, c):
     """Whether every turn of colour ``c`` is one ordinary shogi move (boarding an own empty carrier included) or
-    drop: no rights, no emblem, no fire dragon or sword silver in hand, no spear pawn, gale horse or sword silver of
-    ``c`` on the board, and no rider anywhere. Then distinct moves are distinct outcomes (no merging needed) and a move other than a king
-    move, a move of a pinned piece or a move out of check cannot expose the own king.
+    drop, or one of the one-part specials the fast path :func:`_plain_turns` also lists: an emblem drop, a drop of
+    a fire dragon or sword silver with its breath / capture in place, a sword silver's capture in place. So: no
+    rights, no spear pawn or gale horse of ``c`` on the board, and no rider anywhere. Then the only turns that can
+    share an outcome are two sword silvers' captures in place of one piece (merged there), and a one-part move
+    other than a king move, a move of a pinned piece or a move out of check cannot expose the own king.
 
     Enemy specials and marks are allowed: they only change which captures are possible (``can_capture``) and how
     the enemy attacks (the tables)."""
     for i in range(3):
         if st[ST_RIGHTS + 3 * c + i] != 0:
-            return False
-    if st[ST_EMBLEM + c] != 0:
-        return False
-    for tok in range(2):
-        hb = (ST_TH if tok else ST_HAND) + 21 * c
-        if st[hb + D_] != 0 or st[hb + W_] != 0:
             return False
     for s in range(81):
         if st[ST_R + s] != 0:
@@ -826,7 +822,7 @@ def is_plain(st, c):
         pc = st[ST_B + s]
         if pc != 0 and (pc >> 5) == c:
             pt = pc & 31
-            if pt == Y_ or pt == H_ or pt == W_:
+            if pt == Y_ or pt == H_:
                 return False
     return True
 
@@ -946,11 +942,79 @@ def _close_plain_row(T, G, n, h, c):
 
 
 @kernel
+def _plain_drop(st, h0, T, G, G2, c, ksq, checked, tok, pt, placed, to, count_only, n):
+    """A drop of ``pt`` from hand ``tok`` (1 = tokens) on the empty ``to`` as ``placed`` (a tokin for an emblem
+    drop) in a plain position: blocked check and uchifuzume (an ordinary pawn only) tested; written as outcome row
+    ``n`` unless ``count_only``. Returns the new count (``n`` if illegal), -1 when ``G.out`` is full."""
+    e = 1 - c
+    if checked:
+        st[ST_B + to] = placed + 32 * c
+        safe = not attacked(st, T, ksq, np.int64(e))
+        st[ST_B + to] = 0
+        if not safe:
+            return n
+    ek = st[ST_KSQ + e]
+    if placed == P_ and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
+        if _plain_drop_mates(st, T, G2, np.int64(c), np.int64(tok), np.int64(to)):
+            return n
+    if count_only:
+        return n + 1
+    if n >= G.info[I_CAP]:
+        return -1
+    hb = (ST_TH if tok else ST_HAND) + 21 * c
+    o = G.out[n]
+    _copy(st, o)
+    h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
+    h = _put(o, h, T, np.int64(ST_B + to), np.int64(placed + 32 * c))
+    h = _put(o, h, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+    _close_plain_row(T, G, n, h, np.int64(c))
+    _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | (0 if placed == pt else 2)), -1)
+    return n + 1
+
+
+@kernel
+def _plain_capture_in_place(st, h0, T, G, c, ksq, drop_pt, sq, t, count_only, n):
+    """A capture in place of the enemy piece on ``t`` in a plain position: by the sword silver on ``sq`` when
+    ``drop_pt`` is 0, else by a ``drop_pt`` token (fire dragon, sword silver) dropped on ``sq`` first. The own king
+    is always tested: the emptied square may have shielded it. Written as outcome row ``n`` unless ``count_only``;
+    returns the new count (``n`` if illegal), -1 when ``G.out`` is full."""
+    victim = st[ST_B + t]
+    if drop_pt > 0:
+        st[ST_B + sq] = drop_pt + 32 * c
+    st[ST_B + t] = 0
+    safe = ksq < 0 or not attacked(st, T, np.int64(ksq), np.int64(1 - c))
+    st[ST_B + t] = victim
+    if drop_pt > 0:
+        st[ST_B + sq] = 0
+    if not safe:
+        return n
+    if count_only:
+        return n + 1
+    if n >= G.info[I_CAP]:
+        return -1
+    o = G.out[n]
+    _copy(st, o)
+    h = h0
+    if drop_pt > 0:
+        hb = ST_TH + 21 * c
+        h = _put(o, h, T, np.int64(hb + drop_pt), np.int64(o[hb + drop_pt] - 1))
+        h = _put(o, h, T, np.int64(ST_B + sq), np.int64(drop_pt + 32 * c))
+        h = _put(o, h, T, np.int64(ST_M + sq), np.int64(TOKEN))
+        _set_part(G.odesc[n], 0, PART_DROP, np.int64(drop_pt), np.int64(sq), 1, np.int64(t))
+    else:
+        _set_part(G.odesc[n], 0, PART_CIP, np.int64(sq), np.int64(t), 0, 0)
+    h = _capture(o, h, T, np.int64(c), np.int64(t))
+    _close_plain_row(T, G, n, h, np.int64(c))
+    return n + 1
+
+
+@kernel
 def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
     """Legal turns of a plain position (:func:`is_plain`). ``count_only``: return their number and write nothing;
-    otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: no two moves share an
-    outcome) and return the number, or -1 when ``G.out`` is too small. ``captures_only``: only the moves onto an
-    enemy piece (no drops), in the same order."""
+    otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: the one possible merge,
+    two sword silvers taking the same piece in place, is kept at the first) and return the number, or -1 when
+    ``G.out`` is too small. ``captures_only``: only the turns that take material (moves onto an enemy piece,
+    captures in place, breath), in the same order."""
     ksq = np.int64(st[ST_KSQ + c])
     e = 1 - c
     checked = ksq >= 0 and attacked(st, T, ksq, np.int64(e))
@@ -958,6 +1022,8 @@ def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
     cap = G.info[I_CAP]
     mv = G.mv[0]
     n = 0
+    taken_lo = np.int64(0)  # squares already taken in place by a sword silver (bit s: square s, 64-80 in taken_hi)
+    taken_hi = np.int64(0)
     for frm in range(81):
         pc = st[ST_B + frm]
         if pc == 0 or (pc >> 5) != c:
@@ -970,61 +1036,77 @@ def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
         if count_only and not (is_king or pinned or checked):
             n += _count_moves(st, T.leap_n, T.leap_sq, T.ray_n, T.ray_len, T.ray_sq, T.promo, np.int64(c), np.int64(pc),
                               np.int64(frm))
-            continue
-        nm = piece_moves(st, T, np.int64(frm), 0, mv)
-        for i in range(nm):
-            to = np.int64(mv[i, 0])
-            if captures_only and (st[ST_B + to] == 0 or (st[ST_B + to] >> 5) == c):
-                continue  # a quiet move or the boarding of an own carrier
-            if is_king:
-                if not _plain_king_safe(st, T, np.int64(c), ksq, to):
-                    continue
-            elif not _plain_move_safe(st, T, np.int64(c), ksq, checked, np.int64(frm), to, pinned):
-                continue
-            if not count_only:
-                if n >= cap:
-                    return -1
-                o = G.out[n]
-                _copy(st, o)
-                h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), np.int64(mv[i, 3]))
-                _close_plain_row(T, G, n, h, np.int64(c))
-                _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
-            n += 1
-    if captures_only:
-        return n
-    # Drops (the order of _drops: ordinary hand, then tokens; piece type; square).
-    pawn_files = _pawn_files(st, np.int64(c))
-    ek = st[ST_KSQ + e]
-    for tok in range(2):
-        hb = (ST_TH if tok else ST_HAND) + 21 * c
-        for pt in range(1, 21):
-            if st[hb + pt] == 0:
-                continue
-            for to in range(81):
-                if st[ST_B + to] != 0 or must_promote(np.int64(pt), np.int64(c), np.int64(to)):
-                    continue
-                if pt == P_ and (pawn_files >> (to // 9)) & 1:
-                    continue
-                if checked:
-                    st[ST_B + to] = pt + 32 * c
-                    safe = not attacked(st, T, ksq, np.int64(e))
-                    st[ST_B + to] = 0
-                    if not safe:
+        else:
+            nm = piece_moves(st, T, np.int64(frm), 0, mv)
+            for i in range(nm):
+                to = np.int64(mv[i, 0])
+                if captures_only and (st[ST_B + to] == 0 or (st[ST_B + to] >> 5) == c):
+                    continue  # a quiet move or the boarding of an own carrier
+                if is_king:
+                    if not _plain_king_safe(st, T, np.int64(c), ksq, to):
                         continue
-                if pt == P_ and ek >= 0 and ek == to + (-1 if c == 0 else 1) and ek // 9 == to // 9:
-                    if _plain_drop_mates(st, T, G2, np.int64(c), np.int64(tok), np.int64(to)):
-                        continue
+                elif not _plain_move_safe(st, T, np.int64(c), ksq, checked, np.int64(frm), to, pinned):
+                    continue
                 if not count_only:
                     if n >= cap:
                         return -1
                     o = G.out[n]
                     _copy(st, o)
-                    h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
-                    h = _put(o, h, T, np.int64(ST_B + to), np.int64(pt + 32 * c))
-                    h = _put(o, h, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+                    h = apply_move(o, h0, T, np.int64(frm), 0, to, -1, np.int64(mv[i, 2]), np.int64(mv[i, 3]))
                     _close_plain_row(T, G, n, h, np.int64(c))
-                    _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok), -1)
+                    _set_part(G.odesc[n], 0, PART_MOVE, np.int64(frm), to, -1, np.int64(mv[i, 2]))
                 n += 1
+        if (pc & 31) == W_:  # the sword silver's captures in place, after its moves (generate's order)
+            nt = _cip_targets(st, T, np.int64(c), np.int64(pc), np.int64(frm), G.tmp, 0)
+            for k in range(nt):
+                t = np.int64(G.tmp[k])
+                if t < 64:
+                    bit = np.int64(1) << t
+                    if taken_lo & bit:
+                        continue
+                    taken_lo |= bit
+                else:
+                    bit = np.int64(1) << (t - 64)
+                    if taken_hi & bit:
+                        continue
+                    taken_hi |= bit
+                n = _plain_capture_in_place(st, h0, T, G, np.int64(c), ksq, 0, np.int64(frm), t, count_only, n)
+                if n < 0:
+                    return -1
+    # Drops (the order of _drops: ordinary hand, then tokens; piece type; square; per square the drop, its
+    # breath / capture in place, the emblem drop).
+    pawn_files = _pawn_files(st, np.int64(c))
+    emblem = st[ST_EMBLEM + c] != 0
+    for tok in range(2):
+        hb = (ST_TH if tok else ST_HAND) + 21 * c
+        for pt in range(1, 21):
+            if st[hb + pt] == 0:
+                continue
+            in_place = pt == D_ or pt == W_
+            if captures_only and not in_place:
+                continue
+            for to in range(81):
+                if st[ST_B + to] != 0:
+                    continue
+                if not must_promote(np.int64(pt), np.int64(c), np.int64(to)) and not (
+                        pt == P_ and (pawn_files >> (to // 9)) & 1):
+                    if not captures_only:
+                        n = _plain_drop(st, h0, T, G, G2, np.int64(c), ksq, checked, np.int64(tok), np.int64(pt),
+                                        np.int64(pt), np.int64(to), count_only, n)
+                        if n < 0:
+                            return -1
+                    if in_place:
+                        nt = _cip_targets(st, T, np.int64(c), np.int64(pt + 32 * c), np.int64(to), G.tmp, 0)
+                        for k in range(nt):
+                            n = _plain_capture_in_place(st, h0, T, G, np.int64(c), ksq, np.int64(pt), np.int64(to),
+                                                        np.int64(G.tmp[k]), count_only, n)
+                            if n < 0:
+                                return -1
+                if pt == P_ and emblem and not captures_only:
+                    n = _plain_drop(st, h0, T, G, G2, np.int64(c), ksq, checked, np.int64(tok), np.int64(pt),
+                                    np.int64(PP_), np.int64(to), count_only, n)
+                    if n < 0:
+                        return -1
     return n
 
 
