@@ -1075,7 +1075,9 @@ def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
                     return -1
     # Drops (the order of _drops: ordinary hand, then tokens; piece type; square; per square the drop, its
     # breath / capture in place, the emblem drop).
-    pawn_files = _pawn_files(st, np.int64(c))
+    pawn_files = 0  # nifu files, found only when a pawn is in hand (no 81-square scan at most perft leaves)
+    if not captures_only and st[ST_HAND + 21 * c + P_] + st[ST_TH + 21 * c + P_] > 0:
+        pawn_files = _pawn_files(st, np.int64(c))
     emblem = st[ST_EMBLEM + c] != 0
     for tok in range(2):
         hb = (ST_TH if tok else ST_HAND) + 21 * c
