@@ -1104,7 +1104,7 @@ def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
                                                         np.int64(G.tmp[k]), count_only, n)
                             if n < 0:
                                 return -1
-                if pt == P_ and emblem and not captures_only:
+                if pt == P_ and emblem:  # (never in captures_only: pawns were skipped above)
                     n = _plain_drop(st, h0, T, G, G2, np.int64(c), ksq, checked, np.int64(tok), np.int64(pt),
                                     np.int64(PP_), np.int64(to), count_only, n)
                     if n < 0:
@@ -1164,10 +1164,10 @@ def legal_turns_k(st, h0, T, G, G2, spell):
 def capture_turns_k(st, h0, T, G, G2):
     """The legal turns of ``st`` that take material (fewer :func:`enemy_pieces` after them), for the quiescence:
     exactly those of :func:`legal_turns_k`, in the same order among themselves. A plain position
-    (:func:`is_plain`) generates only its moves onto an enemy piece; any other runs the full generator in capture
-    mode (``I_CAPTURES``: no ordinary drop tried, every turn that took nothing dropped at :func:`_emit`; a special
-    piece or a right can take material without moving onto it). No drops and no quiet moves is most of the saving
-    in a mid-game node with pieces in hand. Returns their number, -1 on overflow; zero turns here does not mean
+    (:func:`is_plain`) generates only those (moves onto an enemy piece, captures in place, breath); any other runs
+    the full generator in capture mode (``I_CAPTURES``: no ordinary drop tried, every turn that took nothing
+    dropped at :func:`_emit`; a special piece or a right can take material without moving onto it). No drops and
+    no quiet moves is most of the saving in a mid-game node with pieces in hand. Returns their number, -1 on overflow; zero turns here does not mean
     that the side has no legal turn."""
     c = np.int64(st[ST_STM])
     if not is_plain(st, c):
