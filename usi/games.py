@@ -52,13 +52,6 @@ RULE_OPTIONS: tuple = (
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
 ) + tuple((name, "spin", default, 0, 1000, (), "mawarikudoi") for name, _, default in MAWARIKUDOI_FACES)
 
-#: Options of the table above that do not change the game: setting one keeps the position and the thinker, which
-#: reads it again before each search.
-SEARCH_OPTION_NAMES = frozenset({"fantasistachanceaware", "fantasistalatemovereduction", "fantasistachancesides"})
-
-#: The rule options (lower-case name → variant): changing one resets that variant's position.
-RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS if o[0].lower() not in SEARCH_OPTION_NAMES}
-
 
 def is_game_variant(variant_id: str) -> bool:
     return variant_id in GAME_MODULES
@@ -118,6 +111,13 @@ FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
     "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
 }
+
+#: Options of :data:`RULE_OPTIONS` that do not change the game (lower case): setting one keeps the position and
+#: the thinker, which reads it again before each search.
+SEARCH_OPTION_NAMES = frozenset(name.lower() for name in FANTASISTA_SEARCH_SETTINGS)
+
+#: The rule options (lower-case name → variant): changing one resets that variant's position.
+RULE_OPTION_NAMES = {o[0].lower(): o[6] for o in RULE_OPTIONS if o[0].lower() not in SEARCH_OPTION_NAMES}
 
 
 def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
