@@ -39,8 +39,8 @@ the all-Python search; both give the same results, tested).
   decision and quiescence nodes only; a chance node is not counted (its children are), so both engines spend a
   budget on the same kinds of node (``count_chance_nodes=True`` counts the default chance node as one node, the
   former rule). :func:`greedy_turn` is the one-ply greedy.
-* Experiments kept as options, off by default (measured weaker, docs/fantasista.md): ``late_move_reduction``,
-  ``king_drop_cp``, ``chance_sides`` other than "both".
+* Experiments kept as options, off by default (measured weaker or no better, docs/fantasista.md):
+  ``late_move_reduction``, ``king_drop_cp``, ``chance_sides`` other than "both", ``quiescence_checks``.
 """
 from __future__ import annotations
 
@@ -168,7 +168,7 @@ class FantasistaSearcher:
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
                  frontier_kernel: bool = True, king_drop_cp: int = 0, late_move_reduction: bool = False,
-                 chance_sides: str = "both") -> None:
+                 chance_sides: str = "both", quiescence_checks: bool = False) -> None:
         self.chance_aware = chance_aware
         #: Whose rolls a chance-aware search expands: "both" (default), "own" (the root side's; the opponent's
         #: rolls are treated as nothing, as the roll-blind engine treats all) or "opponent". An experiment.
@@ -182,6 +182,10 @@ class FantasistaSearcher:
         #: roll of the opponent's right after the ply a reduction cuts off is counted statically; before the
         #: side's own roll there is no reduction.
         self.late_move_reduction = late_move_reduction
+        #: Checks in the quiescence: at its first ply the turns that give check (drops included) are searched as
+        #: well as the captures, and a side in check does not stand pat (every evasion is searched; none = mated),
+        #: so a mate in one by a drop is seen one ply beyond the full-width horizon.
+        self.quiescence_checks = quiescence_checks
         #: Weight of the king-exposure-to-drops term of the evaluation (0, the default: off; KING_DROP_CP = 8 is
         #: the weight measured).
         self.king_drop_cp = king_drop_cp
@@ -249,6 +253,7 @@ class FantasistaSearcher:
         info[FKS.F_AWARE], info[FKS.F_COUNT_CHANCE] = self._roll_mask, self.count_chance_nodes
         info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, MAX_PLY
         info[FKS.F_LMR] = self.late_move_reduction
+        info[FKS.F_QCHECKS] = self.quiescence_checks
         self.A = FKS.SearchArrays(self.scores, self.caps, self.keys, self.work, self.path_keys,
                                   np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
@@ -457,23 +462,35 @@ class FantasistaSearcher:
     def _quiesce(self, st, h, mnum, alpha, beta, ply, qd):
         """Stand pat, then captures only (``qd`` plies): the capture-aware leaf. A roll due inside the quiescence is
         not counted, neither after a capture nor after the quiet move that standing pat stands for (counting it after
-        captures only made a losing capture by the side about to roll look better than standing pat)."""
+        captures only made a losing capture by the side about to roll look better than standing pat). With
+        ``quiescence_checks`` the first ply searches checks too and a side in check searches every evasion instead
+        of standing pat (as :func:`.fantasista_kernels._quiesce_open`)."""
         stand = self.evaluate(st, mnum)
-        if qd <= 0 or stand >= beta or ply >= MAX_PLY:
+        if qd <= 0 or ply >= MAX_PLY:
             return stand
-        alpha = max(alpha, stand)
-        checked = bool(FK.in_check(st, self.T, np.int64(st[FK.ST_STM])))
-        n = self._gen(st, h, ply, captures=not checked)
+        checked = False
+        if self.quiescence_checks or stand < beta:
+            checked = bool(FK.in_check(st, self.T, np.int64(st[FK.ST_STM])))
+        evasions = self.quiescence_checks and checked
+        if stand >= beta and not evasions:
+            return stand
+        checks = self.quiescence_checks and not checked and qd == self._qdepth
+        # out of check (and not looking for checks) the generator sees captures only: no capture is no verdict
+        n = self._gen(st, h, ply, captures=not checked and not checks)
         if n == 0 and checked:
-            return -MATE  # out of check the generator saw captures only: no capture is no verdict
+            return -MATE
         order = self._order(st, n, ply, mnum, None)
         caps = self.caps[ply]
         G = self.bufs[ply]
+        if evasions:
+            stand = -MATE
+        alpha = max(alpha, stand)
         best = stand
         for i in order:
             i = int(i)
-            if not caps[i]:
-                continue
+            if not caps[i] and not evasions:
+                if not checks or not FK.in_check(G.out[i], self.T, np.int64(G.out[i][FK.ST_STM])):
+                    continue
             self._tick()
             v = -self._quiesce(G.out[i], int(G.oh[i]), mnum + 1, -beta, -alpha, ply + 1, qd - 1)
             if v > best:

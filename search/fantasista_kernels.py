@@ -15,7 +15,8 @@ node count either way (``tests/test_fantasista_frontier.py``):
   depth-0 node with a null window (:func:`_leaf_child`);
 * :func:`frontier_k` / :func:`_frontier`: a depth-1 node; each child (or its main roll outcome) is a depth-0 node:
   counted, scored 0 if its key is on the search path or in the game's history, otherwise its quiescence value
-  (stand pat, then captures only, ``qdepth`` <= 2 plies, :func:`_quiesce2` / :func:`_quiesce_last`);
+  (stand pat, then captures only, ``qdepth`` <= 2 plies, :func:`_quiesce2` / :func:`_quiesce_last`; with
+  ``F_QCHECKS`` also the checks at its first ply, and every evasion in check);
 * fail-hard bookkeeping as in Python: the best value, alpha raised, a cut at beta.
 
 The caller (``FantasistaSearcher._kernel_node``) keeps the node's own count, repetition test, TT probe and store,
@@ -36,9 +37,10 @@ MATE = 30000
 #: ``info`` slots: nodes counted so far (in: the search's count; out: updated), the node budget (0 = none), the best
 #: child's index (out), the status (out), chance nodes visited (in / out); the searcher's settings: whose rolls are
 #: chance nodes (bit c set: colour c's; 0 = roll-blind, 3 = chance-aware), chance nodes counted as nodes, quiescence
-#: plies (0-2), the last ply of the buffers, late-move reduction on.
-F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE, F_AWARE, F_COUNT_CHANCE, F_QDEPTH, F_MAX_PLY, F_LMR = range(10)
-INFO_SIZE = 10
+#: plies (0-2), the last ply of the buffers, late-move reduction on, checks in the quiescence.
+(F_NODES, F_LIMIT, F_BEST, F_STATUS, F_CHANCE, F_AWARE, F_COUNT_CHANCE, F_QDEPTH, F_MAX_PLY, F_LMR,
+ F_QCHECKS) = range(11)
+INFO_SIZE = 11
 OK, STOP_BUDGET, STOP_OVERFLOW = 0, 1, 2
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -98,18 +100,28 @@ def _sort_keys(keys, n):
         keys[i] &= mask
 
 
+#: Which children a quiescence node searches (:func:`_order_quiet`): those that took material; those or that give
+#: check (the first quiescence ply with ``F_QCHECKS``); all (in check with ``F_QCHECKS``).
+Q_CAPTURES, Q_CHECKS, Q_ALL = 0, 1, 2
+
+
 @kernel
-def _order_captures(G, n, E, parent, scores, caps, keys):
-    """The quiescence's ordering: ``keys[:m]`` = the children that took material (``caps`` as
-    :func:`evaluate_many` sets it), in :func:`_order`'s order; returns ``m``. Only those children are evaluated
-    (``scores``), which is most of the saving: a quiet child is never searched by the quiescence."""
+def _order_quiet(G, n, E, T, parent, scores, caps, keys, which):
+    """The quiescence's ordering: ``keys[:m]`` = the children it searches (``which``, see :data:`Q_CAPTURES`;
+    ``caps`` = took material, as :func:`evaluate_many` sets it), in :func:`_order`'s order; returns ``m``. Only
+    those children are evaluated (``scores``), which is most of the saving: a quiet child is never searched by the
+    quiescence."""
     c = parent[FK.ST_STM]
     before = FK.enemy_pieces(parent, c)
     m = 0
     for i in range(n):
-        caps[i] = 1 if FK.enemy_pieces(G.out[i], c) < before else 0
-        if caps[i]:
-            scores[i] = FK.evaluate_k(G.out[i], E, 0, 0)
+        child = G.out[i]
+        caps[i] = 1 if FK.enemy_pieces(child, c) < before else 0
+        keep = caps[i] == 1 or which == Q_ALL
+        if not keep and which == Q_CHECKS:
+            keep = FK.in_check(child, T, np.int64(child[FK.ST_STM]))
+        if keep:
+            scores[i] = FK.evaluate_k(child, E, 0, 0)
             keys[m] = ((scores[i] + (1 << 31)) << IDX_BITS) | i
             m += 1
     _sort_keys(keys, m)
@@ -138,33 +150,49 @@ def _repeated(h, history, path, n_path):
 
 
 @kernel
-def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info):
-    """The start of a quiescence node: (stand pat, number of captures ordered in ``keys``), or (its value, -1)
+def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first):
+    """The start of a quiescence node: (stand pat, number of children ordered in ``keys``), or (its value, -1)
     when it ends here: stand pat at or above ``beta`` or at the last ply, in check with no legal turn (mated), or
     a buffer overflow (the status says so). Out of check only the turns that may take material are generated
-    (:func:`capture_turns_k`), so a side without a legal turn but not in check stands pat here."""
+    (:func:`capture_turns_k`), so a side without a legal turn but not in check stands pat here.
+
+    With ``F_QCHECKS``: at the quiescence's ``first`` ply the turns that give check are searched too (all turns
+    generated), and a side in check does not stand pat: its "stand pat" is -MATE and every evasion is searched."""
+    qchecks = info[F_QCHECKS] != 0
     stand = FK.evaluate_k(st, E, 0, 0)
-    if stand >= beta or ply >= max_ply:
+    if ply >= max_ply:
         return stand, -1
-    checked = FK.in_check(st, T, np.int64(st[FK.ST_STM]))
+    checked = False
+    if qchecks or stand < beta:
+        checked = FK.in_check(st, T, np.int64(st[FK.ST_STM]))
+    evasions = qchecks and checked
+    if stand >= beta and not evasions:
+        return stand, -1
     if checked:
         n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+        which = Q_ALL if evasions else Q_CAPTURES
+    elif qchecks and first:
+        n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+        which = Q_CHECKS
     else:
         n = FK.capture_turns_k(st, h, T, G, Gu)
+        which = Q_CAPTURES
     if n < 0:
         info[F_STATUS] = STOP_OVERFLOW
         return 0, -1
     if n == 0 and checked:
         return -MATE, -1
-    return stand, _order_captures(G, n, E, st, scores, caps, keys)
+    if evasions:
+        stand = -MATE
+    return stand, _order_quiet(G, n, E, T, st, scores, caps, keys, which)
 
 
 @kernel
-def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
+def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info, first):
     """Quiescence of one ply: stand pat, then each capture valued by its static value (read from the ordering
     scores: a quiescence of 0 plies is the static value). ``G``: this ply's generation buffer; ``Gu``: the
-    uchifuzume scratch of :func:`legal_turns_k`."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info)
+    uchifuzume scratch of :func:`legal_turns_k`; ``first``: the quiescence's first ply (see :func:`_quiesce_open`)."""
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first)
     if m < 0:
         return stand
     if alpha < stand:
@@ -188,7 +216,7 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info)
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info, True)
     if m < 0:
         return stand
     if alpha < stand:
@@ -199,7 +227,7 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
         if not _count(info):
             return 0
         v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1], -beta,
-                           -alpha, ply + 1, max_ply, info)
+                           -alpha, ply + 1, max_ply, info, False)
         if info[F_STATUS] != OK:
             return 0
         if v > best:
@@ -374,7 +402,7 @@ def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, 
                        ply + 1, info[F_MAX_PLY], info)
     elif qdepth == 1:
         v = -_quiesce_last(child, ch, T, E, G1, Gu, A.scores[ply + 1], A.caps[ply + 1], A.keys[ply + 1],
-                           -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info)
+                           -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info, True)
     elif roll:
         v = -float(FK.evaluate_k(child, E, 0, 0))
     else:
@@ -426,7 +454,7 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
                            max_ply, info)
         elif qdepth == 1:
             v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[ply + 1], A.caps[ply + 1], keys[ply + 1],
-                               -beta - shift, -alpha - shift, ply + 1, max_ply, info)
+                               -beta - shift, -alpha - shift, ply + 1, max_ply, info, True)
         elif roll:
             v = -FK.evaluate_k(child, E, 0, 0)
         else:

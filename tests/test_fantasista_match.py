@@ -192,6 +192,37 @@ def test_no_roll_term_in_the_evaluation_or_the_quiescence():
     assert (ra.best, ra.score, ra.nodes) == (rb.best, rb.score, rb.nodes)
 
 
+def test_quiescence_checks_see_a_drop_mate_and_search_every_evasion():
+    """``quiescence_checks``: at a leaf the side to move with a gold in hand mates by G*5b (the pawn on 5c guards
+    it); the capture-only quiescence stands pat, the one with checks finds the mate. A side in check does not stand
+    pat: with a window its static value beats, the mated side still scores -MATE. The search (kernels and the
+    Python loop alike) then sees at depth 1 that gote's only turn that does not stop the drop loses."""
+    from engine.variants.fantasista.state import FantasistaState
+    from search.fantasista import MATE
+    g = FantasistaState.from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 5 f=hh")
+    row = to_array(g.bd)
+    plain, checks = FantasistaSearcher(False), FantasistaSearcher(False, quiescence_checks=True)
+    for s in (plain, checks):
+        s._set_fairies(g.fairy)
+    stand = plain.evaluate(row, 5)
+    assert plain._quiesce(row, _key(row), 5, -MATE - 1, MATE + 1, 0, 2) == stand
+    assert checks._quiesce(row, _key(row), 5, -MATE - 1, MATE + 1, 0, 2) == MATE
+    g.apply("G*5b")
+    mated = to_array(g.bd)
+    assert g.node_kind() is NodeKind.TERMINAL
+    low = checks.evaluate(mated, 6) - 1  # stand pat would fail high against this window
+    assert plain._quiesce(mated, _key(mated), 6, low - 1, low, 0, 2) >= low
+    assert checks._quiesce(mated, _key(mated), 6, low - 1, low, 0, 2) == -MATE
+    # One ply earlier gote's rook may take a bishop (1a1h), after which G*5b mates: the capture-only quiescence
+    # stands pat after it and takes the bishop; with checks the search sees the mate and keeps its king safe.
+    g = FantasistaState.from_sfen("4k3r/9/4P4/9/9/9/9/8B/4K4 w G 4 f=hh")
+    for kernel in (True, False):
+        r_plain = FantasistaSearcher(False, frontier_kernel=kernel).search(g, depth=1)
+        r_checks = FantasistaSearcher(False, quiescence_checks=True, frontier_kernel=kernel).search(g, depth=1)
+        assert r_plain.best.startswith("1a1h")
+        assert not r_checks.best.startswith("1a1h") and -MATE / 2 < r_checks.score < r_plain.score
+
+
 def test_king_exposed_to_drops_costs_by_open_squares_and_the_enemy_hand():
     """The evaluation's drop term (``king_drop_cp``, off by default): KING_DROP_CP per empty square next to a king
     per unit of the enemy hand's drop attack (tokens count as ordinary pieces; the attack is capped); with an empty
@@ -399,6 +430,10 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
         # does late-move reduction make the engine stronger?
         "lmr": ("aware with LMR vs without", aware(late_move_reduction=True), aware(), 12),
         "lmr-blind": ("roll-blind with LMR vs without", blind(late_move_reduction=True), blind(), 12),
+        # checks in the quiescence (a drop mate in one seen beyond the horizon)
+        "blind-qchecks": ("aware vs roll-blind, both with quiescence checks", aware(quiescence_checks=True),
+                          blind(quiescence_checks=True), 12),
+        "qchecks-blind": ("roll-blind with quiescence checks vs without", blind(quiescence_checks=True), blind(), 12),
     }
 
 

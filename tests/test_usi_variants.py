@@ -160,21 +160,23 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
         assert dialog.eng._thinker.searcher.chance_aware is aware
 
 
-def test_fantasista_late_move_reduction_option(dialog):
+@pytest.mark.parametrize("name, attr", [("FantasistaLateMoveReduction", "late_move_reduction"),
+                                        ("FantasistaQuiescenceChecks", "quiescence_checks")])
+def test_fantasista_search_check_options(dialog, name, attr):
     start = dialog("usi")
-    assert "option name FantasistaLateMoveReduction type check default false" in dialog.since(start)
+    assert f"option name {name} type check default false" in dialog.since(start)
     dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
     before = dialog.sfen()
     for value, on in (("true", True), ("false", False)):
-        start = dialog(f"setoption name FantasistaLateMoveReduction value {value}")
+        start = dialog(f"setoption name {name} value {value}")
         assert dialog.since(start) == [] and dialog.sfen() == before  # a search option: the position is kept
         best, lines = dialog.go("nodes 3000")
-        assert dialog.eng._thinker.searcher.late_move_reduction is on
+        assert getattr(dialog.eng._thinker.searcher, attr) is on
         assert best in _state("fantasista", BEFORE_ROLL).legal_actions(), lines
-    start = dialog("setoption name FantasistaLateMoveReduction value often")
+    start = dialog(f"setoption name {name} value often")
     out = dialog.since(start)
-    assert len(out) == 1 and out[0].startswith("info string error option FantasistaLateMoveReduction "), out
-    assert dialog.eng.opt("FantasistaLateMoveReduction") is False  # the old value is kept
+    assert len(out) == 1 and out[0].startswith(f"info string error option {name} "), out
+    assert dialog.eng.opt(name) is False  # the old value is kept
 
 
 def test_fantasista_chance_sides_option(dialog):

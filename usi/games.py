@@ -47,6 +47,8 @@ RULE_OPTIONS: tuple = (
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
     ("FantasistaLateMoveReduction", "check", False, None, None, (), "fantasista"),
+    # true: checks at the first quiescence ply, every evasion searched in check (FantasistaSearcher.quiescence_checks)
+    ("FantasistaQuiescenceChecks", "check", False, None, None, (), "fantasista"),
     # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
     ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
@@ -109,6 +111,7 @@ def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
 FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaChanceAware": ("chance_aware", check_value),
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
+    "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),
     "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
 }
 
@@ -294,8 +297,8 @@ class FantasistaThinker(Thinker):
     """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
     plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The search options
     (:data:`FANTASISTA_SEARCH_SETTINGS`: ``FantasistaChanceAware``, false = the roll-blind baseline;
-    ``FantasistaLateMoveReduction``, ``FantasistaChanceSides``) are read again before every search; a change
-    rebuilds the searcher."""
+    ``FantasistaLateMoveReduction``, ``FantasistaQuiescenceChecks``, ``FantasistaChanceSides``) are read again
+    before every search; a change rebuilds the searcher."""
 
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
@@ -325,7 +328,9 @@ class FantasistaThinker(Thinker):
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
 
-        self.searcher.search(new_game(), depth=1)
+        # depth 3 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, the Python loop above), so
+        # none is compiled during the first go
+        self.searcher.search(new_game(), depth=3)
 
     def think(self, state, limits, send):
         from search.fantasista import MATE
