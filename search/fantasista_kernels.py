@@ -169,10 +169,10 @@ def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, in
     if stand >= beta and not evasions:
         return stand, -1
     if checked:
-        n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+        n = FK.legal_turns_k(st, h, T, G, Gu, FK.NO_SPELL)
         which = Q_ALL if evasions else Q_CAPTURES
     elif qchecks and first:
-        n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+        n = FK.legal_turns_k(st, h, T, G, Gu, FK.NO_SPELL)
         which = Q_CHECKS
     else:
         n = FK.capture_turns_k(st, h, T, G, Gu)
@@ -216,7 +216,7 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info, True)
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info, np.bool_(True))
     if m < 0:
         return stand
     if alpha < stand:
@@ -227,7 +227,7 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
         if not _count(info):
             return 0
         v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1], -beta,
-                           -alpha, ply + 1, max_ply, info, False)
+                           -alpha, ply + 1, max_ply, info, np.bool_(False))
         if info[F_STATUS] != OK:
             return 0
         if v > best:
@@ -375,7 +375,7 @@ def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     """A full-width node's turns generated into ``G`` and ordered into ``A.keys[ply]`` (:func:`_order`): their
     number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1."""
     A.info[F_BEST] = -1
-    n = FK.legal_turns_k(st, h, T, G, Gu, 0)
+    n = FK.legal_turns_k(st, h, T, G, Gu, FK.NO_SPELL)
     if n < 0:
         A.info[F_STATUS] = STOP_OVERFLOW
         return -1
@@ -402,7 +402,7 @@ def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, 
                        ply + 1, info[F_MAX_PLY], info)
     elif qdepth == 1:
         v = -_quiesce_last(child, ch, T, E, G1, Gu, A.scores[ply + 1], A.caps[ply + 1], A.keys[ply + 1],
-                           -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info, True)
+                           -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info, np.bool_(True))
     elif roll:
         v = -float(FK.evaluate_k(child, E, 0, 0))
     else:
@@ -454,7 +454,7 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
                            max_ply, info)
         elif qdepth == 1:
             v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[ply + 1], A.caps[ply + 1], keys[ply + 1],
-                               -beta - shift, -alpha - shift, ply + 1, max_ply, info, True)
+                               -beta - shift, -alpha - shift, ply + 1, max_ply, info, np.bool_(True))
         elif roll:
             v = -FK.evaluate_k(child, E, 0, 0)
         else:

@@ -53,6 +53,11 @@ DESC_W = 128
 MAX_LEVELS = 20
 MAX_WAVE_SILVERS = 16
 MV_CAP = 96
+# The ``spell`` argument of the generator when a kernel passes "no": a typed int64, not the literal 0. numba compiles
+# a kernel once per argument-type signature, and a literal 0 is a type of its own, so ``legal_turns_k(..., 0)`` in a
+# kernel and ``legal_turns_k(..., spell)`` from Python were two full compiles of the generator (likewise keys must
+# reach the kernels as uint64: see ``turngen.key``).
+NO_SPELL = np.int64(0)
 HSET = 1 << 15
 
 # I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode);
@@ -892,7 +897,7 @@ def _plain_drop_mates(st, T, G2, c, tok, to):
     w[ST_B + to] = P_ + 32 * c
     w[ST_M + to] = TOKEN if tok else 0
     w[ST_STM] = 1 - c
-    k = generate(w, zhash(w, T), T, G2, 0, 0, 1)
+    k = generate(w, zhash(w, T), T, G2, NO_SPELL, np.int64(0), np.int64(1))
     _clear(G2)
     return k == 0
 
@@ -1192,14 +1197,14 @@ def legal_turns_k(st, h0, T, G, G2, spell):
         G.info[I_N] = max(n, 0)
         G.info[I_OVERFLOW] = 1 if n < 0 else 0
         return n
-    n = generate(st, h0, T, G, spell, 1, 0)
+    n = generate(st, h0, T, G, spell, np.int64(1), np.int64(0))
     _clear(G)
     if G.info[I_OVERFLOW]:
         return -1
     removed = 0
     for i in range(n):
         if G.oflag[i] == 1:
-            k = generate(G.out[i], G.oh[i], T, G2, 0, 0, 1)
+            k = generate(G.out[i], G.oh[i], T, G2, NO_SPELL, np.int64(0), np.int64(1))
             _clear(G2)
             if k == 0:
                 G.oflag[i] = 2
@@ -1241,7 +1246,7 @@ def capture_turns_k(st, h0, T, G, G2):
     c = np.int64(st[ST_STM])
     if not is_plain(st, c):
         G.info[I_CAPTURES] = enemy_pieces(st, c) + 1
-        n = legal_turns_k(st, h0, T, G, G2, 0)
+        n = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
         G.info[I_CAPTURES] = 0
         return n
     G.info[I_NS] = 0
@@ -1253,19 +1258,19 @@ def capture_turns_k(st, h0, T, G, G2):
 
 @kernel
 def has_legal_turn(st, h0, T, G, G2):
-    n = generate(st, h0, T, G, 0, 1, 1)
+    n = generate(st, h0, T, G, NO_SPELL, np.int64(1), np.int64(1))
     _clear(G)
     if n == 0:
         return False
     if G.oflag[0] != 1:
         return True
-    return legal_turns_k(st, h0, T, G, G2, 0) != 0
+    return legal_turns_k(st, h0, T, G, G2, NO_SPELL) != 0
 
 
 @kernel
 def perft2_k(st, h0, T, G, Gc, G2):
     """perft(2) from ``st``: the legal turns and, for each, the number of legal replies (leaves counted)."""
-    n = legal_turns_k(st, h0, T, G, G2, 0)
+    n = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
     if n < 0:
         return n
     total = 0
@@ -1280,7 +1285,7 @@ def perft2_k(st, h0, T, G, Gc, G2):
 @kernel
 def perft3_k(st, h0, T, G, Gb, Gc, G2):
     """perft(3) from ``st`` in one kernel call (:func:`perft2_k` under each legal turn)."""
-    n = legal_turns_k(st, h0, T, G, G2, 0)
+    n = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
     if n < 0:
         return n
     total = 0
@@ -1300,7 +1305,7 @@ def count_turns_k(st, h0, T, G, G2):
     if is_plain(st, c):
         return _plain_turns(st, h0, T, G, G2, c, 1, 0)
     G.info[I_COUNT] = 1
-    n = legal_turns_k(st, h0, T, G, G2, 0)
+    n = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
     G.info[I_COUNT] = 0
     return n if n < 0 else n + G.info[I_SINGLES]
 

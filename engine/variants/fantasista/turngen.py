@@ -20,6 +20,12 @@ def tables() -> FK.FTables:
     return _TABLES
 
 
+def key(st: np.ndarray) -> np.uint64:
+    """The Zobrist key of kernel row ``st`` as the kernels take it. (``FK.zhash`` called from Python returns a Python
+    int, which numba would type as int64 or uint64 depending on its value: two compiles of every kernel it reaches.)"""
+    return np.uint64(FK.zhash(st, tables()))
+
+
 def to_array(bd: Board, out: np.ndarray | None = None) -> np.ndarray:
     st = np.zeros(FK.S, np.int8) if out is None else out
     st[FK.ST_B:FK.ST_B + 81] = bd.b
@@ -100,7 +106,7 @@ class Generator:
         buffers hold (each silver moves or stays: up to a product of 6^k): then the turns are generated without the
         wave and ``truncated`` is set (waves are still accepted by the game layer, see ``FantasistaState``)."""
         self.truncated = False
-        h = FK.zhash(st, self.T)
+        h = key(st)
         while True:
             n = FK.legal_turns_k(st, h, self.T, self.G, self.G2, int(spell))
             if n >= 0:
@@ -115,7 +121,7 @@ class Generator:
                 saved = int(st[i])
                 st2 = st.copy()
                 st2[i] = 0
-                n = FK.legal_turns_k(st2, FK.zhash(st2, self.T), self.T, self.G, self.G2, int(spell))
+                n = FK.legal_turns_k(st2, key(st2), self.T, self.G, self.G2, int(spell))
                 if n < 0:
                     raise RuntimeError("fantasista: more than 16384 distinct turns in one position")
                 self.G.out[:n, i] = saved
@@ -236,4 +242,4 @@ def perft(bd: Board, depth: int) -> int:
         return n
 
     st = to_array(bd)
-    return rec(st, FK.zhash(st, T), depth)
+    return rec(st, key(st), depth)
