@@ -216,7 +216,8 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info, np.bool_(True))
+    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info,
+                             np.bool_(True))
     if m < 0:
         return stand
     if alpha < stand:
