@@ -1392,17 +1392,28 @@ def _drop_attack(st, E, c):
 
 @kernel
 def evaluate_k(st, E, d0, d1):
-    """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
+    """Static value of ``st`` for the side to move (:func:`_evaluate_counting`)."""
+    return _evaluate_counting(st, E, d0, d1, 0)[0]
+
+
+@inline_kernel
+def _evaluate_counting(st, E, d0, d1, c):
+    """(static value, :func:`enemy_pieces` of ``st`` for colour ``c``) in one pass over the board (the ordering
+    needs both for every child; inlined, so :func:`evaluate_k` pays nothing for the count it drops). The value: for
+    the side to move, material on the board (riders too) and in both hands, rights, emblem,
     invincible pieces, carriers, king exposure to drops (``E.extra[5]`` per empty square next to the king and
     unit of :func:`_drop_attack` of the enemy hand; 0 = off), and ``E.magic[c]`` (the expected value of one roll of
     colour c) scaled by ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played past without a chance
     node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to +-E.bound."""
     v0 = 0
     v1 = 0
+    enemies = 0
     for s in range(81):
         code = st[ST_B + s]
         if code == 0:
             continue
+        if (code >> 5) != c:
+            enemies += 1 + (1 if st[ST_R + s] != 0 else 0)
         mk = st[ST_M + s]
         x = E.value[code & 31]
         if mk & INVINCIBLE:
@@ -1435,7 +1446,7 @@ def evaluate_k(st, E, d0, d1):
             v1 += x
     v = v0 - v1 if st[ST_STM] == 0 else v1 - v0
     b = E.bound[0]
-    return max(-b, min(b, v))
+    return max(-b, min(b, v)), enemies
 
 
 @kernel
@@ -1445,6 +1456,6 @@ def evaluate_many(out, n, E, d0, d1, parent, scores, caps):
     c = np.int64(parent[ST_STM])
     before = enemy_pieces(parent, c)
     for i in range(n):
-        row = out[i]
-        scores[i] = evaluate_k(row, E, d0, d1)
-        caps[i] = 1 if enemy_pieces(row, c) < before else 0
+        v, enemies = _evaluate_counting(out[i], E, d0, d1, c)
+        scores[i] = v
+        caps[i] = 1 if enemies < before else 0
