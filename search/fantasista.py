@@ -339,7 +339,7 @@ class FantasistaSearcher:
         """Children sorted best first for the side to move (lowest static value for the opponent). A roll due after
         this turn is the same for every child, so it does not enter the ordering."""
         G = self.bufs[ply]
-        FK.evaluate_many(G.out, n, self.E, 0, 0, st, self.scores[ply], self.caps[ply])
+        FK.evaluate_many(G.out, G.odesc, n, self.E, 0, 0, st, self.scores[ply], self.caps[ply])
         sc = self.scores[ply][:n].copy()
         if hint_hash is not None:
             sc[G.oh[:n] == np.uint64(hint_hash)] = -10 ** 9

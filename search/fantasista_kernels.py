@@ -71,7 +71,7 @@ def _order(G, n, E, parent, scores, caps, keys, hint):
     """``keys[:n]`` = the children's indexes, best first for the side to move in ``parent``: ascending static value
     for the opponent (``scores``), the child with key ``hint`` first, ties in generation order (as a stable argsort
     would give). Each key packs (score, index), so all keys differ and a Shell sort gives that order."""
-    FK.evaluate_many(G.out, n, E, 0, 0, parent, scores, caps)
+    FK.evaluate_many(G.out, G.odesc, n, E, 0, 0, parent, scores, caps)
     for i in range(n):
         s = scores[i]
         if hint != 0 and G.oh[i] == hint:

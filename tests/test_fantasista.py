@@ -498,7 +498,30 @@ def _both_paths(g) -> tuple[bool, set, set, int, int]:
     captures = [int(Gc.oh[i]) for i in range(n_caps)]
     assert captures == taking, g.sfen()
     assert all(bytes(Gc.out[i]) == bytes(G.out[list(G.oh[:n_fast]).index(Gc.oh[i])]) for i in range(n_caps))
+    _assert_ordering_evaluation_exact(st, G, n_fast, before)
     return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count), len(taking)
+
+
+_EVAL_TABLES: list = []
+
+
+def _assert_ordering_evaluation_exact(st, G, n: int, before: int) -> None:
+    """``evaluate_many`` (a plain parent's children valued from the parent and the turn's changed squares) gives
+    exactly ``evaluate_k`` and the "took material" of ``enemy_pieces`` for every child, with the default
+    evaluation and with the king-drop term and a roll term on (both read the child's whole position)."""
+    import numpy as np
+
+    from engine.variants.fantasista import kernels as FK
+    from search.fantasista import FantasistaSearcher
+    if not _EVAL_TABLES:
+        drops = FantasistaSearcher(king_drop_cp=8).E
+        _EVAL_TABLES.extend([FantasistaSearcher().E, drops._replace(magic=np.array([310, 170], drops.magic.dtype))])
+    scores, caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    for E, (d0, d1) in zip(_EVAL_TABLES, ((0, 0), (1000, 1000))):
+        FK.evaluate_many(G.out, G.odesc, n, E, d0, d1, st, scores, caps)
+        assert [int(x) for x in scores] == [int(FK.evaluate_k(G.out[i], E, d0, d1)) for i in range(n)]
+        assert [int(x) for x in caps] == [int(FK.enemy_pieces(G.out[i], int(st[FK.ST_STM])) < before)
+                                          for i in range(n)]
 
 
 def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:

@@ -1392,70 +1392,114 @@ def _drop_attack(st, E, c):
 
 @kernel
 def evaluate_k(st, E, d0, d1):
-    """Static value of ``st`` for the side to move (:func:`_evaluate_counting`)."""
-    return _evaluate_counting(st, E, d0, d1, 0)[0]
+    """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
+    invincible pieces, carriers, king exposure to drops (``E.extra[5]`` per empty square next to the king and unit
+    of :func:`_drop_attack` of the enemy hand; 0 = off), and ``E.magic[c]`` (the expected value of one roll of
+    colour c) scaled by ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played
+    past without a chance node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to
+    +-E.bound. It is a sum of one term per square (:func:`_square_value`) and the terms off the board
+    (:func:`_off_board_value`), which :func:`evaluate_many` uses to value a child from its parent."""
+    v = 0
+    for s in range(81):
+        v += _square_value(st, E, s)
+    return _for_side_to_move(st, E, v + _off_board_value(st, E, d0, d1))
 
 
 @inline_kernel
-def _evaluate_counting(st, E, d0, d1, c):
-    """(static value, :func:`enemy_pieces` of ``st`` for colour ``c``) in one pass over the board (the ordering
-    needs both for every child; inlined, so :func:`evaluate_k` pays nothing for the count it drops). The value: for
-    the side to move, material on the board (riders too) and in both hands, rights, emblem,
-    invincible pieces, carriers, king exposure to drops (``E.extra[5]`` per empty square next to the king and
-    unit of :func:`_drop_attack` of the enemy hand; 0 = off), and ``E.magic[c]`` (the expected value of one roll of
-    colour c) scaled by ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played past without a chance
-    node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to +-E.bound."""
-    v0 = 0
-    v1 = 0
-    enemies = 0
-    for s in range(81):
-        code = st[ST_B + s]
-        if code == 0:
-            continue
-        if (code >> 5) != c:
-            enemies += 1 + (1 if st[ST_R + s] != 0 else 0)
-        mk = st[ST_M + s]
-        x = E.value[code & 31]
-        if mk & INVINCIBLE:
+def _square_value(st, E, s):
+    """Square ``s``'s part of the evaluation, sente's pieces +, gote's -: the piece, its marks, its rider."""
+    code = st[ST_B + s]
+    if code == 0:
+        return 0
+    mk = st[ST_M + s]
+    x = E.value[code & 31]
+    if mk & INVINCIBLE:
+        x += E.extra[0]
+    if mk & CARRIER:
+        x += E.extra[1]
+    rc = st[ST_R + s]
+    if rc != 0:
+        x += E.value[rc & 31] + E.extra[2]
+        if st[ST_RM + s] & INVINCIBLE:
             x += E.extra[0]
-        if mk & CARRIER:
-            x += E.extra[1]
-        rc = st[ST_R + s]
-        if rc != 0:
-            x += E.value[rc & 31] + E.extra[2]
-            if st[ST_RM + s] & INVINCIBLE:
-                x += E.extra[0]
-        if code >> 5 == 0:
-            v0 += x
-        else:
-            v1 += x
-    for c in range(2):
+    return x if (code >> 5) == 0 else -x
+
+
+@inline_kernel
+def _square_enemies(st, s, c):
+    """Square ``s``'s part of :func:`enemy_pieces` for colour ``c``."""
+    code = st[ST_B + s]
+    if code == 0 or (code >> 5) == c:
+        return 0
+    return 1 + (1 if st[ST_R + s] != 0 else 0)
+
+
+@inline_kernel
+def _off_board_value(st, E, d0, d1):
+    """The evaluation's terms off the board, sente's +: hands, rights, emblems, the roll term, king exposure."""
+    v = 0
+    for col in range(2):
         x = 0
         for pt in range(1, 21):
-            x += E.hand_value[pt] * (st[ST_HAND + 21 * c + pt] + st[ST_TH + 21 * c + pt])
+            x += E.hand_value[pt] * (st[ST_HAND + 21 * col + pt] + st[ST_TH + 21 * col + pt])
         for i in range(3):
-            x += E.right_value[i] * st[ST_RIGHTS + 3 * c + i]
-        if st[ST_EMBLEM + c]:
-            x += E.extra[3] + E.extra[4] * (st[ST_HAND + 21 * c + P_] + st[ST_TH + 21 * c + P_])
-        x += (E.magic[c] * (d0 if c == 0 else d1)) // 1000
+            x += E.right_value[i] * st[ST_RIGHTS + 3 * col + i]
+        if st[ST_EMBLEM + col]:
+            x += E.extra[3] + E.extra[4] * (st[ST_HAND + 21 * col + P_] + st[ST_TH + 21 * col + P_])
+        x += (E.magic[col] * (d0 if col == 0 else d1)) // 1000
         if E.extra[5] != 0:
-            x -= E.extra[5] * _open_king_squares(st, c) * _drop_attack(st, E, 1 - c)
-        if c == 0:
-            v0 += x
-        else:
-            v1 += x
-    v = v0 - v1 if st[ST_STM] == 0 else v1 - v0
+            x -= E.extra[5] * _open_king_squares(st, col) * _drop_attack(st, E, 1 - col)
+        v += x if col == 0 else -x
+    return v
+
+
+@inline_kernel
+def _for_side_to_move(st, E, v):
+    """A value with sente's sign turned to ``st``'s side to move, clamped to +-E.bound."""
+    if st[ST_STM] != 0:
+        v = -v
     b = E.bound[0]
-    return max(-b, min(b, v)), enemies
+    return max(-b, min(b, v))
 
 
 @kernel
-def evaluate_many(out, n, E, d0, d1, parent, scores, caps):
+def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
     """``scores[i]`` = evaluate_k of outcome i (for the side to move there); ``caps[i]`` = 1 when the turn took
-    material from the board (enemy board pieces of the parent's opponent went down)."""
+    material from the board (enemy board pieces of the parent's opponent went down). ``odesc``: the outcomes'
+    turns. A turn of a plain parent (:func:`is_plain`: one move, drop or capture in place) changes at most three
+    squares (from, to and the captured square; a drop's square and its breath / capture in place), so its child's
+    board terms are the parent's plus those squares' differences: exactly :func:`evaluate_k`'s sum, without the
+    81-square pass per child that made the ordering most of a search's time. Any other turn is evaluated whole."""
     c = np.int64(parent[ST_STM])
-    before = enemy_pieces(parent, c)
+    board0 = 0
+    before = 0
+    for s in range(81):
+        board0 += _square_value(parent, E, s)
+        before += _square_enemies(parent, s, c)
+    plain = is_plain(parent, c)
     for i in range(n):
-        v, enemies = _evaluate_counting(out[i], E, d0, d1, c)
-        scores[i] = v
+        row = out[i]
+        d = odesc[i]
+        kind = d[1]
+        board = board0
+        enemies = before
+        if plain and d[0] == 1 and (kind == PART_MOVE or kind == PART_DROP or kind == PART_CIP):
+            if kind == PART_MOVE:  # frm, end, via
+                s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(d[4])
+            elif kind == PART_DROP:  # the drop's square, its breath / capture in place
+                s1, s2, s3 = np.int64(d[3]), np.int64(d[5]), np.int64(-1)
+            else:  # the sword silver's square, the piece it takes
+                s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(-1)
+            for k in range(3):
+                sq = s1 if k == 0 else (s2 if k == 1 else s3)
+                if sq >= 0:
+                    board += _square_value(row, E, sq) - _square_value(parent, E, sq)
+                    enemies += _square_enemies(row, sq, c) - _square_enemies(parent, sq, c)
+        else:
+            board = 0
+            enemies = 0
+            for s in range(81):
+                board += _square_value(row, E, s)
+                enemies += _square_enemies(row, s, c)
+        scores[i] = _for_side_to_move(row, E, board + _off_board_value(row, E, d0, d1))
         caps[i] = 1 if enemies < before else 0
