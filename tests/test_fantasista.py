@@ -506,7 +506,7 @@ _EVAL_TABLES: list = []
 
 
 def _assert_ordering_evaluation_exact(st, G, n: int, before: int) -> None:
-    """``evaluate_many`` (a plain parent's children valued from the parent and the turn's changed squares) gives
+    """``evaluate_many`` (a one-part turn's child valued from the parent and the turn's changed squares) gives
     exactly ``evaluate_k`` and the "took material" of ``enemy_pieces`` for every child, with the default
     evaluation and with the king-drop term and a roll term on (both read the child's whole position)."""
     import numpy as np

@@ -1466,24 +1466,24 @@ def _for_side_to_move(st, E, v):
 def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
     """``scores[i]`` = evaluate_k of outcome i (for the side to move there); ``caps[i]`` = 1 when the turn took
     material from the board (enemy board pieces of the parent's opponent went down). ``odesc``: the outcomes'
-    turns. A turn of a plain parent (:func:`is_plain`: one move, drop or capture in place) changes at most three
-    squares (from, to and the captured square; a drop's square and its breath / capture in place), so its child's
-    board terms are the parent's plus those squares' differences: exactly :func:`evaluate_k`'s sum, without the
-    81-square pass per child that made the ordering most of a search's time. Any other turn is evaluated whole."""
+    turns. A turn of one part (a move, drop or capture in place) changes at most three squares (from, to and the
+    spear pawn's first capture; a drop's square and its breath / capture in place; the sword silver's square and
+    its victim; a carrier's rider moves with it or from it), so its child's board terms are the parent's plus those
+    squares' differences: exactly :func:`evaluate_k`'s sum, without the 81-square pass per child that made the
+    ordering most of a search's time. A turn of several parts (gale horse, rights, waves) is evaluated whole."""
     c = np.int64(parent[ST_STM])
     board0 = 0
     before = 0
     for s in range(81):
         board0 += _square_value(parent, E, s)
         before += _square_enemies(parent, s, c)
-    plain = is_plain(parent, c)
     for i in range(n):
         row = out[i]
         d = odesc[i]
         kind = d[1]
         board = board0
         enemies = before
-        if plain and d[0] == 1 and (kind == PART_MOVE or kind == PART_DROP or kind == PART_CIP):
+        if d[0] == 1 and (kind == PART_MOVE or kind == PART_DROP or kind == PART_CIP):
             if kind == PART_MOVE:  # frm, end, via
                 s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(d[4])
             elif kind == PART_DROP:  # the drop's square, its breath / capture in place
