@@ -363,7 +363,6 @@ def _plain_piece_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, frm, 
             i += 1
             tgt = st[ST_B + to]
             boarding = 0
-            ok = True
             if tgt == 0:
                 ok = not captures_only
             elif (tgt >> 5) == c:
@@ -485,9 +484,7 @@ def enemy_pieces(st, c):
     """Board pieces (riders included) not of colour ``c``: a turn of ``c`` took material when it lowers this."""
     k = 0
     for s in range(81):
-        code = st[ST_B + s]
-        if code != 0 and (code >> 5) != c:
-            k += 1 + (1 if st[ST_R + s] != 0 else 0)
+        k += _square_enemies(st, s, c)
     return k
 
 
@@ -1399,10 +1396,19 @@ def evaluate_k(st, E, d0, d1):
     past without a chance node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to
     +-E.bound. It is a sum of one term per square (:func:`_square_value`) and the terms off the board
     (:func:`_off_board_value`), which :func:`evaluate_many` uses to value a child from its parent."""
-    v = 0
+    board, _ = _board_terms(st, E, np.int64(0))  # (the count, unused, is dropped by the compiler once inlined)
+    return _for_side_to_move(st, E, board + _off_board_value(st, E, d0, d1))
+
+
+@inline_kernel
+def _board_terms(st, E, c):
+    """(the board's part of the evaluation, sente's +; :func:`enemy_pieces` for colour ``c``) in one pass."""
+    board = 0
+    enemies = 0
     for s in range(81):
-        v += _square_value(st, E, s)
-    return _for_side_to_move(st, E, v + _off_board_value(st, E, d0, d1))
+        board += _square_value(st, E, s)
+        enemies += _square_enemies(st, s, c)
+    return board, enemies
 
 
 @inline_kernel
@@ -1472,11 +1478,7 @@ def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
     squares' differences: exactly :func:`evaluate_k`'s sum, without the 81-square pass per child that made the
     ordering most of a search's time. A turn of several parts (gale horse, rights, waves) is evaluated whole."""
     c = np.int64(parent[ST_STM])
-    board0 = 0
-    before = 0
-    for s in range(81):
-        board0 += _square_value(parent, E, s)
-        before += _square_enemies(parent, s, c)
+    board0, before = _board_terms(parent, E, c)
     for i in range(n):
         row = out[i]
         d = odesc[i]
@@ -1496,10 +1498,6 @@ def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
                     board += _square_value(row, E, sq) - _square_value(parent, E, sq)
                     enemies += _square_enemies(row, sq, c) - _square_enemies(parent, sq, c)
         else:
-            board = 0
-            enemies = 0
-            for s in range(81):
-                board += _square_value(row, E, s)
-                enemies += _square_enemies(row, s, c)
+            board, enemies = _board_terms(row, E, c)
         scores[i] = _for_side_to_move(row, E, board + _off_board_value(row, E, d0, d1))
         caps[i] = 1 if enemies < before else 0
