@@ -23,6 +23,7 @@ from engine.game import NodeKind
 from engine.variants.fantasista import FAIRIES, new_game
 from engine.variants.fantasista.turngen import to_array
 from search.fantasista import FantasistaSearcher, greedy_turn
+from usi import stats
 
 MAX_PLIES = 200
 ADJUDICATE = 600
@@ -86,6 +87,21 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False):
     mean = sum(scores) / n
     var = sum((x - mean) ** 2 for x in scores) / max(1, n - 1)
     return mean, 1.96 * math.sqrt(var / n), scores
+
+
+def pair_report(scores: list[float]) -> str:
+    """W/D/L, the per-game interval, and the interval with the game pair as the unit (both games of a pair share
+    the fairies and the rolls with colours swapped, so engines that agree on most turns replay one game twice:
+    the pair's spread is what measures the difference between them), with an SPRT(0, 10) log-likelihood ratio."""
+    n = len(scores)
+    mean = sum(scores) / n
+    half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, n - 1) / n)
+    penta = stats.pentanomial(scores)
+    pm, plo, phi = stats.pentanomial_score(penta)
+    sprt = stats.sprt(penta, 0.0, 10.0)
+    return (f"{mean:.3f} +- {half:.3f} over {n} games (W{scores.count(1.0)} D{scores.count(0.5)} "
+            f"L{scores.count(0.0)}); pairs {penta} (0 to 2 points): {pm:.3f} [{plo:.3f}, {phi:.3f}], "
+            f"SPRT(0, 10) LLR {sprt.llr:.2f} [{sprt.lower:.2f}, {sprt.upper:.2f}]")
 
 
 # ------------------------------------------------------------------ roll handling of the search
@@ -450,5 +466,4 @@ if __name__ == "__main__":
     for w in chosen:
         label, player_a, player_b, seed = modes[w]
         m, h, sc = match(player_a, player_b, games, seed=seed + seed_offset, progress=True)
-        print(f"{label} ({games} games, {nodes} nodes): {m:.3f} +- {h:.3f} "
-              f"W{sc.count(1.0)} D{sc.count(0.5)} L{sc.count(0.0)} ({time.time() - t0:.0f} s)", flush=True)
+        print(f"{label} ({nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s)", flush=True)

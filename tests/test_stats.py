@@ -105,3 +105,23 @@ def test_match_stats_by_colour_pentanomial_and_progress():
     summary = st.summary()
     assert summary["reasons"] == {"checkmate": 2, "sennichite": 1, "resign": 1}
     assert "as sente +1 =1 -0" in st.report()
+
+
+def test_pentanomial_counts_pairs_of_consecutive_games():
+    # pairs: (1, 0) split, (1, 1) both won, (0.5, 0) half a point, (0, 0) both lost; the odd last game is left out
+    assert S.pentanomial([1, 0, 1, 1, 0.5, 0, 0, 0, 1]) == [1, 1, 1, 0, 1]
+    assert S.pentanomial([]) == [0] * 5
+
+
+def test_pentanomial_score_uses_the_pair_as_the_unit():
+    # every pair split one win each: no spread at all, while 200 independent games at 0.5 would give +-0.069
+    assert S.pentanomial_score([0, 0, 100, 0, 0]) == (0.5, 0.5, 0.5)
+    # 60 pairs won 2-0, 40 lost 0-2: per-pair scores 1 and 0, mean 0.6, spread sqrt(0.24) over 100 pairs
+    m, lo, hi = S.pentanomial_score([40, 0, 0, 0, 60])
+    assert m == pytest.approx(0.6) and hi - m == pytest.approx(S.Z95 * math.sqrt(0.24 / 100))
+    assert m - lo == pytest.approx(hi - m)
+    # the Elo interval is the score interval mapped through elo_from_score
+    elo, elo_lo, elo_hi = S.pentanomial_elo([10, 20, 30, 25, 15])
+    s, s_lo, s_hi = S.pentanomial_score([10, 20, 30, 25, 15])
+    assert (elo, elo_lo, elo_hi) == pytest.approx((S.elo_from_score(s), S.elo_from_score(s_lo),
+                                                   S.elo_from_score(s_hi)))

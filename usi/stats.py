@@ -128,15 +128,36 @@ def sprt(penta: Sequence[int], elo0: float = 0.0, elo1: float = 5.0, alpha: floa
     return SprtResult(llr_pentanomial(penta, elo0, elo1), lower, upper)
 
 
-def pentanomial_elo(penta: Sequence[int], z: float = Z95) -> tuple[float, float, float]:
-    """(elo, lower, upper) from pair results (accounts for the correlation within a pair)."""
+def pentanomial(scores: Sequence[float]) -> list[int]:
+    """Pair counts ``[0, 1/2, 1, 3/2, 2 points]`` from per-game scores of the first engine, games ``2j`` and
+    ``2j + 1`` forming pair ``j`` (an odd last game is left out)."""
+    penta = [0] * 5
+    for j in range(0, len(scores) - 1, 2):
+        penta[int(round(2 * (scores[j] + scores[j + 1])))] += 1
+    return penta
+
+
+def pentanomial_score(penta: Sequence[int], z: float = Z95) -> tuple[float, float, float]:
+    """(score, lower, upper): the mean per-game score and its normal interval with the pair as the sampling unit.
+
+    When the two games of a pair are correlated (the same opening and rolls with colours swapped: two engines
+    that play alike produce two copies of one game, one win each), the pair's spread is smaller than two
+    independent games' and the interval narrower than the trinomial one; it is never assumed, only measured.
+    """
     n = sum(penta)
     if n == 0:
-        return 0.0, -math.inf, math.inf
+        return 0.5, -math.inf, math.inf
     mean = sum(c * a for c, a in zip(penta, PENTA_SCORES)) / n
     var = sum(c * (a - mean) ** 2 for c, a in zip(penta, PENTA_SCORES)) / n
-    se = math.sqrt(var / n)
-    return elo_from_score(mean), elo_from_score(mean - z * se), elo_from_score(mean + z * se)
+    half = z * math.sqrt(var / n)
+    return mean, mean - half, mean + half
+
+
+def pentanomial_elo(penta: Sequence[int], z: float = Z95) -> tuple[float, float, float]:
+    """(elo, lower, upper) from pair results (accounts for the correlation within a pair)."""
+    if sum(penta) == 0:
+        return 0.0, -math.inf, math.inf
+    return tuple(elo_from_score(x) for x in pentanomial_score(penta, z))  # type: ignore[return-value]
 
 
 @dataclasses.dataclass
