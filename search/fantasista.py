@@ -258,6 +258,11 @@ class FantasistaSearcher:
                                   np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
     # ---------------------------------------------------------- evaluation
+    def key(self, st: np.ndarray) -> int:
+        """The search key of kernel row ``st``: its Zobrist key as a Python int (the TT and the history sets hold
+        ints; every kernel call wraps a key in ``np.uint64``, so no kernel sees both types)."""
+        return int(FK.zhash(st, self.T))
+
     def evaluate(self, st: np.ndarray, move_number: int) -> int:
         """Static value for the side to move of the kernel row ``st`` (see :func:`.kernels.evaluate_k`), without
         any term for coming rolls; ``move_number`` is kept for the interface (the evaluation does not use it)."""
@@ -285,7 +290,7 @@ class FantasistaSearcher:
         self._kernel_arrays()
         self._clock_at = 0
         st = to_array(game.bd)
-        h = int(FK.zhash(st, self.T))
+        h = self.key(st)
         best, score, done = None, 0.0, 0
         for d in range(1, depth + 1):
             self._partial = None
@@ -315,7 +320,7 @@ class FantasistaSearcher:
             bd.b, bd.m, bd.r, bd.rm = list(k[0]), list(k[1]), list(k[2]), list(k[3])
             bd.hand, bd.th, bd.rights = [list(k[4]), list(k[5])], [list(k[6]), list(k[7])], [list(k[8]), list(k[9])]
             bd.emblem, bd.stm = list(k[10]), k[11]
-            keys.add(int(FK.zhash(to_array(bd), self.T)))
+            keys.add(self.key(to_array(bd)))
         return keys
 
     def _gen(self, st: np.ndarray, h: int, ply: int, captures: bool = False) -> int:
@@ -534,7 +539,7 @@ class FantasistaSearcher:
         for kids, p in outcomes[1:]:
             shift += p * (min(self.evaluate(k, mnum) for k in kids) - main_static)
         shift = int(round(shift))
-        mh = int(FK.zhash(main, self.T)) if main is not row else h
+        mh = self.key(main) if main is not row else h
         v, _ = self._decision(main, mh, mnum, depth, alpha - shift, beta - shift, ply)
         if abs(v) >= MATE:
             return v
@@ -576,7 +581,7 @@ class FantasistaSearcher:
             cb = min(hi, (beta - acc - lo * rest) / p)
             v = None
             for child in children:  # the roller picks the target: the worst for the side to move
-                ch = int(FK.zhash(child, self.T)) if child is not row else h
+                ch = self.key(child) if child is not row else h
                 cv, _ = self._decision(child, ch, mnum, depth, ca, cb if v is None else min(cb, v), ply)
                 cv = max(lo, min(hi, cv))
                 v = cv if v is None else min(v, cv)
@@ -653,7 +658,7 @@ class FantasistaSearcher:
         return [x]
 
     def _greedy(self, st, mnum) -> str | None:
-        n = self._gen(st, int(FK.zhash(st, self.T)), 0)
+        n = self._gen(st, self.key(st), 0)
         if n == 0:
             return None
         i = int(self._order(st, n, 0, mnum, None)[0])

@@ -423,8 +423,7 @@ def _random_games(seed, games, searched=False):
 
 # ------------------------------------------------------------------ search
 def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
-    from engine.variants.fantasista.kernels import zhash
-    from engine.variants.fantasista.turngen import tables, to_array
+    from engine.variants.fantasista.turngen import key, to_array
     from search.fantasista import MATE, FantasistaSearcher, roll_rows
     g = state({"5i": "K", "1a": "k", "5e": "R", "5c": "r"}, extra="f=hh")
     assert FantasistaSearcher().search(g, depth=1).best in ("5e5c", "5e5c+")
@@ -432,7 +431,7 @@ def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
     assert dict(roll_rows("4-8"))["4-8"] == pytest.approx(0.75)  # 4-18 merged into one outcome
     g = state({"5i": "K", "1a": "k", "5g": "P", "2h": "R"}, side="w", extra="f=ah;n=roll", number=16)
     row = to_array(g.bd)
-    h = int(zhash(row, tables()))
+    h = int(key(row))
 
     def fresh():
         s = FantasistaSearcher()
@@ -443,7 +442,7 @@ def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
     plain = 0.0
     for r, p in roll_rows("4-8"):
         kids = s._receive(row, r)
-        plain += p * min(s._decision(b, int(zhash(b, tables())), 16, 1, -MATE - 1, MATE + 1, 0)[0] for b in kids)
+        plain += p * min(s._decision(b, int(key(b)), 16, 1, -MATE - 1, MATE + 1, 0)[0] for b in kids)
     assert full == pytest.approx(plain)
     narrow = fresh()._chance(row, h, 16, 1, full + 50, full + 60, 0)  # a window above the value: fails low
     assert narrow <= full + 50

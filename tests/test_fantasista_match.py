@@ -137,12 +137,11 @@ def test_search_receives_each_roll_row_as_the_game_does(fairy):
 
 def _plain_chance(s, row, mnum, depth):
     """Expectimax without pruning, child values clamped to the evaluation bounds as Star1 assumes."""
-    from engine.variants.fantasista.kernels import zhash
-    from engine.variants.fantasista.turngen import tables
+    from engine.variants.fantasista.turngen import key
     from search.fantasista import EVAL_BOUND, MATE, roll_rows
     total = 0.0
     for r, p in roll_rows(s.reserved):
-        vals = [s._decision(b, int(zhash(b, tables())), mnum, depth, -MATE - 1, MATE + 1, 0)[0]
+        vals = [s._decision(b, int(key(b)), mnum, depth, -MATE - 1, MATE + 1, 0)[0]
                 for b in s._receive(row, r)]
         total += p * max(-EVAL_BOUND, min(EVAL_BOUND, min(vals)))
     return total
@@ -156,12 +155,11 @@ def _plain_chance(s, row, mnum, depth):
 def test_star1_is_exact_with_evaluation_bounds(sfen_board, fairies):
     """Star1 at a roll equals plain expectimax (children clamped to +-EVAL_BOUND); with a window above or below the
     value it fails low / high with a correct bound, and a value strictly inside the window is the exact value."""
-    from engine.variants.fantasista.kernels import zhash
-    from engine.variants.fantasista.turngen import tables
+    from engine.variants.fantasista.turngen import key
     from search.fantasista import EVAL_BOUND, MATE
     g = _roll_state(fairies, sfen_board)
     row = to_array(g.bd)
-    h = int(zhash(row, tables()))
+    h = int(key(row))
 
     def fresh():
         s = FantasistaSearcher()
@@ -179,9 +177,8 @@ def test_star1_is_exact_with_evaluation_bounds(sfen_board, fairies):
 
 
 def _key(row):
-    from engine.variants.fantasista.kernels import zhash
-    from engine.variants.fantasista.turngen import tables
-    return int(zhash(row, tables()))
+    from engine.variants.fantasista.turngen import key
+    return int(key(row))
 
 
 def test_no_roll_term_in_the_evaluation_or_the_quiescence():
