@@ -66,9 +66,11 @@ def play_game(players, fairies, roll_seed: int) -> float:
     return score
 
 
-def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False):
+def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
+          on_game: Callable[[int, tuple[str, str], float], None] | None = None):
     """Score of A against B over ``games`` games (pairs with colours swapped): (mean, half width of the 95% CI,
-    per-game scores). ``progress`` prints each game's score as it ends (so a cut run still reports)."""
+    per-game scores). ``progress`` prints each game's score as it ends (so a cut run still reports); ``on_game``
+    receives (game index, (sente fairy, gote fairy), A's score) as each game ends."""
     rng = random.Random(seed)
     a, b = make_a(), make_b()
     scores = []
@@ -80,9 +82,12 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False):
             scores.append(play_game((a, b), fairies, roll_seed))
         else:
             scores.append(1.0 - play_game((b, a), fairies[::-1], roll_seed))
+        seats = fairies if k % 2 == 0 else fairies[::-1]
         if progress:
-            print(f"game {k} {fairies if k % 2 == 0 else fairies[::-1]} score {scores[-1]} "
+            print(f"game {k} {seats} score {scores[-1]} "
                   f"running {sum(scores) / len(scores):.3f} over {len(scores)}", flush=True)
+        if on_game is not None:
+            on_game(k, seats, scores[-1])
     n = len(scores)
     mean = sum(scores) / n
     var = sum((x - mean) ** 2 for x in scores) / max(1, n - 1)
@@ -402,6 +407,16 @@ def test_chance_aware_beats_greedy_small():
     assert mean >= 0.5, scores
 
 
+def test_match_script_writes_each_game_to_the_ledger(tmp_path, capsys):
+    from bench import fantasista_strength as ledger
+    path = tmp_path / "ledger.tsv"
+    main(["2", "120", "greedy", "5", "--ledger", str(path)])
+    games = ledger.read(path)
+    assert [(g.mode, g.nodes, g.seed, g.game) for g in games] == [("greedy", 120, 16, 0), ("greedy", 120, 16, 1)]
+    assert (games[0].sente, games[0].gote) == (games[1].gote, games[1].sente)  # one fairy pair, seats swapped
+    assert "pairs [" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_chance_aware_beats_greedy_100_games():
     mean, half, scores = match(lambda: _searcher_player(True, NODES), _greedy_player, games=100, seed=11)
@@ -450,17 +465,38 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
     }
 
 
-if __name__ == "__main__":
-    games = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    nodes = int(sys.argv[2]) if len(sys.argv) > 2 else NODES
-    which = sys.argv[3] if len(sys.argv) > 3 else "both"
-    seed_offset = int(sys.argv[4]) if len(sys.argv) > 4 else 0  # another set of games (e.g. a second process)
-    modes = _modes(nodes)
-    chosen = ["greedy", "blind"] if which == "both" else [which]
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tests.test_fantasista_match [GAMES [NODES [MODE [SEED_OFFSET]]]] [--ledger FILE]``: play the
+    match(es) and print A's score; ``--ledger`` appends every game as it ends to a strength ledger (see
+    :mod:`bench.fantasista_strength`), so that matches of several runs and sessions are pooled pair by pair."""
+    import argparse
+
+    from bench import fantasista_strength as ledger
+    ap = argparse.ArgumentParser(prog="python -m tests.test_fantasista_match")
+    ap.add_argument("games", nargs="?", type=int, default=100)
+    ap.add_argument("nodes", nargs="?", type=int, default=NODES)
+    ap.add_argument("mode", nargs="?", default="both", help="both, or one of the modes of _modes()")
+    ap.add_argument("seed_offset", nargs="?", type=int, default=0,
+                    help="another set of games (e.g. a second process): added to the mode's seed")
+    ap.add_argument("--ledger", help="append each game to this strength ledger (TSV)")
+    args = ap.parse_args(argv)
+    modes = _modes(args.nodes)
+    chosen = ["greedy", "blind"] if args.mode == "both" else [args.mode]
     if any(w not in modes for w in chosen):
-        sys.exit(f"unknown mode {which!r}; one of: both, {', '.join(modes)}")
+        sys.exit(f"unknown mode {args.mode!r}; one of: both, {', '.join(modes)}")
     t0 = time.time()
     for w in chosen:
         label, player_a, player_b, seed = modes[w]
-        m, h, sc = match(player_a, player_b, games, seed=seed + seed_offset, progress=True)
-        print(f"{label} ({nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s)", flush=True)
+        seed += args.seed_offset
+        record = None
+        if args.ledger:
+            revision = ledger.revision()
+
+            def record(k: int, seats: tuple[str, str], score: float, w: str = w, seed: int = seed) -> None:
+                ledger.append(args.ledger, ledger.Game(w, args.nodes, seed, k, seats[0], seats[1], score, revision))
+        m, h, sc = match(player_a, player_b, args.games, seed=seed, progress=True, on_game=record)
+        print(f"{label} ({args.nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,65 @@
+"""The fantasista strength ledger (``bench/fantasista_strength.py``): games kept across runs, read pair by pair."""
+import pytest
+
+from bench import fantasista_strength as L
+from usi import stats
+
+LOG = """game 0 ('yokaku', 'ayumi') score 1.0 running 1.000 over 1
+game 1 ('ayumi', 'yokaku') score 0.0 running 0.500 over 2
+game 2 ('hiko', 'hiko') score 1.0 running 0.667 over 3
+game 3 ('hiko', 'hiko') score 1.0 running 0.750 over 4
+game 4 ('ginsara', 'ayumi') score 0.5 running 0.700 over 5
+"""
+
+
+def test_a_progress_log_imported_into_the_ledger_reads_back_the_same_games(tmp_path):
+    games = L.from_log(LOG, "blind", 40000, 1012, "abc1234")
+    assert [(g.game, g.sente, g.gote, g.score) for g in games] == [
+        (0, "yokaku", "ayumi", 1.0), (1, "ayumi", "yokaku", 0.0), (2, "hiko", "hiko", 1.0),
+        (3, "hiko", "hiko", 1.0), (4, "ginsara", "ayumi", 0.5)]
+    path = tmp_path / "ledger.tsv"
+    for g in games:
+        L.append(path, g)
+    assert path.read_text().splitlines()[0] == "\t".join(L.COLUMNS)
+    assert L.read(path) == games
+
+
+def test_pairs_are_matched_within_a_seed_and_a_lone_game_is_left_out():
+    games = L.from_log(LOG, "blind", 40000, 1012, "r") + L.from_log(LOG, "blind", 40000, 1112, "r")[:3]
+    # seed 1012: pairs (1, 0) and (1, 1), game 4 alone; seed 1112: pair (1, 0), game 2 alone
+    assert L.pair_scores(games) == [1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+    with pytest.raises(ValueError, match="twice"):
+        L.pair_scores(games + games[:1])
+
+
+def test_report_pools_one_mode_and_budget_and_runs_the_sprt():
+    games = L.from_log(LOG, "blind", 40000, 12, "r") + L.from_log(LOG, "blind", 6000, 12, "r") \
+        + L.from_log(LOG, "own", 40000, 12, "r")
+    lines = L.report(games, "blind", 40000)
+    assert lines[0] == "blind at 40000 nodes: 5 games in the ledger"
+    assert lines[1].startswith("  seed 12: 4 games, W3 D0 L1, pairs [0, 0, 1, 0, 1]: 0.750")
+    llr = stats.sprt([0, 0, 1, 0, 1], *L.SPRT_ELO).llr
+    assert f"LLR {llr:.2f}" in lines[-1] and "no decision yet" in lines[-1]
+    # a run of 2-0 pairs drives the SPRT to H1
+    many = [L.Game("blind", 40000, 1, k, "hiko", "hiko", 1.0, "r") for k in range(2000)]
+    assert "H1 accepted" in L.report(many, "blind", 40000)[-1]
+
+
+def test_a_malformed_ledger_line_is_named(tmp_path):
+    path = tmp_path / "ledger.tsv"
+    path.write_text("\t".join(L.COLUMNS) + "\nblind\t40000\t12\t0\thiko\thiko\tone\tr\n")
+    with pytest.raises(ValueError, match="ledger.tsv:2"):
+        L.read(path)
+    path.write_text("blind\t40000\t12\n")
+    with pytest.raises(ValueError, match="3 columns"):
+        L.read(path)
+
+
+def test_the_command_imports_a_log_once(tmp_path, capsys):
+    log, ledger = tmp_path / "run.log", tmp_path / "ledger.tsv"
+    log.write_text(LOG)
+    L.main([str(ledger), "--import", str(log), "--seed", "1012", "--revision", "r"])
+    assert "5 games of" in capsys.readouterr().out and len(L.read(ledger)) == 5
+    with pytest.raises(ValueError, match="twice"):
+        L.main([str(ledger), "--import", str(log), "--seed", "1012", "--revision", "r"])
+    assert len(L.read(ledger)) == 5  # nothing written by the refused import
