@@ -67,10 +67,16 @@ def play_game(players, fairies, roll_seed: int) -> float:
 
 
 def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
-          on_game: Callable[[int, tuple[str, str], float], None] | None = None):
+          on_game: Callable[[int, tuple[str, str], float], None] | None = None, fairies_by_seat: bool = False):
     """Score of A against B over ``games`` games (pairs with colours swapped): (mean, half width of the 95% CI,
     per-game scores). ``progress`` prints each game's score as it ends (so a cut run still reports); ``on_game``
-    receives (game index, (sente fairy, gote fairy), A's score) as each game ends."""
+    receives (game index, (sente fairy, gote fairy), A's score) as each game ends.
+
+    By default each engine keeps its fairy in both games of a pair. With ``fairies_by_seat`` the fairies stay with
+    the seats instead (as in ``fantasista-match``): the second game of a pair is then the first with the engines
+    swapped, the same game again as long as both engines choose the same turns (they differ on a few per cent of
+    the turns near rolls), so such a pair scores one each and only the games where the engines part add to the
+    spread of the pair results (a duplicate match)."""
     rng = random.Random(seed)
     a, b = make_a(), make_b()
     scores = []
@@ -81,8 +87,8 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
         if k % 2 == 0:
             scores.append(play_game((a, b), fairies, roll_seed))
         else:
-            scores.append(1.0 - play_game((b, a), fairies[::-1], roll_seed))
-        seats = fairies if k % 2 == 0 else fairies[::-1]
+            scores.append(1.0 - play_game((b, a), fairies if fairies_by_seat else fairies[::-1], roll_seed))
+        seats = fairies if k % 2 == 0 or fairies_by_seat else fairies[::-1]
         if progress:
             print(f"game {k} {seats} score {scores[-1]} "
                   f"running {sum(scores) / len(scores):.3f} over {len(scores)}", flush=True)
@@ -411,10 +417,21 @@ def test_match_script_writes_each_game_to_the_ledger(tmp_path, capsys):
     from bench import fantasista_strength as ledger
     path = tmp_path / "ledger.tsv"
     main(["2", "120", "greedy", "5", "--ledger", str(path)])
+    main(["2", "120", "greedy", "5", "--ledger", str(path), "--fairies-by-seat"])
     games = ledger.read(path)
-    assert [(g.mode, g.nodes, g.seed, g.game) for g in games] == [("greedy", 120, 16, 0), ("greedy", 120, 16, 1)]
-    assert (games[0].sente, games[0].gote) == (games[1].gote, games[1].sente)  # one fairy pair, seats swapped
+    assert [(g.mode, g.nodes, g.seed, g.game) for g in games] == [
+        ("greedy", 120, 16, 0), ("greedy", 120, 16, 1), ("greedy-seat", 120, 16, 0), ("greedy-seat", 120, 16, 1)]
+    assert (games[0].sente, games[0].gote) == (games[1].gote, games[1].sente)  # the fairies follow the engines
+    assert (games[2].sente, games[2].gote) == (games[3].sente, games[3].gote) == (games[0].sente, games[0].gote)
     assert "pairs [" in capsys.readouterr().out
+
+
+def test_a_duplicate_pair_of_one_engine_against_itself_replays_one_game():
+    """With the fairies by seat, the second game of a pair is the first with the engines swapped: the same engine
+    on both sides plays the same game twice, one win each (so the pair carries no noise of its own)."""
+    scores = match(lambda: _searcher_player(True, 120), lambda: _searcher_player(True, 120), games=4, seed=7,
+                   fairies_by_seat=True)[2]
+    assert scores[0] + scores[1] == 1.0 and scores[2] + scores[3] == 1.0
 
 
 @pytest.mark.slow
@@ -479,6 +496,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("seed_offset", nargs="?", type=int, default=0,
                     help="another set of games (e.g. a second process): added to the mode's seed")
     ap.add_argument("--ledger", help="append each game to this strength ledger (TSV)")
+    ap.add_argument("--fairies-by-seat", action="store_true",
+                    help="the fairies stay with the seats in a pair (a duplicate match; the ledger's mode gets "
+                         "'-seat'), not with the engines")
     args = ap.parse_args(argv)
     modes = _modes(args.nodes)
     chosen = ["greedy", "blind"] if args.mode == "both" else [args.mode]
@@ -492,9 +512,13 @@ def main(argv: list[str] | None = None) -> None:
         if args.ledger:
             revision = ledger.revision()
 
-            def record(k: int, seats: tuple[str, str], score: float, w: str = w, seed: int = seed) -> None:
-                ledger.append(args.ledger, ledger.Game(w, args.nodes, seed, k, seats[0], seats[1], score, revision))
-        m, h, sc = match(player_a, player_b, args.games, seed=seed, progress=True, on_game=record)
+            name = w + ("-seat" if args.fairies_by_seat else "")
+
+            def record(k: int, seats: tuple[str, str], score: float, name: str = name, seed: int = seed) -> None:
+                ledger.append(args.ledger, ledger.Game(name, args.nodes, seed, k, seats[0], seats[1], score,
+                                                       revision))
+        m, h, sc = match(player_a, player_b, args.games, seed=seed, progress=True, on_game=record,
+                         fairies_by_seat=args.fairies_by_seat)
         print(f"{label} ({args.nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s)", flush=True)
 
 
