@@ -127,7 +127,7 @@ def _line(scores: list[float]) -> str:
         return "no complete pair"
     penta = stats.pentanomial(scores)
     m, lo, hi = stats.pentanomial_score(penta)
-    elo, elo_lo, elo_hi = stats.pentanomial_elo(penta)
+    elo, elo_lo, elo_hi = (x + 0.0 for x in stats.pentanomial_elo(penta))  # + 0.0: no "-0" printed
     return (f"{len(scores)} games, W{scores.count(1.0)} D{scores.count(0.5)} L{scores.count(0.0)}, pairs {penta}: "
             f"{m:.3f} [{lo:.3f}, {hi:.3f}], Elo {elo:+.0f} [{elo_lo:+.0f}, {elo_hi:+.0f}]")
 
