@@ -47,15 +47,15 @@ def _greedy_player():
     return lambda g: greedy_turn(g, s)
 
 
-def play_game(players, fairies, roll_seed: int) -> float:
-    """Score of ``players[0]`` (sente) in one game."""
+def play_game(players, fairies, roll_seed: int, record: list[str] | None = None) -> float:
+    """Score of ``players[0]`` (sente) in one game; ``record`` receives every turn and roll played."""
     rng = random.Random(roll_seed)
     g = new_game(fairies, max_plies=MAX_PLIES)
     while g.node_kind() is not NodeKind.TERMINAL:
-        if g.node_kind() is NodeKind.CHANCE:
-            g.apply(f"roll={rng.randint(1, 20)}")
-            continue
-        g.apply(players[g.side_to_move()](g))
+        token = f"roll={rng.randint(1, 20)}" if g.node_kind() is NodeKind.CHANCE else players[g.side_to_move()](g)
+        g.apply(token)
+        if record is not None:
+            record.append(token)
     score, reason = g.result()
     if reason == "move limit":
         judge = FantasistaSearcher(chance_aware=False)
@@ -427,11 +427,13 @@ def test_match_script_writes_each_game_to_the_ledger(tmp_path, capsys):
 
 
 def test_a_duplicate_pair_of_one_engine_against_itself_replays_one_game():
-    """With the fairies by seat, the second game of a pair is the first with the engines swapped: the same engine
-    on both sides plays the same game twice, one win each (so the pair carries no noise of its own)."""
-    scores = match(lambda: _searcher_player(True, 120), lambda: _searcher_player(True, 120), games=4, seed=7,
-                   fairies_by_seat=True)[2]
-    assert scores[0] + scores[1] == 1.0 and scores[2] + scores[3] == 1.0
+    """With the fairies by seat, the second game of a pair is the first with the engines swapped: two copies of
+    one engine play the same game twice (so such a pair scores one each and carries no noise of its own)."""
+    a, b = _searcher_player(True, 120), _searcher_player(True, 120)
+    first, second = [], []
+    s1 = play_game((a, b), ("hiko", "ayumi"), 99, record=first)
+    s2 = play_game((b, a), ("hiko", "ayumi"), 99, record=second)
+    assert first == second and s1 == s2 and any(t.startswith("roll=") for t in first)
 
 
 @pytest.mark.slow
