@@ -102,17 +102,18 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
 
 def pair_report(scores: list[float]) -> str:
     """W/D/L, the per-game interval, and the interval with the game pair as the unit (both games of a pair share
-    the fairies and the rolls with colours swapped, so engines that agree on most turns replay one game twice:
-    the pair's spread is what measures the difference between them), with an SPRT(0, 10) log-likelihood ratio."""
+    the fairy pair and the rolls with colours swapped, so their results are not independent; with the fairies by
+    seat, engines that agree on most turns replay one game twice), with the ledger's SPRT log-likelihood ratio."""
+    from bench.fantasista_strength import SPRT_ELO
     n = len(scores)
     mean = sum(scores) / n
     half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, n - 1) / n)
     penta = stats.pentanomial(scores)
     pm, plo, phi = stats.pentanomial_score(penta)
-    sprt = stats.sprt(penta, 0.0, 10.0)
+    sprt = stats.sprt(penta, *SPRT_ELO)
     return (f"{mean:.3f} +- {half:.3f} over {n} games (W{scores.count(1.0)} D{scores.count(0.5)} "
             f"L{scores.count(0.0)}); pairs {penta} (0 to 2 points): {pm:.3f} [{plo:.3f}, {phi:.3f}], "
-            f"SPRT(0, 10) LLR {sprt.llr:.2f} [{sprt.lower:.2f}, {sprt.upper:.2f}]")
+            f"SPRT({SPRT_ELO[0]:g}, {SPRT_ELO[1]:g}) LLR {sprt.llr:.2f} [{sprt.lower:.2f}, {sprt.upper:.2f}]")
 
 
 # ------------------------------------------------------------------ roll handling of the search
@@ -485,9 +486,10 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m tests.test_fantasista_match [GAMES [NODES [MODE [SEED_OFFSET]]]] [--ledger FILE]``: play the
-    match(es) and print A's score; ``--ledger`` appends every game as it ends to a strength ledger (see
-    :mod:`bench.fantasista_strength`), so that matches of several runs and sessions are pooled pair by pair."""
+    """``python -m tests.test_fantasista_match [GAMES [NODES [MODE [SEED_OFFSET]]]] [--fairies-by-seat]
+    [--ledger FILE]``: play the match(es) and print A's score; ``--ledger`` appends every game as it ends to a
+    strength ledger (see :mod:`bench.fantasista_strength`), so that matches of several runs and sessions are
+    pooled pair by pair."""
     import argparse
 
     from bench import fantasista_strength as ledger
