@@ -111,18 +111,25 @@ def report(games: list[Game], mode: str, nodes: int) -> list[str]:
     lines = [f"{mode} at {nodes} nodes: {len(chosen)} games in the ledger"]
     for seed in sorted({g.seed for g in chosen}):
         sc = pair_scores(g for g in chosen if g.seed == seed)
-        lines.append(f"  seed {seed}: " + _line(sc))
+        lines.append(f"  seed {seed}: " + pairs_line(sc))
     sc = pair_scores(chosen)
-    lines.append("  pooled: " + _line(sc))
-    s = stats.sprt(stats.pentanomial(sc), *SPRT_ELO)
-    verdict = {"H1": "H1 accepted (the first engine is better)", "H0": "H0 accepted (not 10 Elo better)",
-               None: "no decision yet"}[s.decision]
-    lines.append(f"  SPRT({SPRT_ELO[0]:g}, {SPRT_ELO[1]:g}) on pairs: LLR {s.llr:.2f} in [{s.lower:.2f}, "
-                 f"{s.upper:.2f}]: {verdict}")
+    lines.append("  pooled: " + pairs_line(sc))
+    lines.append("  " + sprt_line(sc))
     return lines
 
 
-def _line(scores: list[float]) -> str:
+def sprt_line(scores: list[float]) -> str:
+    """The SPRT on the pairs of per-game ``scores`` (in pair order): its LLR, bounds and verdict."""
+    s = stats.sprt(stats.pentanomial(scores), *SPRT_ELO)
+    verdict = {"H1": "H1 accepted (the first engine is better)", "H0": "H0 accepted (not 10 Elo better)",
+               None: "no decision yet"}[s.decision]
+    return (f"SPRT({SPRT_ELO[0]:g}, {SPRT_ELO[1]:g}) on pairs: LLR {s.llr:.2f} in [{s.lower:.2f}, "
+            f"{s.upper:.2f}]: {verdict}")
+
+
+def pairs_line(scores: list[float]) -> str:
+    """W/D/L, the pair counts and the score and Elo intervals with the pair as the unit, of per-game ``scores``
+    in pair order."""
     if not scores:
         return "no complete pair"
     penta = stats.pentanomial(scores)

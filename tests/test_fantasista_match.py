@@ -23,7 +23,6 @@ from engine.game import NodeKind
 from engine.variants.fantasista import FAIRIES, new_game
 from engine.variants.fantasista.turngen import to_array
 from search.fantasista import FantasistaSearcher, greedy_turn
-from usi import stats
 
 MAX_PLIES = 200
 ADJUDICATE = 600
@@ -94,26 +93,25 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
                   f"running {sum(scores) / len(scores):.3f} over {len(scores)}", flush=True)
         if on_game is not None:
             on_game(k, seats, scores[-1])
+    return (*_per_game_interval(scores), scores)
+
+
+def _per_game_interval(scores: list[float]) -> tuple[float, float]:
+    """(mean, half width of the 95% interval) treating the games as independent."""
     n = len(scores)
     mean = sum(scores) / n
     var = sum((x - mean) ** 2 for x in scores) / max(1, n - 1)
-    return mean, 1.96 * math.sqrt(var / n), scores
+    return mean, 1.96 * math.sqrt(var / n)
 
 
 def pair_report(scores: list[float]) -> str:
-    """W/D/L, the per-game interval, and the interval with the game pair as the unit (both games of a pair share
-    the fairy pair and the rolls with colours swapped, so their results are not independent; with the fairies by
-    seat, engines that agree on most turns replay one game twice), with the ledger's SPRT log-likelihood ratio."""
-    from bench.fantasista_strength import SPRT_ELO
-    n = len(scores)
-    mean = sum(scores) / n
-    half = 1.96 * math.sqrt(sum((x - mean) ** 2 for x in scores) / max(1, n - 1) / n)
-    penta = stats.pentanomial(scores)
-    pm, plo, phi = stats.pentanomial_score(penta)
-    sprt = stats.sprt(penta, *SPRT_ELO)
-    return (f"{mean:.3f} +- {half:.3f} over {n} games (W{scores.count(1.0)} D{scores.count(0.5)} "
-            f"L{scores.count(0.0)}); pairs {penta} (0 to 2 points): {pm:.3f} [{plo:.3f}, {phi:.3f}], "
-            f"SPRT({SPRT_ELO[0]:g}, {SPRT_ELO[1]:g}) LLR {sprt.llr:.2f} [{sprt.lower:.2f}, {sprt.upper:.2f}]")
+    """The per-game interval, then the ledger's report lines for these games: the interval with the game pair as
+    the unit (both games of a pair share the fairy pair and the rolls with colours swapped, so their results are
+    not independent; with the fairies by seat, engines that agree on most turns replay one game twice) and the
+    SPRT."""
+    from bench.fantasista_strength import pairs_line, sprt_line
+    mean, half = _per_game_interval(scores)
+    return f"{mean:.3f} +- {half:.3f} per game; {pairs_line(scores)}; {sprt_line(scores)}"
 
 
 # ------------------------------------------------------------------ roll handling of the search
@@ -508,14 +506,13 @@ def main(argv: list[str] | None = None) -> None:
     chosen = ["greedy", "blind"] if args.mode == "both" else [args.mode]
     if any(w not in modes for w in chosen):
         sys.exit(f"unknown mode {args.mode!r}; one of: both, {', '.join(modes)}")
+    revision = ledger.revision() if args.ledger else ""
     t0 = time.time()
     for w in chosen:
         label, player_a, player_b, seed = modes[w]
         seed += args.seed_offset
         record = None
         if args.ledger:
-            revision = ledger.revision()
-
             name = w + ("-seat" if args.fairies_by_seat else "")
 
             def record(k: int, seats: tuple[str, str], score: float, name: str = name, seed: int = seed) -> None:
