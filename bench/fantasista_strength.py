@@ -43,13 +43,17 @@ class Game(NamedTuple):
     revision: str
 
 
-def revision() -> str:
-    """The checkout's short commit hash (``+`` when the work tree has changes), or ``unknown``."""
+def revision(root: str | Path | None = None) -> str:
+    """The checkout's short commit hash (``+`` when the work tree has changes outside ``bench/strength``, whose
+    ledgers the running matches append to), or ``unknown``; ``root``: a directory of the checkout (default: this
+    one's)."""
+    cwd = Path(root) if root is not None else Path(__file__).parent
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).parent, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True, cwd=Path(__file__).parent, check=True).stdout.strip()
+                              cwd=cwd, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)",
+                                ":(top,exclude)bench/strength"], capture_output=True,
+                               text=True, cwd=cwd, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+" if dirty else "")

@@ -39,6 +39,8 @@ the all-Python search; both give the same results, tested).
   decision and quiescence nodes only; a chance node is not counted (its children are), so both engines spend a
   budget on the same kinds of node (``count_chance_nodes=True`` counts the default chance node as one node, the
   former rule). :func:`greedy_turn` is the one-ply greedy.
+* Twin drops: an ordinary piece is not dropped while a token of its type is in hand (``prune_twin_drops``, on by
+  default; the token's drop is the same turn but for what a capture of the dropped piece gives the captor).
 * Experiments kept as options, off by default (measured weaker or no better, docs/fantasista.md):
   ``late_move_reduction``, ``king_drop_cp``, ``chance_sides`` other than "both", ``quiescence_checks``.
 """
@@ -168,8 +170,12 @@ class FantasistaSearcher:
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
                  frontier_kernel: bool = True, king_drop_cp: int = 0, late_move_reduction: bool = False,
-                 chance_sides: str = "both", quiescence_checks: bool = False) -> None:
+                 chance_sides: str = "both", quiescence_checks: bool = False, prune_twin_drops: bool = True) -> None:
         self.chance_aware = chance_aware
+        #: True (default): an ordinary piece is not dropped while a token of its type is in hand; the token is
+        #: dropped instead (:func:`.fantasista_kernels.prune_twin_drops`). False: both drops are searched (the play
+        #: of the ledger's ``blind`` matches).
+        self.prune_twin_drops = prune_twin_drops
         #: Whose rolls a chance-aware search expands: "both" (default), "own" (the root side's; the opponent's
         #: rolls are treated as nothing, as the roll-blind engine treats all) or "opponent". An experiment.
         if chance_sides not in ("both", "own", "opponent"):
@@ -254,6 +260,7 @@ class FantasistaSearcher:
         info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, MAX_PLY
         info[FKS.F_LMR] = self.late_move_reduction
         info[FKS.F_QCHECKS] = self.quiescence_checks
+        info[FKS.F_TWIN_DROPS] = self.prune_twin_drops
         self.A = FKS.SearchArrays(self.scores, self.caps, self.keys, self.work, self.path_keys,
                                   np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
@@ -325,13 +332,16 @@ class FantasistaSearcher:
 
     def _gen(self, st: np.ndarray, h: int, ply: int, captures: bool = False) -> int:
         """The legal turns of ``st`` into ``self.bufs[ply]`` (grown on overflow); ``captures``: only those that may
-        take material (``capture_turns_k``, the quiescence's generator)."""
+        take material (``capture_turns_k``, the quiescence's generator). With ``prune_twin_drops`` an ordinary
+        piece's drop is left out while a token of its type is in hand (:func:`.fantasista_kernels.prune_twin_drops`)."""
         G = self.bufs[ply]
         while True:
             if captures:
                 n = FK.capture_turns_k(st, np.uint64(h), self.T, G, self.g2)
             else:
                 n = FK.legal_turns_k(st, np.uint64(h), self.T, G, self.g2, 0)
+                if n > 0 and self.prune_twin_drops:
+                    n = FKS.prune_twin_drops(st, G, n)
             if n >= 0:
                 return n
             cap = int(G.info[FK.I_CAP])

@@ -7,7 +7,8 @@ alternate, fairies are drawn per game pair, rolls come from a seeded generator (
 roll sequence), and a game that reaches ``MAX_PLIES`` is adjudicated by the static material balance (a win for the
 side ahead by more than ``ADJUDICATE`` centipawns, else a draw). Deterministic for a seed.
 
-Run ``python -m tests.test_fantasista_match GAMES NODES [greedy|blind|both]`` for the report (score of the first player, 95% interval).
+Run ``python -m tests.test_fantasista_match GAMES NODES [greedy|twins|blind|both|...]`` for the report (score of the first
+player, 95% interval; the modes are those of ``_modes``, "both" = greedy and twins).
 """
 from __future__ import annotations
 
@@ -407,6 +408,29 @@ def test_a_position_of_the_game_repeated_scores_a_draw():
     assert (r.best, r.score) == ("4b5a", 0)
 
 
+def test_an_ordinary_piece_is_not_dropped_while_a_token_of_its_type_is_in_hand():
+    """prune_twin_drops: with a pawn and a pawn token in hand (and a gold, no gold token) the search's turns keep
+    every token pawn drop and every gold drop but no ordinary pawn drop; each pawn drop left out has its token twin
+    on the same square. Without a token the ordinary pawn is dropped as before."""
+    from engine.variants.fantasista.state import FantasistaState
+    from engine.variants.fantasista.turngen import desc_text
+
+    def turns(sfen: str, prune: bool) -> set[str]:
+        s = FantasistaSearcher(prune_twin_drops=prune)
+        st = to_array(FantasistaState.from_sfen(sfen).bd)
+        n = s._gen(st, s.key(st), 0)
+        return {desc_text(s.bufs[0].odesc[i]) for i in range(n)}
+
+    sfen = "4k4/9/9/9/9/9/2P6/9/4K4 b GP 1 f=hh;h=P"
+    every, pruned = turns(sfen, False), turns(sfen, True)
+    ordinary_pawns = {t for t in every if t.startswith("P*")}
+    assert ordinary_pawns and pruned == every - ordinary_pawns
+    assert {t.replace("P*", "P'*") for t in ordinary_pawns} <= pruned
+    assert any(t.startswith("G*") for t in pruned)
+    no_token = "4k4/9/9/9/9/9/2P6/9/4K4 b GP 1 f=hh"
+    assert turns(no_token, True) == turns(no_token, False)
+
+
 def test_chance_aware_beats_greedy_small():
     mean, _, scores = match(lambda: _searcher_player(True, 120), _greedy_player, games=4, seed=3)
     assert mean >= 0.5, scores
@@ -467,7 +491,10 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
 
     return {
         "greedy": ("aware vs greedy", aware(), _greedy_player, 11),
-        "blind": ("aware vs roll-blind", aware(), blind(), 12),
+        # the ledger's first design: both engines also search ordinary drops beside their token twins
+        "blind": ("aware vs roll-blind, twin drops searched", aware(prune_twin_drops=False),
+                  blind(prune_twin_drops=False), 12),
+        "twins": ("aware vs roll-blind (the defaults: twin drops pruned)", aware(), blind(), 12),
         "blind-lmr": ("aware vs roll-blind, both with LMR", aware(late_move_reduction=True),
                       blind(late_move_reduction=True), 12),
         # the aware engine expanding only its own / only the opponent's rolls
@@ -503,7 +530,7 @@ def main(argv: list[str] | None = None) -> None:
                          "'-seat'), not with the engines")
     args = ap.parse_args(argv)
     modes = _modes(args.nodes)
-    chosen = ["greedy", "blind"] if args.mode == "both" else [args.mode]
+    chosen = ["greedy", "twins"] if args.mode == "both" else [args.mode]
     if any(w not in modes for w in chosen):
         sys.exit(f"unknown mode {args.mode!r}; one of: both, {', '.join(modes)}")
     revision = ledger.revision() if args.ledger else ""

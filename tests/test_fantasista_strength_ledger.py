@@ -63,3 +63,24 @@ def test_the_command_imports_a_log_once(tmp_path, capsys):
     with pytest.raises(ValueError, match="twice"):
         L.main([str(ledger), "--import", str(log), "--seed", "1012", "--revision", "r"])
     assert len(L.read(ledger)) == 5  # nothing written by the refused import
+
+
+def test_the_revision_is_marked_changed_by_code_but_not_by_a_ledger_being_written(tmp_path):
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
+                       capture_output=True)
+    (tmp_path / "bench" / "strength").mkdir(parents=True)
+    (tmp_path / "search.py").write_text("x = 1\n")
+    (tmp_path / "bench" / "strength" / "f.tsv").write_text("mode\n")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "start")
+    clean = L.revision(tmp_path / "bench")
+    assert clean and not clean.endswith("+") and clean != "unknown"
+    (tmp_path / "bench" / "strength" / "f.tsv").write_text("mode\nblind\n")  # a match appending to its ledger
+    assert L.revision(tmp_path / "bench") == clean
+    (tmp_path / "search.py").write_text("x = 2\n")
+    assert L.revision(tmp_path / "bench") == clean + "+"
+    assert L.revision(tmp_path.parent / "no-such-dir") == "unknown"

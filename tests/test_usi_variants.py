@@ -160,15 +160,16 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
         assert dialog.eng._thinker.searcher.chance_aware is aware
 
 
-@pytest.mark.parametrize("name, attr", [("FantasistaLateMoveReduction", "late_move_reduction"),
-                                        ("FantasistaQuiescenceChecks", "quiescence_checks")])
-def test_fantasista_search_check_options(dialog, name, attr):
+@pytest.mark.parametrize("name, attr, default", [("FantasistaLateMoveReduction", "late_move_reduction", False),
+                                                 ("FantasistaQuiescenceChecks", "quiescence_checks", False),
+                                                 ("FantasistaPruneTwinDrops", "prune_twin_drops", True)])
+def test_fantasista_search_check_options(dialog, name, attr, default):
     start = dialog("usi")
-    assert f"option name {name} type check default false" in dialog.since(start)
+    assert f"option name {name} type check default {str(default).lower()}" in dialog.since(start)
     dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
     before = dialog.sfen()
-    for value, on in (("true", True), ("false", False)):
-        start = dialog(f"setoption name {name} value {value}")
+    for on in (not default, default):
+        start = dialog(f"setoption name {name} value {str(on).lower()}")
         assert dialog.since(start) == [] and dialog.sfen() == before  # a search option: the position is kept
         best, lines = dialog.go("nodes 3000")
         assert getattr(dialog.eng._thinker.searcher, attr) is on
@@ -176,7 +177,7 @@ def test_fantasista_search_check_options(dialog, name, attr):
     start = dialog(f"setoption name {name} value often")
     out = dialog.since(start)
     assert len(out) == 1 and out[0].startswith(f"info string error option {name} "), out
-    assert dialog.eng.opt(name) is False  # the old value is kept
+    assert dialog.eng.opt(name) is default  # the old value is kept
 
 
 def test_fantasista_chance_sides_option(dialog):

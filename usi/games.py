@@ -49,6 +49,8 @@ RULE_OPTIONS: tuple = (
     ("FantasistaLateMoveReduction", "check", False, None, None, (), "fantasista"),
     # true: checks at the first quiescence ply, every evasion searched in check (FantasistaSearcher.quiescence_checks)
     ("FantasistaQuiescenceChecks", "check", False, None, None, (), "fantasista"),
+    # false: ordinary drops searched beside their token twins too (FantasistaSearcher.prune_twin_drops)
+    ("FantasistaPruneTwinDrops", "check", True, None, None, (), "fantasista"),
     # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
     ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
@@ -112,6 +114,7 @@ FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaChanceAware": ("chance_aware", check_value),
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
     "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),
+    "FantasistaPruneTwinDrops": ("prune_twin_drops", check_value),
     "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
 }
 
@@ -297,7 +300,8 @@ class FantasistaThinker(Thinker):
     """``search.fantasista.FantasistaSearcher`` with the USI limits: its own iterative deepening and node budget,
     plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The search options
     (:data:`FANTASISTA_SEARCH_SETTINGS`: ``FantasistaChanceAware``, false = the roll-blind baseline;
-    ``FantasistaLateMoveReduction``, ``FantasistaQuiescenceChecks``, ``FantasistaChanceSides``) are read again
+    ``FantasistaLateMoveReduction``, ``FantasistaQuiescenceChecks``, ``FantasistaPruneTwinDrops``,
+    ``FantasistaChanceSides``) are read again
     before every search; a change rebuilds the searcher."""
 
     variant = "fantasista"
