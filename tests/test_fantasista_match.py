@@ -34,11 +34,24 @@ BLIND_NODES = 40000
 
 
 def _searcher_player(chance_aware: bool, nodes: int, **settings):
+    """A player searching ``nodes`` per turn with a fresh TT, so its turn is a function of the game (position and
+    earlier positions): the turns it has chosen are kept and replayed when a position comes again with the same
+    history. The games of a match share their first turns up to the first roll (the fairy pair fixes the opening)
+    and often beyond (a roll's 20 faces give at most five different rows), so that saves searches without changing
+    a game (tested). ``play.replayed`` / ``play.searched`` count the turns."""
     s = FantasistaSearcher(chance_aware=chance_aware, **settings)
+    chosen: dict[tuple[str, int], str] = {}
 
     def play(g):
+        key = (g.sfen(), hash(tuple(g._hist)))  # the search reads the game's earlier positions (repetitions)
+        if key in chosen:
+            play.replayed += 1
+            return chosen[key]
         s.tt.clear()
-        return s.search(g, depth=6, node_limit=nodes).best
+        best = chosen[key] = s.search(g, depth=6, node_limit=nodes).best
+        play.searched += 1
+        return best
+    play.replayed = play.searched = 0
     return play
 
 
@@ -449,6 +462,19 @@ def test_match_script_writes_each_game_to_the_ledger(tmp_path, capsys):
     assert "pairs [" in capsys.readouterr().out
 
 
+def test_a_player_replays_its_turns_without_changing_a_game():
+    """The player keeps the turns it searched: a second game with the same fairies replays the opening (no roll
+    before ply 15) and is the game that players without any kept turns play."""
+    a, b = _searcher_player(True, 120), _searcher_player(False, 120)
+    play_game((a, b), ("ayumi", "hiko"), 1)
+    assert a.replayed == b.replayed == 0 and a.searched > 0
+    kept, fresh = [], []
+    play_game((a, b), ("ayumi", "hiko"), 2, record=kept)
+    assert a.replayed >= 7 and b.replayed >= 7  # at least the turns before the first roll
+    play_game((_searcher_player(True, 120), _searcher_player(False, 120)), ("ayumi", "hiko"), 2, record=fresh)
+    assert kept == fresh
+
+
 def test_a_duplicate_pair_of_one_engine_against_itself_replays_one_game():
     """With the fairies by seat, the second game of a pair is the first with the engines swapped: two copies of
     one engine play the same game twice (so such a pair scores one each and carries no noise of its own)."""
@@ -545,9 +571,19 @@ def main(argv: list[str] | None = None) -> None:
             def record(k: int, seats: tuple[str, str], score: float, name: str = name, seed: int = seed) -> None:
                 ledger.append(args.ledger, ledger.Game(name, args.nodes, seed, k, seats[0], seats[1], score,
                                                        revision))
-        m, h, sc = match(player_a, player_b, args.games, seed=seed, progress=True, on_game=record,
+        players: list[Any] = []
+
+        def kept(factory: Callable[[], Any]) -> Callable[[], Any]:
+            def make() -> Any:  # the players, for their counts of replayed turns
+                players.append(factory())
+                return players[-1]
+            return make
+        m, h, sc = match(kept(player_a), kept(player_b), args.games, seed=seed, progress=True, on_game=record,
                          fairies_by_seat=args.fairies_by_seat)
-        print(f"{label} ({args.nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s)", flush=True)
+        replayed = sum(getattr(p, "replayed", 0) for p in players)
+        turns = replayed + sum(getattr(p, "searched", 0) for p in players)
+        print(f"{label} ({args.nodes} nodes): {pair_report(sc)} ({time.time() - t0:.0f} s; "
+              f"{replayed} of {turns} searched turns replayed)", flush=True)
 
 
 if __name__ == "__main__":
