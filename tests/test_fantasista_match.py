@@ -37,8 +37,10 @@ def _searcher_player(chance_aware: bool, nodes: int, **settings):
     """A player searching ``nodes`` per turn with a fresh TT, so its turn is a function of the game (position and
     earlier positions): the turns it has chosen are kept and replayed when a position comes again with the same
     history. The games of a match share their first turns up to the first roll (the fairy pair fixes the opening)
-    and often beyond (a roll's 20 faces give at most five different rows), so that saves searches without changing
-    a game (tested). ``play.replayed`` / ``play.searched`` count the turns."""
+    and often beyond (a roll's 20 faces give at most five different rows), so that saves searches (tested: the
+    game is the one fresh players play). The one state a searcher carries from turn to turn is the size of its
+    generation buffers (grown when a node overflowed them, which the kernels then hand to the Python loop), so a
+    replayed turn is the one the first search gave. ``play.replayed`` / ``play.searched`` count the turns."""
     s = FantasistaSearcher(chance_aware=chance_aware, **settings)
     chosen: dict[tuple[str, int], str] = {}
 
