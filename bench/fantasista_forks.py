@@ -25,9 +25,10 @@ from engine.variants.fantasista import FAIRIES, new_game
 from search.fantasista import FantasistaSearcher
 
 #: Must match the match script (``tests/test_fantasista_match.py``): the game length, the mode's seed base and
-#: engine settings. ``blind`` matches were played with twin drops searched, ``twins`` with the defaults.
+#: engine settings. ``blind`` matches were played with twin drops searched, ``twins`` with the defaults,
+#: ``positional`` with the piece-square terms.
 MAX_PLIES = 200
-MODE_SETTINGS = {"blind": {"prune_twin_drops": False}, "twins": {}}
+MODE_SETTINGS = {"blind": {"prune_twin_drops": False}, "twins": {}, "positional": {"positional": True}}
 
 
 class Fork(NamedTuple):

@@ -93,7 +93,29 @@ ROW_EFFECT = {
 }
 
 EvalTables = namedtuple("EvalTables", ["value", "hand_value", "right_value", "extra", "magic", "bound",
-                                       "drop_weight"])
+                                       "drop_weight", "pst"])
+
+#: The shogi piece whose piece-square term (:func:`eval._positional`) each special piece takes: the one it moves
+#: like (fire dragon and king-god dragon a dragon, thunder and gale horse a horse, sword silver a silver); the spear
+#: pawn is a pawn.
+PST_LETTER = {PC.D: "+R", PC.O: "+R", PC.Y: "P", PC.T: "+B", PC.H: "+B", PC.W: "S"}
+
+
+def piece_square_table() -> np.ndarray:
+    """``pst[colour, ptype, square]``: the standard shogi engine's piece-square terms (:mod:`eval.params`: pawn
+    and minor advance, central files, the king low and on a wing), from the owner's point of view, on the
+    fantasista board (``square = file * 9 + rank``, rank 0 = gote's back rank)."""
+    from eval import _positional
+    pst = np.zeros((2, 32, 81), np.int32)
+    for pt in range(1, PC.N_TYPES):
+        letter = PST_LETTER.get(pt, PC.LETTERS[pt])
+        start_rank = 2 if letter == "P" else 0
+        for sq in range(81):
+            f, r = divmod(sq, 9)
+            edge = min(f, 8 - f)
+            for colour, fwd in ((0, 8 - r), (1, r)):  # ranks advanced from the owner's back rank
+                pst[colour, pt, sq] = _positional(letter, fwd, 9, edge, start_rank)
+    return pst
 
 
 def roll_rows(reserved: str) -> list[tuple[str, float]]:
@@ -170,8 +192,12 @@ class FantasistaSearcher:
     def __init__(self, chance_aware: bool = True, reserved: str = "4-8", quiescence: bool = True,
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
                  frontier_kernel: bool = True, king_drop_cp: int = 0, late_move_reduction: bool = False,
-                 chance_sides: str = "both", quiescence_checks: bool = False, prune_twin_drops: bool = True) -> None:
+                 chance_sides: str = "both", quiescence_checks: bool = False, prune_twin_drops: bool = True,
+                 positional: bool = False) -> None:
         self.chance_aware = chance_aware
+        #: True: the evaluation adds the shogi engine's piece-square terms (:func:`piece_square_table`) to the
+        #: material; False (default): material, hands, rights, marks only.
+        self.positional = positional
         #: True (default): an ordinary piece is not dropped while a token of its type is in hand; the token is
         #: dropped instead (:func:`.fantasista_kernels.prune_twin_drops`). False: both drops are searched (the play
         #: of the ledger's ``blind`` matches).
@@ -245,7 +271,8 @@ class FantasistaSearcher:
                             np.array([INVINCIBLE_VALUE, CARRIER_VALUE, RIDER_BONUS, EMBLEM_VALUE, EMBLEM_PER_PAWN,
                                       self.king_drop_cp, DROP_ATTACK_CAP], np.int32),
                             np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32),
-                            np.array(DROP_WEIGHT, np.int32))
+                            np.array(DROP_WEIGHT, np.int32),
+                            piece_square_table() if self.positional else np.zeros((2, 32, 81), np.int32))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
         per_colour = [self._roll_table(FAIRIES[f]) for f in self.fairy]
         self.roll_arrays = (np.array([p for _, p in self.rows], np.float64),) + tuple(

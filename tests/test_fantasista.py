@@ -507,13 +507,14 @@ _EVAL_TABLES: list = []
 def _assert_ordering_evaluation_exact(st, G, n: int, before: int) -> None:
     """``evaluate_many`` (a one-part turn's child valued from the parent and the turn's changed squares) gives
     exactly ``evaluate_k`` and the "took material" of ``enemy_pieces`` for every child, with the default
-    evaluation and with the king-drop term and a roll term on (both read the child's whole position)."""
+    evaluation and with the king-drop term, a roll term (both read the child's whole position) and the
+    piece-square terms on."""
     import numpy as np
 
     from engine.variants.fantasista import kernels as FK
     from search.fantasista import FantasistaSearcher
     if not _EVAL_TABLES:
-        drops = FantasistaSearcher(king_drop_cp=8).E
+        drops = FantasistaSearcher(king_drop_cp=8, positional=True).E
         _EVAL_TABLES.extend([FantasistaSearcher().E, drops._replace(magic=np.array([310, 170], drops.magic.dtype))])
     scores, caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
     for E, (d0, d1) in zip(_EVAL_TABLES, ((0, 0), (1000, 1000))):

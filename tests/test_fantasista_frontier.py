@@ -56,6 +56,8 @@ def _result(searcher: FantasistaSearcher, g, nodes: int):
     {"chance_aware": True, "quiescence_checks": True, "late_move_reduction": True},
     {"chance_aware": True, "prune_twin_drops": False},  # ordinary drops beside token twins searched too
     {"chance_aware": True, "prune_twin_drops": False, "quiescence_checks": True},
+    {"chance_aware": True, "positional": True},  # piece-square terms in the evaluation (incremental in ordering)
+    {"chance_aware": False, "positional": True},
 ], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_frontier_kernel_searches_as_the_python_loop(kwargs):
     reserved = kwargs.get("reserved", "4-8")

@@ -446,6 +446,31 @@ def test_an_ordinary_piece_is_not_dropped_while_a_token_of_its_type_is_in_hand()
     assert turns(no_token, True) == turns(no_token, False)
 
 
+def test_positional_evaluation_adds_the_shogi_piece_square_terms():
+    """positional=True: the start is level, a king one rank up costs its side KING_RANK_PENALTY, a silver
+    advanced two ranks gains 2 * MINOR_ADVANCE, the same for gote mirrored; tokens and specials take the term of
+    the piece they move like; positional=False is material only (both king positions 0)."""
+    from engine.variants.fantasista.state import FantasistaState
+    from eval import params as EP
+
+    def value(sfen: str, positional: bool) -> int:
+        s = FantasistaSearcher(positional=positional)
+        return s.evaluate(to_array(FantasistaState.from_sfen(sfen).bd), 1)
+
+    start = new_game(("hiko", "ayumi"))
+    assert FantasistaSearcher(positional=True).evaluate(to_array(start.bd), 1) == 0
+    home, up = "4k4/9/9/9/9/9/9/9/4K4 b - 1 f=hh", "4k4/9/9/9/9/9/9/4K4/9 b - 1 f=hh"
+    assert value(home, True) - value(up, True) == EP.KING_RANK_PENALTY
+    assert value(home, False) == value(up, False) == 0
+    gote_up = "9/4k4/9/9/9/9/9/9/4K4 b - 1 f=hh"
+    assert value(gote_up, True) - value(home, True) == EP.KING_RANK_PENALTY  # gote's loss is sente's gain
+    silver = value("4k4/9/9/9/9/9/9/9/4KS3 b - 1 f=hh", True)
+    assert value("4k4/9/9/9/9/9/4S4/9/4K4 b - 1 f=hh", True) - silver == 2 * EP.MINOR_ADVANCE + EP.CENTER_FILE_BONUS
+    sword = value("4k4/9/9/9/9/9/9/9/4KW3 b - 1 f=hh;m=4i'", True)
+    assert value("4k4/9/9/9/9/9/4W4/9/4K4 b - 1 f=hh;m=5g'", True) - sword == \
+        2 * EP.MINOR_ADVANCE + EP.CENTER_FILE_BONUS
+
+
 def test_chance_aware_beats_greedy_small():
     mean, _, scores = match(lambda: _searcher_player(True, 120), _greedy_player, games=4, seed=3)
     assert mean >= 0.5, scores
@@ -523,6 +548,9 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
         "blind": ("aware vs roll-blind, twin drops searched", aware(prune_twin_drops=False),
                   blind(prune_twin_drops=False), 12),
         "twins": ("aware vs roll-blind (the defaults: twin drops pruned)", aware(), blind(), 12),
+        # both with the shogi engine's piece-square terms (an opening of ties no longer settled by 3-cp roll terms)
+        "positional": ("aware vs roll-blind, both with piece-square terms", aware(positional=True),
+                       blind(positional=True), 12),
         "blind-lmr": ("aware vs roll-blind, both with LMR", aware(late_move_reduction=True),
                       blind(late_move_reduction=True), 12),
         # the aware engine expanding only its own / only the opponent's rolls

@@ -1413,12 +1413,14 @@ def _board_terms(st, E, c):
 
 @inline_kernel
 def _square_value(st, E, s):
-    """Square ``s``'s part of the evaluation, sente's pieces +, gote's -: the piece, its marks, its rider."""
+    """Square ``s``'s part of the evaluation, sente's pieces +, gote's -: the piece (material and its
+    piece-square term ``E.pst[colour, ptype, s]``, zeros unless the searcher is ``positional``), its marks, its
+    rider."""
     code = st[ST_B + s]
     if code == 0:
         return 0
     mk = st[ST_M + s]
-    x = E.value[code & 31]
+    x = E.value[code & 31] + E.pst[code >> 5, code & 31, s]
     if mk & INVINCIBLE:
         x += E.extra[0]
     if mk & CARRIER:
