@@ -51,6 +51,8 @@ RULE_OPTIONS: tuple = (
     ("FantasistaQuiescenceChecks", "check", False, None, None, (), "fantasista"),
     # false: ordinary drops searched beside their token twins too (FantasistaSearcher.prune_twin_drops)
     ("FantasistaPruneTwinDrops", "check", True, None, None, (), "fantasista"),
+    # true: the shogi engine's piece-square terms in the fantasista evaluation (FantasistaSearcher.positional)
+    ("FantasistaPositional", "check", False, None, None, (), "fantasista"),
     # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
     ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
@@ -115,6 +117,7 @@ FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
     "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),
     "FantasistaPruneTwinDrops": ("prune_twin_drops", check_value),
+    "FantasistaPositional": ("positional", check_value),
     "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
 }
 
@@ -301,7 +304,7 @@ class FantasistaThinker(Thinker):
     plus a hard-limit / ``stop`` abort through its ``should_stop`` hook. The search options
     (:data:`FANTASISTA_SEARCH_SETTINGS`: ``FantasistaChanceAware``, false = the roll-blind baseline;
     ``FantasistaLateMoveReduction``, ``FantasistaQuiescenceChecks``, ``FantasistaPruneTwinDrops``,
-    ``FantasistaChanceSides``) are read again
+    ``FantasistaPositional``, ``FantasistaChanceSides``) are read again
     before every search; a change rebuilds the searcher."""
 
     variant = "fantasista"
