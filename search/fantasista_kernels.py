@@ -131,7 +131,7 @@ def _order_quiet(G, n, E, T, parent, scores, caps, keys, which):
 
 @kernel
 def prune_twin_drops(st, G, n):
-    """Drop from the ``n`` turns in ``G`` every drop of an ordinary piece from hand while the side to move also holds
+    """Remove from the ``n`` turns in ``G`` every drop of an ordinary piece while the side to move also holds
     a token of that type (the ordinary drop's twin, the token dropped on the same square, is in the list: the same
     legality and the same static value); returns the number kept, the others compacted in generation order.
 
