@@ -141,6 +141,12 @@ def prune_twin_drops(st, G, n):
     search reaches right after a roll, where the tokens just received sit in hand next to ordinary pieces of the same
     type (ayumi 4-18: two pawns and a gold; ginsara: two silvers)."""
     th = FK.ST_TH + 21 * st[FK.ST_STM]
+    twins = False
+    for pt in range(1, 8):  # only pieces of the ordinary hand (P L N S G B R) have ordinary twins
+        if st[th + pt] > 0:
+            twins = True
+    if not twins:  # most positions: no token of those types in hand, nothing to look for
+        return n
     j = 0
     for i in range(n):
         d = G.odesc[i]
