@@ -16,6 +16,7 @@ import math
 import random
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -481,6 +482,8 @@ def test_match_script_writes_each_game_to_the_ledger(tmp_path, capsys):
     path = tmp_path / "ledger.tsv"
     main(["2", "120", "greedy", "5", "--ledger", str(path)])
     main(["2", "120", "greedy", "5", "--ledger", str(path), "--fairies-by-seat"])
+    with pytest.raises(SystemExit, match="already has games of mode greedy-seat, 120 nodes, seed 16"):
+        main(["2", "120", "greedy", "5", "--ledger", str(path), "--fairies-by-seat"])  # the same games again
     games = ledger.read(path)
     assert [(g.mode, g.nodes, g.seed, g.game) for g in games] == [
         ("greedy", 120, 16, 0), ("greedy", 120, 16, 1), ("greedy-seat", 120, 16, 0), ("greedy-seat", 120, 16, 1)]
@@ -597,6 +600,11 @@ def main(argv: list[str] | None = None) -> None:
         record = None
         if args.ledger:
             name = w + ("-seat" if args.fairies_by_seat else "")
+            if Path(args.ledger).exists() and any(g.mode == name and g.nodes == args.nodes and g.seed == seed
+                                                  for g in ledger.read(args.ledger)):
+                # a seed replays the same games: appending them again would count them twice
+                sys.exit(f"the ledger {args.ledger} already has games of mode {name}, {args.nodes} nodes, seed "
+                         f"{seed}; choose another SEED_OFFSET")
 
             def record(k: int, seats: tuple[str, str], score: float, name: str = name, seed: int = seed) -> None:
                 ledger.append(args.ledger, ledger.Game(name, args.nodes, seed, k, seats[0], seats[1], score,
