@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import functools
 import time
 from collections import namedtuple
 from dataclasses import dataclass
@@ -101,12 +102,16 @@ EvalTables = namedtuple("EvalTables", ["value", "hand_value", "right_value", "ex
 PST_LETTER = {PC.D: "+R", PC.O: "+R", PC.Y: "P", PC.T: "+B", PC.H: "+B", PC.W: "S"}
 
 
-def piece_square_table() -> np.ndarray:
+@functools.cache
+def piece_square_table(positional: bool = True) -> np.ndarray:
     """``pst[colour, ptype, square]``: the standard shogi engine's piece-square terms (:mod:`eval.params`: pawn
     and minor advance, central files, the king low and on a wing), from the owner's point of view, on the
-    fantasista board (``square = file * 9 + rank``, rank 0 = gote's back rank)."""
-    from eval import _positional
+    fantasista board (``square = file * 9 + rank``, rank 0 = gote's back rank); all zeros unless ``positional``.
+    Built once and shared by every searcher (which sets its tables before each search): not to be written."""
     pst = np.zeros((2, 32, 81), np.int32)
+    if not positional:
+        return pst
+    from eval import _positional
     for pt in range(1, PC.N_TYPES):
         letter = PST_LETTER.get(pt, PC.LETTERS[pt])
         start_rank = 2 if letter == "P" else 0
@@ -272,7 +277,7 @@ class FantasistaSearcher:
                                       self.king_drop_cp, DROP_ATTACK_CAP], np.int32),
                             np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32),
                             np.array(DROP_WEIGHT, np.int32),
-                            piece_square_table() if self.positional else np.zeros((2, 32, 81), np.int32))
+                            piece_square_table(self.positional))
         self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
         per_colour = [self._roll_table(FAIRIES[f]) for f in self.fairy]
         self.roll_arrays = (np.array([p for _, p in self.rows], np.float64),) + tuple(
