@@ -21,14 +21,12 @@ from typing import Iterator, NamedTuple
 
 from bench import fantasista_strength as ledger
 from engine.game import NodeKind
-from engine.variants.fantasista import FAIRIES, new_game
+from engine.variants.fantasista import new_game
 from search.fantasista import FantasistaSearcher
 
-#: Must match the match script (``tests/test_fantasista_match.py``): the game length, the mode's seed base and
-#: engine settings. ``blind`` matches were played with twin drops searched, ``twins`` with the defaults,
-#: ``positional`` with the piece-square terms.
+#: The match script's game length (``tests/test_fantasista_match.py``, tested equal). The draw of fairies and
+#: rolls and the modes' engine settings come from the ledger module, which the match script reads too.
 MAX_PLIES = 200
-MODE_SETTINGS = {"blind": {"prune_twin_drops": False}, "twins": {}, "positional": {"positional": True}}
 
 
 class Fork(NamedTuple):
@@ -43,13 +41,6 @@ class Fork(NamedTuple):
     blind: str
     aware_depth: int
     blind_depth: int
-
-
-def pair_setups(seed: int, pairs: int) -> list[tuple[tuple[str, str], int]]:
-    """(fairies by seat, roll seed) of the first ``pairs`` pairs of a match seed, drawn as the match script draws
-    them."""
-    rng = random.Random(seed)
-    return [((rng.choice(FAIRIES), rng.choice(FAIRIES)), rng.randrange(1 << 30)) for _ in range(pairs)]
 
 
 def first_fork(fairies: tuple[str, str], roll_seed: int, nodes: int, **settings) -> tuple:
@@ -76,13 +67,13 @@ def first_fork(fairies: tuple[str, str], roll_seed: int, nodes: int, **settings)
 def forks(games: list[ledger.Game], mode: str, nodes: int, seed: int) -> Iterator[Fork]:
     """The fork of every decisive pair of ``seed`` in the ledger's ``mode`` (e.g. ``blind-seat``), pair by pair."""
     base = mode.removesuffix("-seat")
-    if base not in MODE_SETTINGS or not mode.endswith("-seat"):
-        raise ValueError(f"forks are defined for the duplicate modes {sorted(m + '-seat' for m in MODE_SETTINGS)}, "
-                         f"not {mode!r}")
+    if base not in ledger.MODE_SETTINGS or not mode.endswith("-seat"):
+        raise ValueError(f"forks are defined for the duplicate modes "
+                         f"{sorted(m + '-seat' for m in ledger.MODE_SETTINGS)}, not {mode!r}")
     by_game = {g.game: g for g in games if g.mode == mode and g.nodes == nodes and g.seed == seed}
     if not by_game:
         return
-    setups = pair_setups(seed, max(by_game) // 2 + 1)
+    setups = ledger.pair_setups(seed, max(by_game) // 2 + 1)
     for j, (fairies, roll_seed) in enumerate(setups):
         first, second = by_game.get(2 * j), by_game.get(2 * j + 1)
         if first is None or second is None or first.score + second.score == 1.0:
@@ -90,7 +81,7 @@ def forks(games: list[ledger.Game], mode: str, nodes: int, seed: int) -> Iterato
         if fairies != (first.sente, first.gote):
             raise ValueError(f"pair {j} of seed {seed}: the ledger has {first.sente}-{first.gote}, the draw "
                              f"{fairies[0]}-{fairies[1]} (another match script?)")
-        g, a, b = first_fork(fairies, roll_seed, nodes, **MODE_SETTINGS[base])
+        g, a, b = first_fork(fairies, roll_seed, nodes, **ledger.MODE_SETTINGS[base])
         if g is None:
             yield Fork(j, *fairies, first.score + second.score, 0, -1, "", "", 0, 0)
         else:

@@ -15,17 +15,24 @@ lines the match script prints) that was played without ``--ledger``.
 from __future__ import annotations
 
 import argparse
+import random
 import re
 import subprocess
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
+from engine.variants.fantasista import FAIRIES
 from usi import stats
 
 LEDGER = Path(__file__).parent / "strength" / "fantasista.tsv"
 COLUMNS = ("mode", "nodes", "seed", "game", "sente", "gote", "score", "revision")
 #: The SPRT of the report: H0 "no better" (Elo 0) against H1 "10 Elo better" (a score of about 0.514).
 SPRT_ELO = (0.0, 10.0)
+#: The engine settings (``FantasistaSearcher`` keywords, both engines alike) of the aware-against-roll-blind modes
+#: of the match script: ``blind`` as its games were played, with twin drops searched; ``twins`` the defaults;
+#: ``positional`` with the piece-square terms.
+MODE_SETTINGS: dict[str, dict[str, Any]] = {"blind": {"prune_twin_drops": False}, "twins": {},
+                                            "positional": {"positional": True}}
 _LOG_LINE = re.compile(r"^game (\d+) \('(\w+)', '(\w+)'\) score ([0-9.]+) ", re.M)
 
 
@@ -41,6 +48,13 @@ class Game(NamedTuple):
     gote: str
     score: float
     revision: str
+
+
+def pair_setups(seed: int, pairs: int) -> list[tuple[tuple[str, str], int]]:
+    """(fairies, roll seed) of the first ``pairs`` game pairs of a match seed: the match script's draw, which the
+    games of the ledger were played from."""
+    rng = random.Random(seed)
+    return [((rng.choice(FAIRIES), rng.choice(FAIRIES)), rng.randrange(1 << 30)) for _ in range(pairs)]
 
 
 def revision(root: str | Path | None = None) -> str:

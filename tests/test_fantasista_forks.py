@@ -8,7 +8,7 @@ from bench import fantasista_strength as ledger
 
 
 def _pair(seed: int, j: int, scores: tuple[float, float], mode: str = "blind-seat", nodes: int = 120):
-    (sente, gote), _ = F.pair_setups(seed, j + 1)[j]
+    (sente, gote), _ = ledger.pair_setups(seed, j + 1)[j]
     return [ledger.Game(mode, nodes, seed, 2 * j + k, sente, gote, s, "r") for k, s in enumerate(scores)]
 
 
@@ -17,7 +17,7 @@ def test_only_decisive_pairs_are_replayed_to_the_turn_where_the_engines_part():
     found = list(F.forks(games, "blind-seat", 120, 40))
     assert [(f.pair, f.points) for f in found] == [(1, 0.0), (2, 2.0)]
     for f in found:
-        assert (f.sente, f.gote) == F.pair_setups(40, 3)[f.pair][0]
+        assert (f.sente, f.gote) == ledger.pair_setups(40, 3)[f.pair][0]
         # a fork names two different turns; a pair that never parted (move 0) names none
         assert (f.move > 0 and f.aware != f.blind and f.aware and f.blind) or (f.move, f.aware) == (0, "")
     lines = F.tally(found)
@@ -37,8 +37,8 @@ def test_a_ledger_of_another_draw_or_mode_is_refused():
 def test_the_replay_plays_the_match_scripts_games():
     from tests import test_fantasista_match as M
     assert F.MAX_PLIES == M.MAX_PLIES
-    assert M._modes(1000)["blind"][0].endswith("twin drops searched")  # MODE_SETTINGS["blind"]: prune off
+    assert ledger.MODE_SETTINGS["blind"] == {"prune_twin_drops": False}  # as the blind games were played
     seats = []
     M.match(M._greedy_player, M._greedy_player, 4, seed=77, fairies_by_seat=True,
             on_game=lambda k, fairies, score: seats.append(fairies))
-    assert seats[::2] == [fairies for fairies, _ in F.pair_setups(77, 2)]
+    assert seats[::2] == [fairies for fairies, _ in ledger.pair_setups(77, 2)]

@@ -93,13 +93,12 @@ def match(make_a, make_b, games: int, seed: int = 1, progress: bool = False,
     swapped, the same game again as long as both engines choose the same turns (they differ on a few per cent of
     the turns near rolls), so such a pair scores one each and only the games where the engines part add to the
     spread of the pair results (a duplicate match)."""
-    rng = random.Random(seed)
+    from bench.fantasista_strength import pair_setups
+    setups = pair_setups(seed, (games + 1) // 2)
     a, b = make_a(), make_b()
     scores = []
     for k in range(games):
-        if k % 2 == 0:
-            fairies = (rng.choice(FAIRIES), rng.choice(FAIRIES))
-            roll_seed = rng.randrange(1 << 30)
+        fairies, roll_seed = setups[k // 2]
         if k % 2 == 0:
             scores.append(play_game((a, b), fairies, roll_seed))
         else:
@@ -538,7 +537,10 @@ def test_chance_aware_beats_roll_blind_over_200_games():
 
 def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], Any], int]]:
     """The matches of ``python -m tests.test_fantasista_match``: mode -> (label, player A factory, player B
-    factory, seed). The score printed is A's."""
+    factory, seed). The score printed is A's. The ledger's modes take their settings from
+    :data:`bench.fantasista_strength.MODE_SETTINGS` (which ``bench.fantasista_forks`` replays)."""
+    from bench.fantasista_strength import MODE_SETTINGS
+
     def aware(**kw: Any) -> Callable[[], Any]:
         return lambda: _searcher_player(True, nodes, **kw)
 
@@ -548,12 +550,13 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
     return {
         "greedy": ("aware vs greedy", aware(), _greedy_player, 11),
         # the ledger's first design: both engines also search ordinary drops beside their token twins
-        "blind": ("aware vs roll-blind, twin drops searched", aware(prune_twin_drops=False),
-                  blind(prune_twin_drops=False), 12),
-        "twins": ("aware vs roll-blind (the defaults: twin drops pruned)", aware(), blind(), 12),
+        "blind": ("aware vs roll-blind, twin drops searched", aware(**MODE_SETTINGS["blind"]),
+                  blind(**MODE_SETTINGS["blind"]), 12),
+        "twins": ("aware vs roll-blind (the defaults: twin drops pruned)", aware(**MODE_SETTINGS["twins"]),
+                  blind(**MODE_SETTINGS["twins"]), 12),
         # both with the shogi engine's piece-square terms (an opening of ties no longer settled by 3-cp roll terms)
-        "positional": ("aware vs roll-blind, both with piece-square terms", aware(positional=True),
-                       blind(positional=True), 12),
+        "positional": ("aware vs roll-blind, both with piece-square terms", aware(**MODE_SETTINGS["positional"]),
+                       blind(**MODE_SETTINGS["positional"]), 12),
         "blind-lmr": ("aware vs roll-blind, both with LMR", aware(late_move_reduction=True),
                       blind(late_move_reduction=True), 12),
         # the aware engine expanding only its own / only the opponent's rolls
