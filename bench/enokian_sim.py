@@ -13,7 +13,6 @@ Policies:
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections import Counter
@@ -24,19 +23,9 @@ import numpy as np
 from engine.variants.enokian import EnokianState, card_name
 from engine.variants.enokian import kernels as K
 from engine.game import NodeKind
+from usi.stats import wilson
 
 POLICIES = ("engine", "greedy", "random")
-
-
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of a proportion ``k / n`` (95% by default)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def deck_order(seed: int) -> list[str]:

@@ -40,6 +40,7 @@ from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import kernels as K
 from engine.variants.mawarikudoi import throws as T
 from engine.variants.mawarikudoi.state import MawarikudoiState, _generator
+from usi import stats
 
 UNREACHABLE = 10 ** 9
 
@@ -738,22 +739,10 @@ def match(a, b, n_games: int, seed: int = 0, probs: T.ThrowProbabilities = T.DEF
         wins += won
         if results is not None:
             results.append(int(won))
-    return wins, n_games, wilson(wins, n_games)
+    return wins, n_games, stats.wilson(wins, n_games)
 
 
-def paired_interval(results, z: float = 1.96) -> tuple[float, float, float]:
-    """(rate, low, high): normal 95% interval of the win rate from the per-pair means of a duplicate match
-    (pairs are independent; the two games of a pair are not)."""
-    pair = np.asarray(results[:len(results) // 2 * 2], dtype=float).reshape(-1, 2).mean(axis=1)
-    m = float(pair.mean())
-    half = z * float(pair.std(ddof=1)) / np.sqrt(len(pair))
-    return m, m - half, m + half
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion k/n."""
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return centre - half, centre + half
+def paired_interval(results, z: float = stats.Z95) -> tuple[float, float, float]:
+    """(rate, low, high): normal 95% interval of the win rate with the pair as the sampling unit, for a duplicate
+    match (pairs are independent; the two games of a pair are not). ``results``: 1/0 per game, pairs 2j, 2j+1."""
+    return stats.pentanomial_score(stats.pentanomial(results), z)

@@ -5,13 +5,8 @@ run uses 200 games (it could still fail: the intervals there are about +-0.07 wi
 """
 import pytest
 
-from bench.enokian_sim import main, make_policy, play_game, simulate, wilson
-
-
-def test_wilson_interval():
-    lo, hi = wilson(50, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    assert wilson(0, 10)[0] == pytest.approx(0.0, abs=1e-12) and wilson(10, 10)[1] == pytest.approx(1.0)
+from bench.enokian_sim import main, make_policy, play_game, simulate
+from usi.stats import wilson
 
 
 def test_games_are_reproducible_and_legal():

@@ -6,8 +6,7 @@ from engine.variants.mawarikudoi import MawarikudoiState
 from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import throws as T
 from engine.variants.mawarikudoi.turns import TurnGenerator
-from search.mawarikudoi import (Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, rollout_tables,
-                                wilson)
+from search.mawarikudoi import Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, rollout_tables
 
 
 @pytest.fixture(scope="module")
@@ -173,11 +172,6 @@ def test_engine_takes_the_stomp():
     # pawn one step below the enemy rook: the stomp relays it at once
     g = MawarikudoiState.from_sfen("9/9/9/9/8r/8P/9/9/9 b - 7 P1f:n:-:-/r1e:s:-:m/t1")
     assert Engine().search(g).action == "1f1e"
-
-
-def test_wilson_interval():
-    lo, hi = wilson(50, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
 
 
 def test_paired_interval():

@@ -17,6 +17,13 @@ def test_elo_known_values():
     assert S.elo_from_score(1.0) == math.inf and S.elo_from_score(0.0) == -math.inf
 
 
+def test_wilson_interval():
+    lo, hi = S.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert S.wilson(0, 10)[0] == pytest.approx(0.0, abs=1e-12) and S.wilson(10, 10)[1] == pytest.approx(1.0)
+    assert S.wilson(0, 0) == (0.0, 1.0)
+
+
 def test_los_known_values():
     assert S.los(10, 0) == pytest.approx(0.5 * (1 + math.erf(10 / math.sqrt(20))))
     assert S.los(10, 0) == pytest.approx(0.999217, abs=1e-6)

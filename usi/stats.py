@@ -1,4 +1,4 @@
-"""Match statistics: W/D/L, Elo with a 95% interval, LOS, draw ratio, and a pentanomial SPRT.
+"""Match statistics: W/D/L, Elo with a 95% interval, LOS, draw ratio, Wilson intervals, and a pentanomial SPRT.
 
 All Elo figures are logistic Elo: a score ``s`` means ``-400 * log10(1/s - 1)``. The SPRT follows the
 generalised SPRT used by fishtest: game pairs (the same opening with colours swapped) are the sampling unit, their
@@ -40,6 +40,17 @@ def los(wins: int, losses: int) -> float:
     if wins + losses == 0:
         return 0.5
     return 0.5 * (1.0 + math.erf((wins - losses) / math.sqrt(2.0 * (wins + losses))))
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion ``k / n`` (95% by default); ``(0, 1)`` when ``n == 0``."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def elo_interval(wins: int, draws: int, losses: int, z: float = Z95) -> tuple[float, float, float]:
