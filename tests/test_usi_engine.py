@@ -1,19 +1,20 @@
 """Scripted USI dialogs against the engine loop, driven in-process.
 
-Most dialogs use :class:`FakeSearcher` (same API as ``search.Searcher``, no numba search to compile) so that they test
-the protocol state machine — threads, stop, ponderhit, exactly one bestmove — quickly and deterministically.
+Most dialogs use :class:`FakeSearcher` (same API and result types as ``search.Searcher``, no search to compile) so
+that they test the protocol state machine (threads, stop, ponderhit, exactly one bestmove) quickly and
+deterministically.
 ``tests/test_usi_subprocess.py`` runs the real engine and search end to end.
 """
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 
 import pytest
 
 import engine
 from engine import Position
+from search import Limits, SearchInfo, SearchResult
 from usi import engine as usi_engine
 from usi.engine import UsiEngine, parse_go
 
@@ -23,43 +24,6 @@ ENTERING_KING = "9/B3K3R/PPPPPPPPP/9/9/9/9/9/4k4 b 2G2S2N2LP 1"
 
 
 # ----------------------------------------------------------------------------------------------- fakes
-@dataclass
-class FakeLimits:
-    depth: int | None = None
-    nodes: int | None = None
-    soft_ms: int | None = None
-    hard_ms: int | None = None
-    multipv: int = 1
-    searchmoves: list[int] | None = None
-    infinite: bool = False
-
-
-@dataclass
-class FakeInfo:
-    depth: int
-    seldepth: int
-    score_cp: int | None
-    mate: int | None
-    nodes: int
-    nps: int
-    time_ms: int
-    hashfull: int
-    pv: list[int]
-    multipv: int = 1
-    bound: str | None = None
-
-
-@dataclass
-class FakeResult:
-    best: int | None
-    ponder: int | None
-    score_cp: int | None
-    mate: int | None
-    depth: int
-    nodes: int
-    pv: list[int] = field(default_factory=list)
-
-
 class FakeSearcher:
     """Plays the first legal move (or the first of ``searchmoves``); one iteration every ``step`` seconds.
 
@@ -120,11 +84,11 @@ class FakeSearcher:
             if on_info:
                 for k in range(1, limits.multipv + 1):
                     pv = [moves[(k - 1) % len(moves)]] + ([reply] if reply is not None and k == 1 else [])
-                    on_info(FakeInfo(depth, depth, 10 * k, None, nodes, nodes * 100, depth * 10, 0, pv, k))
+                    on_info(SearchInfo(depth, depth, 10 * k, None, nodes, nodes * 100, depth * 10, 0, pv, k))
             if limits.nodes is not None and nodes >= limits.nodes and not unlimited:
                 break
             time.sleep(self.step)
-        return FakeResult(best, reply, 10, None, depth, nodes, [best])
+        return SearchResult(best, reply, 10, None, depth, nodes, [best])
 
     def mate_search(self, pos, max_ms=None, max_nodes=None):
         for code in pos.legal_codes():
@@ -173,7 +137,7 @@ class Dialog:
     def __init__(self, searcher_factory=None, **searcher_kw):
         self.out = Sink()
         factory = searcher_factory or (lambda mb, seed: FakeSearcher(mb, seed, **searcher_kw))
-        self.eng = UsiEngine(out=self.out, searcher_factory=factory, limits_cls=FakeLimits)
+        self.eng = UsiEngine(out=self.out, searcher_factory=factory, limits_cls=Limits)
 
     def __call__(self, *lines):
         start = len(self.out.lines)
@@ -548,7 +512,7 @@ def test_bench_prints_totals(dialog, monkeypatch):
 def test_info_formatting_mate_and_bounds():
     pos = Position.startpos()
     code = int(pos.parse_move("7g7f").code)
-    info = FakeInfo(5, 7, None, -3, 1000, 5000, 200, 12, [code], 2, "upperbound")
+    info = SearchInfo(5, 7, None, -3, 1000, 5000, 200, 12, [code], 2, "upperbound")
     line = usi_engine.format_info(info, pos)
     assert line == ("info depth 5 seldepth 7 time 200 nodes 1000 nps 5000 hashfull 12 score mate -3 upperbound "
                     "multipv 2 pv 7g7f")
