@@ -563,6 +563,9 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
         # both with the shogi engine's piece-square terms (an opening of ties no longer settled by 3-cp roll terms)
         "positional": ("aware vs roll-blind, both with piece-square terms", aware(**MODE_SETTINGS["positional"]),
                        blind(**MODE_SETTINGS["positional"]), 12),
+        # do the piece-square terms make the engine stronger? (both aware, twin drops pruned)
+        "pst": ("aware with piece-square terms vs material only", aware(positional=True), aware(positional=False),
+                12),
         "blind-lmr": ("aware vs roll-blind, both with LMR", aware(late_move_reduction=True),
                       blind(late_move_reduction=True), 12),
         # the aware engine expanding only its own / only the opponent's rolls
