@@ -124,7 +124,8 @@ def pair_scores(games: Iterable[Game]) -> list[float]:
 
 
 def report(games: list[Game], mode: str, nodes: int) -> list[str]:
-    """Lines: one per seed, then all seeds pooled with the SPRT."""
+    """Lines: one per seed, then all seeds pooled with the SPRT, and, once the SPRT has decided, the games up to
+    its first decision (:func:`first_decision`)."""
     chosen = [g for g in games if g.mode == mode and g.nodes == nodes]
     lines = [f"{mode} at {nodes} nodes: {len(chosen)} games in the ledger"]
     for seed in sorted({g.seed for g in chosen}):
@@ -133,7 +134,34 @@ def report(games: list[Game], mode: str, nodes: int) -> list[str]:
     sc = pair_scores(chosen)
     lines.append("  pooled: " + pairs_line(sc))
     lines.append("  " + sprt_line(sc))
+    stop = first_decision(chosen)
+    if stop is not None:
+        read_, pairs, _ = stop
+        lines.append(f"  the SPRT stopped at its first decision, after {pairs} pairs ({read_} games in the ledger's "
+                     f"order; {len(chosen) - read_} games after it):")
+        head = pair_scores(chosen[:read_])
+        lines.append("    " + pairs_line(head))
+        lines.append("    " + sprt_line(head))
     return lines
+
+
+def first_decision(games: Iterable[Game]) -> tuple[int, int, stats.SprtResult] | None:
+    """The SPRT as the sequential test it is: the games in the ledger's order (the order they ended; a log
+    imported afterwards comes in at once), the LLR looked at whenever a pair completes. Returns (games read, pairs
+    complete, the SPRT) at the first look that decides, or None. Games after that look are overshoot: the test had
+    already stopped."""
+    seen: dict[tuple[int, int], float] = {}
+    penta = [0] * 5
+    for read_, g in enumerate(games, 1):
+        seen[g.seed, g.game] = g.score
+        partner = seen.get((g.seed, g.game ^ 1))  # games 2j and 2j + 1 form pair j
+        if partner is None:
+            continue
+        penta[int(round(2 * (g.score + partner)))] += 1
+        s = stats.sprt(penta, *SPRT_ELO)
+        if s.decision is not None:
+            return read_, sum(penta), s
+    return None
 
 
 def sprt_line(scores: list[float]) -> str:

@@ -45,6 +45,26 @@ def test_report_pools_one_mode_and_budget_and_runs_the_sprt():
     assert "H1 accepted" in L.report(many, "blind", 40000)[-1]
 
 
+def test_the_sprt_stops_at_its_first_decision_in_the_ledgers_order():
+    """Won pairs of two seeds, ended in turns, drive the SPRT to H1; the lost pairs after that do not undo it (the
+    final LLR falls back inside the bounds), and the report gives the games up to the first decision."""
+    won = [L.Game("positional-seat", 40000, seed, k, "hiko", "yokaku", 1.0, "r") for k in range(400)
+           for seed in (1, 2)]
+    lost = [L.Game("positional-seat", 40000, seed, k, "hiko", "yokaku", 0.0, "r") for k in range(400, 440)
+            for seed in (1, 2)]
+    n = next(n for n in range(1, 400) if stats.sprt([0, 0, 0, 0, n], *L.SPRT_ELO).decision == "H1")
+    read_, pairs, s = L.first_decision(won + lost)
+    assert (pairs, s.decision) == (n, "H1")
+    assert read_ == 2 * n  # the two seeds' games alternate, so every second game completes a pair
+    assert stats.sprt([0, 0, 0, 0, n - 1], *L.SPRT_ELO).decision is None  # not a look earlier
+    lines = L.report(won[:2 * n] + won[2 * n:2 * n + 4] + lost, "positional-seat", 40000)
+    assert "no decision yet" in lines[-4]  # over every game: back inside the bounds
+    assert lines[-3].startswith(f"  the SPRT stopped at its first decision, after {n} pairs ({2 * n} games")
+    assert f"pairs [0, 0, 0, 0, {n}]" in lines[-2] and "H1 accepted" in lines[-1]
+    assert L.first_decision(won[:2 * n - 1]) is None
+    assert not any("stopped" in line for line in L.report(won[:2 * n - 1], "positional-seat", 40000))
+
+
 def test_a_malformed_ledger_line_is_named(tmp_path):
     path = tmp_path / "ledger.tsv"
     path.write_text("\t".join(L.COLUMNS) + "\nblind\t40000\t12\t0\thiko\thiko\tone\tr\n")
