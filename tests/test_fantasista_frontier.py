@@ -86,3 +86,19 @@ def test_frontier_kernel_overflow_falls_back_to_python():
         assert all(int(b.info[I_CAP]) > 4 for b in small.bufs[:2])
         small.bufs = [make_genbuf(4) for _ in range(MAX_PLY + 2)]
         assert small.search(g, depth=6, node_limit=1500).nodes == 1501
+
+
+def test_direct_kernel_calls_search_as_numbas_dispatcher_does():
+    """The searcher calls its hot kernels through ``engine.kernels.DirectCall`` (the compiled entry point, no
+    per-call type dispatch): a searcher whose calls go through numba's dispatchers gives the same searches."""
+    from engine.kernels import DirectCall
+    direct, dispatched = FantasistaSearcher(), FantasistaSearcher()
+    names = ("_frontier_k", "_node2_k", "_legal_turns_k", "_capture_turns_k", "_evaluate_many")
+    for name in names:
+        setattr(dispatched, name, getattr(dispatched, name).dispatcher)
+    for g in _positions()[::6]:
+        assert _result(direct, g.copy(), 3000) == _result(dispatched, g.copy(), 3000)
+    for name in names:
+        call = getattr(direct, name)
+        assert isinstance(call, DirectCall)  # and past its first call, on the overload that call loaded:
+        assert call._call == call.dispatcher.overloads[call.dispatcher.signatures[0]].entry_point
