@@ -29,10 +29,10 @@ COLUMNS = ("mode", "nodes", "seed", "game", "sente", "gote", "score", "revision"
 #: The SPRT of the report: H0 "no better" (Elo 0) against H1 "10 Elo better" (a score of about 0.514).
 SPRT_ELO = (0.0, 10.0)
 #: The engine settings (``FantasistaSearcher`` keywords, both engines alike) of the aware-against-roll-blind modes
-#: of the match script: ``blind`` as its games were played, with twin drops searched; ``twins`` the defaults;
-#: ``positional`` with the piece-square terms.
-MODE_SETTINGS: dict[str, dict[str, Any]] = {"blind": {"prune_twin_drops": False}, "twins": {},
-                                            "positional": {"positional": True}}
+#: of the match script, as their games were played: ``blind`` material only, twin drops searched; ``twins``
+#: material only, twin drops pruned; ``positional`` with the piece-square terms (the default since pst-seat).
+MODE_SETTINGS: dict[str, dict[str, Any]] = {"blind": {"prune_twin_drops": False, "positional": False},
+                                            "twins": {"positional": False}, "positional": {"positional": True}}
 _LOG_LINE = re.compile(r"^game (\d+) \('(\w+)', '(\w+)'\) score ([0-9.]+) ", re.M)
 
 

@@ -199,10 +199,11 @@ class FantasistaSearcher:
                  expand_every_outcome: bool = False, count_chance_nodes: bool = False,
                  frontier_kernel: bool = True, king_drop_cp: int = 0, late_move_reduction: bool = False,
                  chance_sides: str = "both", quiescence_checks: bool = False, prune_twin_drops: bool = True,
-                 positional: bool = False) -> None:
+                 positional: bool = True) -> None:
         self.chance_aware = chance_aware
         #: True: the evaluation adds the shogi engine's piece-square terms (:func:`piece_square_table`) to the
-        #: material; False (default): material, hands, rights, marks only.
+        #: material (the default: it won the pst-seat match, docs/fantasista.md); False: material, hands, rights,
+        #: marks only.
         self.positional = positional
         #: True (default): an ordinary piece is not dropped while a token of its type is in hand; the token is
         #: dropped instead (:func:`.fantasista_kernels.prune_twin_drops`). False: both drops are searched (the play

@@ -37,7 +37,7 @@ def test_a_ledger_of_another_draw_or_mode_is_refused():
 def test_the_replay_plays_the_match_scripts_games():
     from tests import test_fantasista_match as M
     assert F.MAX_PLIES == M.MAX_PLIES
-    assert ledger.MODE_SETTINGS["blind"] == {"prune_twin_drops": False}  # as the blind games were played
+    assert ledger.MODE_SETTINGS["blind"] == {"prune_twin_drops": False, "positional": False}  # as played
     seats = []
     M.match(M._greedy_player, M._greedy_player, 4, seed=77, fairies_by_seat=True,
             on_game=lambda k, fairies, score: seats.append(fairies))

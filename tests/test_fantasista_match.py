@@ -558,7 +558,7 @@ def _modes(nodes: int) -> dict[str, tuple[str, Callable[[], Any], Callable[[], A
         # the ledger's first design: both engines also search ordinary drops beside their token twins
         "blind": ("aware vs roll-blind, twin drops searched", aware(**MODE_SETTINGS["blind"]),
                   blind(**MODE_SETTINGS["blind"]), 12),
-        "twins": ("aware vs roll-blind (the defaults: twin drops pruned)", aware(**MODE_SETTINGS["twins"]),
+        "twins": ("aware vs roll-blind, material only, twin drops pruned", aware(**MODE_SETTINGS["twins"]),
                   blind(**MODE_SETTINGS["twins"]), 12),
         # both with the shogi engine's piece-square terms (an opening of ties no longer settled by 3-cp roll terms)
         "positional": ("aware vs roll-blind, both with piece-square terms", aware(**MODE_SETTINGS["positional"]),

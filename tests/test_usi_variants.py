@@ -163,7 +163,7 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
 @pytest.mark.parametrize("name, attr, default", [("FantasistaLateMoveReduction", "late_move_reduction", False),
                                                  ("FantasistaQuiescenceChecks", "quiescence_checks", False),
                                                  ("FantasistaPruneTwinDrops", "prune_twin_drops", True),
-                                                 ("FantasistaPositional", "positional", False)])
+                                                 ("FantasistaPositional", "positional", True)])
 def test_fantasista_search_check_options(dialog, name, attr, default):
     start = dialog("usi")
     assert f"option name {name} type check default {str(default).lower()}" in dialog.since(start)

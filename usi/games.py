@@ -52,7 +52,7 @@ RULE_OPTIONS: tuple = (
     # false: ordinary drops searched beside their token twins too (FantasistaSearcher.prune_twin_drops)
     ("FantasistaPruneTwinDrops", "check", True, None, None, (), "fantasista"),
     # true: the shogi engine's piece-square terms in the fantasista evaluation (FantasistaSearcher.positional)
-    ("FantasistaPositional", "check", False, None, None, (), "fantasista"),
+    ("FantasistaPositional", "check", True, None, None, (), "fantasista"),
     # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
     ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
