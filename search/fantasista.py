@@ -269,7 +269,7 @@ class FantasistaSearcher:
         # the hot kernels, called with this searcher's own buffers: no per-call type dispatch (~13 us a call)
         self._frontier_k, self._node2_k = DirectCall(FKS.frontier_k), DirectCall(FKS.node2_k)
         self._legal_turns_k, self._capture_turns_k = DirectCall(FK.legal_turns_k), DirectCall(FK.capture_turns_k)
-        self._evaluate_many = DirectCall(FK.evaluate_many)
+        self._evaluate_many, self._prune_twin_drops = DirectCall(FK.evaluate_many), DirectCall(FKS.prune_twin_drops)
         self._set_fairies([0, 0])
 
     def _set_fairies(self, fairy) -> None:
@@ -379,7 +379,7 @@ class FantasistaSearcher:
             else:
                 n = self._legal_turns_k(st, np.uint64(h), self.T, G, self.g2, 0)
                 if n > 0 and self.prune_twin_drops:
-                    n = FKS.prune_twin_drops(st, G, n)
+                    n = self._prune_twin_drops(st, G, n)
             if n >= 0:
                 return n
             cap = int(G.info[FK.I_CAP])

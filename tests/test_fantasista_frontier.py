@@ -93,7 +93,7 @@ def test_direct_kernel_calls_search_as_numbas_dispatcher_does():
     per-call type dispatch): a searcher whose calls go through numba's dispatchers gives the same searches."""
     from engine.kernels import DirectCall
     direct, dispatched = FantasistaSearcher(), FantasistaSearcher()
-    names = ("_frontier_k", "_node2_k", "_legal_turns_k", "_capture_turns_k", "_evaluate_many")
+    names = ("_frontier_k", "_node2_k", "_legal_turns_k", "_capture_turns_k", "_evaluate_many", "_prune_twin_drops")
     for name in names:
         setattr(dispatched, name, getattr(dispatched, name).dispatcher)
     for g in _positions()[::6]:

@@ -531,7 +531,7 @@ def test_the_ledgers_positional_games_replay():
     from bench import fantasista_strength as ledger
     games = 6
     recorded = sorted((g.game, (g.sente, g.gote), g.score)
-                      for g in ledger.read(Path(__file__).parents[1] / "bench" / "strength" / "fantasista.tsv")
+                      for g in ledger.read(ledger.LEDGER)
                       if g.mode == "positional-seat" and g.nodes == BLIND_NODES and g.seed == 3012)[:games]
     assert [k for k, _, _ in recorded] == list(range(games))
     _, player_a, player_b, seed = _modes(BLIND_NODES)["positional"]
