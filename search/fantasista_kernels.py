@@ -109,20 +109,17 @@ Q_CAPTURES, Q_CHECKS, Q_ALL = 0, 1, 2
 @kernel
 def _order_quiet(G, n, E, T, parent, scores, caps, keys, which):
     """The quiescence's ordering: ``keys[:m]`` = the children it searches (``which``, see :data:`Q_CAPTURES`;
-    ``caps`` = took material, as :func:`evaluate_many` sets it), in :func:`_order`'s order; returns ``m``. Only
-    those children are evaluated (``scores``), which is most of the saving: a quiet child is never searched by the
-    quiescence."""
-    c = parent[FK.ST_STM]
-    before = FK.enemy_pieces(parent, c)
+    ``caps`` = took material), in :func:`_order`'s order; returns ``m``. The scores and captures come from
+    :func:`evaluate_many` (the parent's board terms plus the squares a turn changed), not from a pass over the board
+    per child; a check is tested only for a quiet child at the first ply with ``F_QCHECKS``."""
+    FK.evaluate_many(G.out, G.odesc, n, E, 0, 0, parent, scores, caps)
     m = 0
     for i in range(n):
-        child = G.out[i]
-        caps[i] = 1 if FK.enemy_pieces(child, c) < before else 0
         keep = caps[i] == 1 or which == Q_ALL
         if not keep and which == Q_CHECKS:
+            child = G.out[i]
             keep = FK.in_check(child, T, np.int64(child[FK.ST_STM]))
         if keep:
-            scores[i] = FK.evaluate_k(child, E, 0, 0)
             keys[m] = ((scores[i] + (1 << 31)) << IDX_BITS) | i
             m += 1
     _sort_keys(keys, m)
@@ -186,8 +183,9 @@ def _repeated(h, history, path, n_path):
 
 
 @kernel
-def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first):
-    """The start of a quiescence node: (stand pat, number of children ordered in ``keys``), or (its value, -1)
+def _quiesce_open(st, h, stand, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first):
+    """The start of a quiescence node whose static value is ``stand`` (the parent's ordering score of this child,
+    or :func:`.kernels.evaluate_k`): (stand pat, number of children ordered in ``keys``), or (its value, -1)
     when it ends here: stand pat at or above ``beta`` or at the last ply, in check with no legal turn (mated), or
     a buffer overflow (the status says so). Out of check only the turns that may take material are generated
     (:func:`capture_turns_k`), so a side without a legal turn but not in check stands pat here.
@@ -195,7 +193,6 @@ def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, in
     With ``F_QCHECKS``: at the quiescence's ``first`` ply the turns that give check are searched too (all turns
     generated), and a side in check does not stand pat: its "stand pat" is -MATE and every evasion is searched."""
     qchecks = info[F_QCHECKS] != 0
-    stand = FK.evaluate_k(st, E, 0, 0)
     if ply >= max_ply:
         return stand, -1
     checked = False
@@ -226,11 +223,12 @@ def _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, in
 
 
 @kernel
-def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info, first):
+def _quiesce_last(st, h, stand, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info, first):
     """Quiescence of one ply: stand pat, then each capture valued by its static value (read from the ordering
     scores: a quiescence of 0 plies is the static value). ``G``: this ply's generation buffer; ``Gu``: the
-    uchifuzume scratch of :func:`legal_turns_k`; ``first``: the quiescence's first ply (see :func:`_quiesce_open`)."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first)
+    uchifuzume scratch of :func:`legal_turns_k`; ``stand``: ``st``'s static value; ``first``: the quiescence's
+    first ply (see :func:`_quiesce_open`)."""
+    stand, m = _quiesce_open(st, h, stand, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first)
     if m < 0:
         return stand
     if alpha < stand:
@@ -251,11 +249,11 @@ def _quiesce_last(st, h, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_
 
 
 @kernel
-def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
+def _quiesce2(st, h, stand, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
-    stand, m = _quiesce_open(st, h, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply, info,
-                             np.bool_(True))
+    stand, m = _quiesce_open(st, h, stand, T, E, G, Gu, scores[ply], caps[ply], keys[ply], beta, ply, max_ply,
+                             info, np.bool_(True))
     if m < 0:
         return stand
     if alpha < stand:
@@ -265,8 +263,8 @@ def _quiesce2(st, h, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_
         i = keys[ply, k]
         if not _count(info):
             return 0
-        v = -_quiesce_last(G.out[i], G.oh[i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1], keys[ply + 1], -beta,
-                           -alpha, ply + 1, max_ply, info, np.bool_(False))
+        v = -_quiesce_last(G.out[i], G.oh[i], scores[ply, i], T, E, G1, Gu, scores[ply + 1], caps[ply + 1],
+                           keys[ply + 1], -beta, -alpha, ply + 1, max_ply, info, np.bool_(False))
         if info[F_STATUS] != OK:
             return 0
         if v > best:
@@ -382,18 +380,19 @@ def _chance_child(child, ch, c, E, T, A, work):
     """The main-outcome chance node after ``child``'s turn (key ``ch``, roller ``c``), as
     ``FantasistaSearcher._chance_main``: counted in ``F_CHANCE`` (and as a node with ``F_COUNT_CHANCE``); the most
     probable row's position is left in ``work[0]``. Returns the shift ``sum p(r) * (static(r) - static(main))``
-    over the other rows (rounded as in Python), the main position's key, and False when the budget ran out."""
+    over the other rows (rounded as in Python), the main position's key, False when the budget ran out, and the
+    main position's static value."""
     info = A.info
     info[F_CHANCE] += 1
     if info[F_COUNT_CHANCE] != 0 and not _count(info):
-        return 0, ch, False
+        return 0, ch, False, 0
     main_static, changed = _roll_row_static(child, A.roll_kind[c, 0], A.roll_a[c, 0], A.roll_b[c, 0], c, E, work,
                                             True)
     acc = 0.0
     for r in range(1, len(A.roll_p)):
         sr, _ = _roll_row_static(child, A.roll_kind[c, r], A.roll_a[c, r], A.roll_b[c, r], c, E, work, False)
         acc += A.roll_p[r] * (sr - main_static)
-    return np.int64(np.rint(acc)), (FK.zhash(work[0], T) if changed else ch), True
+    return np.int64(np.rint(acc)), (FK.zhash(work[0], T) if changed else ch), True, main_static
 
 
 @kernel
@@ -430,8 +429,8 @@ def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, 
     """Value, for the parent at ``ply`` (window ``alpha``, ``beta``), of its child ``child`` (key ``ch``; with
     ``roll``, the main roll outcome, to be shifted by ``shift``) searched as a depth-0 node at ``ply + 1``: counted,
     0 if its key is on the path or in the game's history, otherwise its quiescence (``static``: the child's
-    ordering score, its value when the quiescence has 0 plies and no roll came between). On a stop (``F_STATUS``
-    != OK) the value means nothing."""
+    static value, its ordering score or, with ``roll``, that of the main outcome). On a stop (``F_STATUS`` != OK)
+    the value means nothing."""
     info = A.info
     if not _count(info):
         return 0.0
@@ -439,13 +438,11 @@ def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, 
     if _repeated(ch, A.history, A.path, ply + 1):
         v = 0.0  # a repetition: a draw
     elif qdepth >= 2:
-        v = -_quiesce2(child, ch, T, E, G1, G2, Gu, A.scores, A.caps, A.keys, -beta - shift, -alpha - shift,
-                       ply + 1, info[F_MAX_PLY], info)
+        v = -_quiesce2(child, ch, static, T, E, G1, G2, Gu, A.scores, A.caps, A.keys, -beta - shift,
+                       -alpha - shift, ply + 1, info[F_MAX_PLY], info)
     elif qdepth == 1:
-        v = -_quiesce_last(child, ch, T, E, G1, Gu, A.scores[ply + 1], A.caps[ply + 1], A.keys[ply + 1],
+        v = -_quiesce_last(child, ch, static, T, E, G1, Gu, A.scores[ply + 1], A.caps[ply + 1], A.keys[ply + 1],
                            -beta - shift, -alpha - shift, ply + 1, info[F_MAX_PLY], info, np.bool_(True))
-    elif roll:
-        v = -float(FK.evaluate_k(child, E, 0, 0))
     else:
         v = -float(static)
     if roll and -MATE < v < MATE:  # -(v(main) + shift); a mate stays a mate
@@ -480,8 +477,9 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
         child = G.out[i]
         ch = G.oh[i]
         shift = 0
+        static = scores[ply, i]
         if roll:
-            shift, ch, counted = _chance_child(child, ch, c, E, T, A, work)
+            shift, ch, counted, static = _chance_child(child, ch, c, E, T, A, work)
             if not counted:
                 return 0.0
             child = work[0]
@@ -491,15 +489,13 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
         if _repeated(ch, A.history, A.path, ply + 1):
             v = 0  # a repetition: a draw
         elif qdepth >= 2:
-            v = -_quiesce2(child, ch, T, E, G1, G2, Gu, scores, A.caps, keys, -beta - shift, -alpha - shift, ply + 1,
-                           max_ply, info)
+            v = -_quiesce2(child, ch, static, T, E, G1, G2, Gu, scores, A.caps, keys, -beta - shift, -alpha - shift,
+                           ply + 1, max_ply, info)
         elif qdepth == 1:
-            v = -_quiesce_last(child, ch, T, E, G1, Gu, scores[ply + 1], A.caps[ply + 1], keys[ply + 1],
+            v = -_quiesce_last(child, ch, static, T, E, G1, Gu, scores[ply + 1], A.caps[ply + 1], keys[ply + 1],
                                -beta - shift, -alpha - shift, ply + 1, max_ply, info, np.bool_(True))
-        elif roll:
-            v = -FK.evaluate_k(child, E, 0, 0)
         else:
-            v = -scores[ply, i]
+            v = -static
         if info[F_STATUS] != OK:
             return 0.0
         if roll and -MATE < v < MATE:  # -(v(main) + shift); a mate stays a mate
@@ -583,13 +579,14 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
         child = G.out[i]
         ch = G.oh[i]
         shift = 0
+        static = A.scores[ply, i]
         if roll:
-            shift, ch, counted = _chance_child(child, ch, c, E, T, A, work)
+            shift, ch, counted, static = _chance_child(child, ch, c, E, T, A, work)
             if not counted:
                 return 0.0
             child = work[0]
         if k >= reduce_from and A.caps[ply, i] == 0:  # a late quiet turn: a null-window depth-0 search first
-            v = _leaf_child(child, ch, roll, shift, alpha - lmr_gain, alpha - lmr_gain + 1, ply, A.scores[ply, i],
+            v = _leaf_child(child, ch, roll, shift, alpha - lmr_gain, alpha - lmr_gain + 1, ply, static,
                             T, E, G1, G2, Gu, A)
             if info[F_STATUS] != OK:
                 return 0.0
