@@ -1,10 +1,11 @@
 """Search for Ousho Fantasista: expectimax over whole turns with Star1 pruning at the d20 chance nodes.
 
-Nodes of remaining depth 3 and more run in a Python loop over the numba kernels of
+The root and the nodes of remaining depth 4 and more run in a Python loop over the numba kernels of
 :mod:`engine.variants.fantasista.kernels` (generation, evaluation, ordering) on kernel rows (``int8[S]``), one
-generation buffer per ply; a node of depth 2 or 1 is searched with everything below it by one call of
+generation buffer per ply; a node of depth 3, 2 or 1 is searched with everything below it by one call of
 :mod:`search.fantasista_kernels`, which does exactly what the Python loop would (``frontier_kernel=False`` keeps
-the all-Python search; both give the same results, tested).
+the all-Python search; both give the same results, tested; with ``late_move_reduction`` the kernels take depth 2
+and 1 only).
 
 * Decision nodes are whole turns (a multi-part turn is one action: its parts were expanded by the generator as a
   run of decisions of the same side and collapsed to outcomes), in negamax form: a value is from the point of view
@@ -228,8 +229,9 @@ class FantasistaSearcher:
         #: Weight of the king-exposure-to-drops term of the evaluation (0, the default: off; KING_DROP_CP = 8 is
         #: the weight measured).
         self.king_drop_cp = king_drop_cp
-        #: True (default): a node of depth 1 or 2 is searched with everything below it by one kernel call
-        #: (:mod:`search.fantasista_kernels`); False: all in Python. Same turns, values and node counts.
+        #: True (default): a node of depth 1 to 3 (1 to 2 with ``late_move_reduction``) is searched with
+        #: everything below it by one kernel call (:mod:`search.fantasista_kernels`); False: all in Python. Same
+        #: turns, values and node counts.
         self.frontier_kernel = frontier_kernel and (QDEPTH if quiescence else 0) <= 2
         #: False (default): a chance node does not count against the node budget (its children do), so the aware
         #: engine spends the same budget on the same kinds of node as the roll-blind engine (decision and
@@ -268,6 +270,7 @@ class FantasistaSearcher:
         self._ply_bufs: dict[int, tuple] = {}  # ply -> the generation buffers of plies ply .. ply + 3
         # the hot kernels, called with this searcher's own buffers: no per-call type dispatch (~13 us a call)
         self._frontier_k, self._node2_k = DirectCall(FKS.frontier_k), DirectCall(FKS.node2_k)
+        self._node3_k = DirectCall(FKS.node3_k)
         self._legal_turns_k, self._capture_turns_k = DirectCall(FK.legal_turns_k), DirectCall(FK.capture_turns_k)
         self._evaluate_many, self._prune_twin_drops = DirectCall(FK.evaluate_many), DirectCall(FKS.prune_twin_drops)
         self._set_fairies([0, 0])
@@ -299,6 +302,10 @@ class FantasistaSearcher:
         info[FKS.F_LMR] = self.late_move_reduction
         info[FKS.F_QCHECKS] = self.quiescence_checks
         info[FKS.F_TWIN_DROPS] = self.prune_twin_drops
+        #: The deepest node a kernel call searches (0: none): 3 (node3_k), 2 with late-move reduction (node3_k has
+        #: none), none when every roll outcome is searched (chance nodes of expand_every_outcome are Python's).
+        self._kernel_depth = 0 if not self.frontier_kernel or (self.expand_every_outcome and self.chance_aware) \
+            else (2 if self.late_move_reduction else 3)
         self.A = FKS.SearchArrays(self.scores, self.caps, self.keys, self.work, self.path_keys,
                                   np.array(sorted(self.history), np.uint64), self.tt.mkeys, *self.roll_arrays, info)
 
@@ -426,8 +433,7 @@ class FantasistaSearcher:
                                             or (flag == UPPER and v <= alpha)):
                 return v, hint
         self.path_keys[ply] = h
-        if depth <= 2 and not root and self.frontier_kernel and ply + depth + 1 <= MAX_PLY + 1 \
-                and not (self.expand_every_outcome and self.chance_aware):
+        if depth <= self._kernel_depth and not root and ply + depth + 1 <= MAX_PLY + 1:
             found = self._kernel_node(st, h, mnum, depth, alpha, beta, ply, hint)
             if found is not None:
                 best_v, best_h = found
@@ -482,9 +488,9 @@ class FantasistaSearcher:
         return best_v, (desc_text(G.odesc[best_i]) if root else int(G.oh[best_i]))
 
     def _kernel_node(self, st, h, mnum, depth, alpha, beta, ply, hint):
-        """A depth-1 or depth-2 node searched by one kernel call (:func:`.fantasista_kernels.frontier_k` /
-        :func:`.fantasista_kernels.node2_k`): (value, key of the best child; None when there is no legal turn), or
-        None when a generation buffer was too small (the caller then searches the node in Python, which grows the
+        """A node of depth 1 to 3 searched by one kernel call (:func:`.fantasista_kernels.frontier_k`,
+        :func:`.fantasista_kernels.node2_k`, :func:`.fantasista_kernels.node3_k`): (value, key of the best child;
+        None when there is no legal turn), or None when a generation buffer was too small (the caller then searches the node in Python, which grows the
         buffers; the counts the kernel made are dropped, the TT entries it stored are sound and stay). The caller
         has counted the node and probed the TT."""
         info = self.info
@@ -493,12 +499,14 @@ class FantasistaSearcher:
         info[FKS.F_CHANCE] = self.chance_nodes
         bufs = self._ply_bufs.get(ply)
         if bufs is None:  # built once per ply (and again after _gen grows a buffer): this call is hot
-            bufs = self._ply_bufs[ply] = tuple(self.bufs[min(ply + k, MAX_PLY + 1)] for k in range(4))
+            bufs = self._ply_bufs[ply] = tuple(self.bufs[min(ply + k, MAX_PLY + 1)] for k in range(5))
         args = (st, np.uint64(h), mnum, float(alpha), float(beta), np.uint64(hint or 0), ply, self.T, self.E)
         if depth == 1:
             v = self._frontier_k(*args, *bufs[:3], self.g2, self.A)
+        elif depth == 2:
+            v = self._node2_k(*args, *bufs[:4], self.g2, self.tt.arrays, self.A)
         else:
-            v = self._node2_k(*args, *bufs, self.g2, self.tt.arrays, self.A)
+            v = self._node3_k(*args, *bufs, self.g2, self.tt.arrays, self.A)
         status = int(info[FKS.F_STATUS])
         if status == FKS.STOP_OVERFLOW:
             return None

@@ -1,7 +1,7 @@
-"""numba part of the Ousho Fantasista search: the bottom of the tree (nodes of depth 2 and 1, their rolls, the
+"""numba part of the Ousho Fantasista search: the bottom of the tree (nodes of depth 3, 2 and 1, their rolls, the
 quiescence) in one kernel call.
 
-Almost every node of a search is within two plies of the horizon or in the quiescence below it, so running that
+Almost every node of a search is within three plies of the horizon or in the quiescence below it, so running that
 part of the tree in one kernel call takes the Python node loop of :mod:`search.fantasista` off the hot path (each
 Python node cost several kernel calls with their argument unboxing plus the bookkeeping). The kernels do exactly
 what the Python loop does, in the same order, and count the same nodes, so a search gives the same turn, value and
@@ -9,6 +9,8 @@ node count either way (``tests/test_fantasista_frontier.py``):
 
 * a node's turns (:func:`legal_turns_k`) ordered by :func:`_order` — the static value of each child for the
   opponent, lowest first, the hint (TT best turn) first, ties in generation order;
+* :func:`node3_k`: a depth-3 node; each child is a depth-2 node (:func:`_decision2`: counted, a draw if repeated,
+  TT probe, :func:`_node2`, TT store), through a main-outcome chance node as below (no late-move reduction);
 * :func:`node2_k`: a depth-2 node; each child is a depth-1 node (:func:`_decision1`: counted, a draw if repeated,
   TT probe, :func:`_frontier`, TT store), through a main-outcome chance node (:func:`_chance_child`) when the engine
   is chance-aware and a roll follows the turn; with late-move reduction, a late quiet turn is first searched as a
@@ -376,6 +378,30 @@ def _tt_store(TT, key, depth, v, flag, move):
 
 
 @kernel
+def _tt_probe(TT, key, depth, alpha, beta):
+    """(the entry cuts the node: its depth is enough and its bound settles the window, its value, its best child's
+    key as the ordering hint; 0 when there is no entry), as the Python loop probes."""
+    slot = key & np.uint64(len(TT.key) - 1)
+    if TT.key[slot] != key:
+        return False, 0.0, np.uint64(0)
+    v = TT.val[slot]
+    f = TT.flag[slot]
+    cut = TT.depth[slot] >= depth and (f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha))
+    return cut, v, TT.move[slot]
+
+
+@kernel
+def _tt_store_result(TT, key, depth, best_v, alpha, beta, G, info):
+    """Store a node's result (``alpha`` / ``beta``: its window on entry) unless it was stopped or had no legal
+    turn (-MATE, not stored, as in Python); the best child is ``G``'s turn ``info[F_BEST]``."""
+    best = info[F_BEST]
+    if info[F_STATUS] != OK or best < 0:
+        return
+    flag = EXACT if alpha < best_v < beta else (LOWER if best_v >= beta else UPPER)
+    _tt_store(TT, key, depth, best_v, flag, G.oh[best])
+
+
+@kernel
 def _chance_child(child, ch, c, E, T, A, work):
     """The main-outcome chance node after ``child``'s turn (key ``ch``, roller ``c``), as
     ``FantasistaSearcher._chance_main``: counted in ``F_CHANCE`` (and as a node with ``F_COUNT_CHANCE``); the most
@@ -528,33 +554,23 @@ def _decision1(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, Gu, TT, A):
     if _repeated(h, A.history, A.path, ply):
         return 0.0
     key = tt_key(h, mnum, A.mkeys)
-    slot = key & np.uint64(len(TT.key) - 1)
-    hint = np.uint64(0)
-    if TT.key[slot] == key:
-        hint = TT.move[slot]
-        v = TT.val[slot]
-        f = TT.flag[slot]
-        if TT.depth[slot] >= 1 and (f == EXACT or (f == LOWER and v >= beta) or (f == UPPER and v <= alpha)):
-            return v
+    cut, v, hint = _tt_probe(TT, key, 1, alpha, beta)
+    if cut:
+        return v
     A.path[ply] = h
     best_v = _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A)
-    best = info[F_BEST]
-    if info[F_STATUS] != OK or best < 0:
-        return best_v  # stopped, or no legal turn (-MATE, not stored, as in Python)
-    flag = EXACT if alpha < best_v < beta else (LOWER if best_v >= beta else UPPER)
-    _tt_store(TT, key, 1, best_v, flag, G.oh[best])
+    _tt_store_result(TT, key, 1, best_v, alpha, beta, G, info)
     return best_v
 
 
 @kernel
-def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
+def _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
     """Value of the depth-2 decision node ``st`` at ``ply`` (the caller has counted it, probed the TT and put
     ``h`` on the path; it stores the result): its turns ordered as in Python, each child a depth-1 node
     (:func:`_decision1`), through a main-outcome chance node when the engine is chance-aware and a roll follows
     this turn. ``A.info[F_BEST]``: the best child's index in ``G`` (-1: no legal turn). Buffers ``G`` to ``G3``
-    for plies ``ply`` to ``ply + 3``."""
+    for plies ``ply`` to ``ply + 3``. On a stop (``F_STATUS`` != OK) the value means nothing."""
     info = A.info
-    info[F_STATUS] = OK
     n = _open_node(st, h, ply, hint, T, E, G, Gu, A)
     if n <= 0:
         return -MATE if n == 0 else 0.0
@@ -602,6 +618,77 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
                 if info[F_COUNT_CHANCE] != 0 and not _count(info):
                     return 0.0
         v = -_decision1(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, Gu, TT, A)
+        if info[F_STATUS] != OK:
+            return 0.0
+        if roll and -MATE < v < MATE:
+            v -= shift
+        if v > best_v:
+            best_v = v
+            best_i = i
+        if alpha < v:
+            alpha = v
+        if alpha >= beta:
+            break
+    info[F_BEST] = best_i
+    return best_v
+
+
+@kernel
+def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
+    """:func:`_node2` called from Python (the status cleared first)."""
+    A.info[F_STATUS] = OK
+    return _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
+
+
+@kernel
+def _decision2(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, G3, Gu, TT, A):
+    """A whole depth-2 decision node, as :func:`_decision1` is a depth-1 one: counted, a draw if repeated, the TT
+    probed, :func:`_node2`, the TT stored."""
+    info = A.info
+    if not _count(info):
+        return 0.0
+    if _repeated(h, A.history, A.path, ply):
+        return 0.0
+    key = tt_key(h, mnum, A.mkeys)
+    cut, v, hint = _tt_probe(TT, key, 2, alpha, beta)
+    if cut:
+        return v
+    A.path[ply] = h
+    best_v = _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
+    _tt_store_result(TT, key, 2, best_v, alpha, beta, G, info)
+    return best_v
+
+
+@kernel
+def node3_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, G4, Gu, TT, A):
+    """Value of the depth-3 decision node ``st`` at ``ply``, as :func:`node2_k` is of a depth-2 one (the caller
+    counts, probes, stores), each child a depth-2 node (:func:`_decision2`) through a main-outcome chance node when
+    a roll follows. No late-move reduction: with ``F_LMR`` the caller searches depth-3 nodes in Python. Buffers
+    ``G`` to ``G4`` for plies ``ply`` to ``ply + 4``. Taking this ply off the Python loop leaves it about one call
+    per thousand nodes, where each depth-3 node's children had cost a Python call each."""
+    info = A.info
+    info[F_STATUS] = OK
+    n = _open_node(st, h, ply, hint, T, E, G, Gu, A)
+    if n <= 0:
+        return -MATE if n == 0 else 0.0
+    keys = A.keys
+    c = np.int64(st[FK.ST_STM])
+    roll = _rolls(info, mnum, c)
+    best_v = -MATE - 1.0
+    best_i = keys[ply, 0]
+    work = A.work[ply + 1]
+    for k in range(n):
+        i = keys[ply, k]
+        child = G.out[i]
+        ch = G.oh[i]
+        shift = 0
+        if roll:
+            shift, ch, counted, _ = _chance_child(child, ch, c, E, T, A, work)
+            if not counted:
+                return 0.0
+            child = work[0]
+        v = -_decision2(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, G4, Gu, TT,
+                        A)
         if info[F_STATUS] != OK:
             return 0.0
         if roll and -MATE < v < MATE:

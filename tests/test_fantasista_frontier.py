@@ -72,6 +72,34 @@ def test_frontier_kernel_searches_as_the_python_loop(kwargs):
     assert (seen_chance > 0) == kwargs["chance_aware"]
 
 
+@pytest.mark.parametrize("kwargs", [
+    {"chance_aware": True},
+    {"chance_aware": False},
+    {"chance_aware": True, "count_chance_nodes": True},
+    {"chance_aware": True, "reserved": "3"},
+    {"chance_aware": True, "quiescence_checks": True},
+    {"chance_aware": True, "chance_sides": "own"},
+], ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_depth3_kernel_searches_as_the_python_loop(kwargs):
+    """Budgets large enough for depth-4 iterations, whose depth-3 nodes are one ``node3_k`` call each: the same
+    searches as the Python loop, with node3_k called (counted through a wrapper) and chance nodes below it."""
+    reserved = kwargs.get("reserved", "4-8")
+    calls = 0
+    for g in _positions(reserved)[::4]:
+        fast = FantasistaSearcher(**kwargs)
+        node3 = fast._node3_k
+
+        def counted(*args, node3=node3):
+            nonlocal calls
+            calls += 1
+            return node3(*args)
+
+        fast._node3_k = counted
+        assert _result(fast, g, 12000) == _result(FantasistaSearcher(**kwargs, frontier_kernel=False), g, 12000), \
+            g.sfen()
+    assert calls >= 10
+
+
 def test_frontier_kernel_overflow_falls_back_to_python():
     """Buffers too small for any position: the kernels overflow and hand their nodes to the Python loop (which
     grows the buffers). The TT entries a kernel stored before it overflowed stay, so the tree may differ from the
@@ -93,7 +121,8 @@ def test_direct_kernel_calls_search_as_numbas_dispatcher_does():
     per-call type dispatch): a searcher whose calls go through numba's dispatchers gives the same searches."""
     from engine.kernels import DirectCall
     direct, dispatched = FantasistaSearcher(), FantasistaSearcher()
-    names = ("_frontier_k", "_node2_k", "_legal_turns_k", "_capture_turns_k", "_evaluate_many", "_prune_twin_drops")
+    names = ("_frontier_k", "_node2_k", "_node3_k", "_legal_turns_k", "_capture_turns_k", "_evaluate_many",
+             "_prune_twin_drops")
     for name in names:
         setattr(dispatched, name, getattr(dispatched, name).dispatcher)
     for g in _positions()[::6]:

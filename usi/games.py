@@ -335,9 +335,9 @@ class FantasistaThinker(Thinker):
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
 
-        # depth 3 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, the Python loop above), so
-        # none is compiled during the first go
-        self.searcher.search(new_game(), depth=3)
+        # depth 4 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, node3_k at depth 3, the
+        # Python loop above), so none is compiled during the first go
+        self.searcher.search(new_game(), depth=4)
 
     def think(self, state, limits, send):
         from search.fantasista import MATE
