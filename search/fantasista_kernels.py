@@ -114,6 +114,8 @@ def _order_quiet(G, n, E, T, parent, scores, caps, keys, which):
     ``caps`` = took material), in :func:`_order`'s order; returns ``m``. The scores and captures come from
     :func:`evaluate_many` (the parent's board terms plus the squares a turn changed), not from a pass over the board
     per child; a check is tested only for a quiet child at the first ply with ``F_QCHECKS``."""
+    if n == 0:  # nothing to take: no pass over the parent's board
+        return 0
     FK.evaluate_many(G.out, G.odesc, n, E, 0, 0, parent, scores, caps)
     m = 0
     for i in range(n):
