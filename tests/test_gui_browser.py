@@ -524,7 +524,9 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
     # gote's rook captures the carrier with its rider: both go to gote's hand
     gui.server.session.new_game("fantasista", players=["human", "human"],
                                 start_sfen="4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G")
-    gui.wait(lambda: gui.text('#board .sq[data-sq="2i"] .rider') == "金", what="the rider shown on the carrier")
+    # the first game's board also shows a gold riding on 2i: wait for the new game's rook too before clicking
+    gui.wait(lambda: gui.text('#board .sq[data-sq="2a"]') == "飛"
+             and gui.text('#board .sq[data-sq="2i"] .rider') == "金", what="the new game, its rider on the carrier")
     gui.sq("2a"), gui.sq("2i")
     gui.click('#chooser button.choice[data-token="2a2i+"]')
     gui.wait(lambda: gui.moves() == ["2a2i+"], what="the capture")
