@@ -439,9 +439,16 @@ def _roll_gain(st, c, E, A, work):
 @kernel
 def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     """A full-width node's turns generated into ``G`` and ordered into ``A.keys[ply]`` (:func:`_order`): their
-    number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1."""
+    number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1.
+
+    The ordinary drops' rows are left unmade (``I_LAZY``; :func:`.kernels.evaluate_many` values them from ``st``):
+    a node with pieces in hand has a hundred or more, most of them never searched, and the caller makes a child's
+    row (:func:`.kernels.make_lazy_row`) only when it reaches it. Not with the king-exposure term, which reads the
+    child's row."""
     A.info[F_BEST] = -1
+    G.info[FK.I_LAZY] = 1 if E.extra[5] == 0 else 0
     n = FK.legal_turns_k(st, h, T, G, Gu, FK.NO_SPELL)
+    G.info[FK.I_LAZY] = 0
     if n < 0:
         A.info[F_STATUS] = STOP_OVERFLOW
         return -1
@@ -502,6 +509,7 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     work = A.work[ply + 1]
     for k in range(n):
         i = keys[ply, k]
+        FK.make_lazy_row(st, G, i)
         child = G.out[i]
         ch = G.oh[i]
         shift = 0
@@ -594,6 +602,7 @@ def _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
             lmr_gain = _roll_gain(st, 1 - c, E, A, work)
     for k in range(n):
         i = keys[ply, k]
+        FK.make_lazy_row(st, G, i)
         child = G.out[i]
         ch = G.oh[i]
         shift = 0
@@ -681,6 +690,7 @@ def node3_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, G4, Gu, TT
     work = A.work[ply + 1]
     for k in range(n):
         i = keys[ply, k]
+        FK.make_lazy_row(st, G, i)
         child = G.out[i]
         ch = G.oh[i]
         shift = 0

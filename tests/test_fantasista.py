@@ -498,7 +498,37 @@ def _both_paths(g) -> tuple[bool, set, set, int, int]:
     assert captures == taking, g.sfen()
     assert all(bytes(Gc.out[i]) == bytes(G.out[list(G.oh[:n_fast]).index(Gc.oh[i])]) for i in range(n_caps))
     _assert_ordering_evaluation_exact(st, G, n_fast, before)
+    _assert_lazy_drops_exact(st, h, T, G, n_fast)
     return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count), len(taking)
+
+
+def _assert_lazy_drops_exact(st, h, T, G, n: int) -> None:
+    """With ``I_LAZY`` (the search's full-width nodes) the plain path leaves its ordinary drops' rows unmade:
+    the same turns and keys in the same order, ``evaluate_many`` values them from the parent exactly as from
+    their rows, and ``make_lazy_row`` then makes exactly the rows the generator writes otherwise."""
+    import numpy as np
+
+    from engine.variants.fantasista import kernels as FK
+    from search.fantasista import FantasistaSearcher
+    L = FK.make_genbuf(1 << 14)
+    L.info[FK.I_LAZY] = 1
+    assert FK.legal_turns_k(st, np.uint64(h), T, L, FK.make_genbuf(256), 0) == n
+    assert list(L.oh[:n]) == list(G.oh[:n]) and (L.odesc[:n] == G.odesc[:n]).all()
+    lazy = [i for i in range(n) if L.oflag[i] == FK.OFLAG_LAZY]
+    assert all(G.odesc[i, 1] == FK.PART_DROP for i in lazy)
+    E = FantasistaSearcher().E
+    got, caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    want, want_caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
+    FK.evaluate_many(L.out, L.odesc, n, E, 0, 0, st, got, caps)
+    FK.evaluate_many(G.out, G.odesc, n, E, 0, 0, st, want, want_caps)
+    assert list(got) == list(want) and list(caps) == list(want_caps)
+    for i in range(n):
+        FK.make_lazy_row(st, L, i)
+    assert bytes(L.out[:n]) == bytes(G.out[:n]) and not (L.oflag[:n] == FK.OFLAG_LAZY).any()
+    _LAZY_SEEN[0] += len(lazy)
+
+
+_LAZY_SEEN = [0]
 
 
 _EVAL_TABLES: list = []
@@ -569,6 +599,22 @@ def test_plain_fast_path_agrees_with_full_generator():
     for k, v in _fast_path_positions(70, seed=9).items():
         seen[k] += v
     assert all(seen.values()), seen
+    assert _LAZY_SEEN[0] > 100  # drops whose rows were made lazily
+
+
+def test_lazy_drops_with_the_emblem_and_pawns_in_hand():
+    """Drops valued from the parent (``evaluate_many``, lazy rows) where the emblem's per-pawn term changes: the
+    side to move holds the emblem and pawns (ordinary and token), so a pawn or tokin drop lowers that term."""
+    from engine.variants.fantasista import FantasistaState
+    before = _LAZY_SEEN[0]
+    for sfen in ("lns1k1snl/2grg1g2/pp1ppp+pp1/2p+p5/BY1N1Pp1p/3+p5/PP1PS1PPP/LB1K2GR1/2S1G2NL w 2p 42 "
+                 "f=aa;r=Ee;m=3b',6d';h=p",
+                 "lns1k1snl/2grg1g2/pp1ppp+pp1/2p+p5/BY1N1Pp1p/3+p5/PP1PS1PPP/LB1K2GR1/2S1G2NL b 2P 42 "
+                 "f=aa;r=Ee;h=P"):
+        g = FantasistaState.from_sfen(sfen)
+        assert g.bd.emblem[g.bd.stm]
+        _both_paths(g)
+    assert _LAZY_SEEN[0] - before > 40
 
 
 @pytest.mark.slow

@@ -62,8 +62,11 @@ HSET = 1 << 15
 
 # I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode);
 # I_CAPTURES: 0, or 1 + the enemy's piece count (enemy_pieces) before the turn: keep only the outcomes with fewer
-# (the turns that took material, for the quiescence; see capture_turns_k)
-(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES, I_CAPTURES) = range(8)
+# (the turns that took material, for the quiescence; see capture_turns_k); I_LAZY: 1 = the plain path leaves the
+# rows of its ordinary drops unmade (``oflag`` OFLAG_LAZY, see :func:`make_lazy_row`)
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES, I_CAPTURES, I_LAZY) = range(9)
+#: ``oflag`` of an outcome whose row ``out[i]`` is not made yet: an ordinary drop of the plain path with I_LAZY.
+OFLAG_LAZY = 8
 
 FTables = namedtuple("FTables", [
     "leap_n", "leap_sq",            # int8[64, 81], int8[64, 81, 16]: leap destinations per code and square
@@ -81,7 +84,7 @@ GenBuf = namedtuple("GenBuf", [
     "hset",                         # int32[HSET] outcome index per slot (-1 empty)
     "wkeys", "wslots",              # wave (position, silvers done) seen-set and its used slots
     "sp_desc", "sp_out",            # spellings (spell mode): parts, outcome index
-    "info",                         # int64[8]: I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP
+    "info",                         # int64[9]: I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, ... (see I_LAZY)
     "tmp",                          # int32[256] scratch: capture targets / wave silvers [0:48), curtain [64:72),
                                     # wave levels [96:224)
 ])
@@ -144,7 +147,7 @@ def make_tables() -> FTables:
 
 
 def make_genbuf(cap: int = 4096, spell_cap: int = 0) -> GenBuf:
-    info = np.zeros(8, np.int64)
+    info = np.zeros(9, np.int64)
     info[I_CAP] = cap
     info[I_SCAP] = spell_cap
     return GenBuf(np.zeros((MAX_LEVELS, S), np.int8), np.zeros(MAX_LEVELS, np.uint64),
@@ -1019,6 +1022,15 @@ def _plain_drop(st, h0, T, G, G2, c, ksq, checked, tok, pt, placed, to, count_on
     if n >= G.info[I_CAP]:
         return -1
     hb = (ST_TH if tok else ST_HAND) + 21 * c
+    if G.info[I_LAZY] != 0:  # the key and the turn only: make_lazy_row makes the row if the search reaches it
+        h = h0 ^ T.Z[hb + pt, st[hb + pt] & 127] ^ T.Z[hb + pt, (st[hb + pt] - 1) & 127]
+        h ^= T.Z[ST_B + to, (placed + 32 * c) & 127]  # (the square was empty: its old key is 0)
+        h ^= T.Z[ST_M + to, st[ST_M + to] & 127] ^ T.Z[ST_M + to, (TOKEN if tok else 0) & 127]
+        G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
+        G.oflag[n] = OFLAG_LAZY
+        _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | (0 if placed == pt else 2)),
+                  -1)
+        return n + 1
     o = G.out[n]
     _copy(st, o)
     h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
@@ -1027,6 +1039,27 @@ def _plain_drop(st, h0, T, G, G2, c, ksq, checked, tok, pt, placed, to, count_on
     _close_plain_row(T, G, n, h, np.int64(c))
     _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | (0 if placed == pt else 2)), -1)
     return n + 1
+
+
+@kernel
+def make_lazy_row(st, G, i):
+    """Make outcome ``i``'s row if the generator left it unmade (``oflag`` OFLAG_LAZY, an ordinary drop from
+    ``st``): exactly the row :func:`_plain_drop` would have written."""
+    if G.oflag[i] != OFLAG_LAZY:
+        return
+    d = G.odesc[i]
+    pt = d[2]
+    to = d[3]
+    tok = d[4] & 1
+    placed = PP_ if d[4] & 2 else pt
+    c = st[ST_STM]
+    o = G.out[i]
+    _copy(st, o)
+    o[(ST_TH if tok else ST_HAND) + 21 * c + pt] -= 1
+    o[ST_B + to] = placed + 32 * c
+    o[ST_M + to] = TOKEN if tok else 0
+    o[ST_STM] = 1 - c
+    G.oflag[i] = 0
 
 
 @kernel
@@ -1481,12 +1514,34 @@ def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
     ordering most of a search's time. A turn of several parts (gale horse, rights, waves) is evaluated whole."""
     c = np.int64(parent[ST_STM])
     board0, before = _board_terms(parent, E, c)
+    sign = 1 if c == 0 else -1
+    off0 = 0
+    have_off0 = False
     for i in range(n):
         row = out[i]
         d = odesc[i]
         kind = d[1]
         board = board0
         enemies = before
+        if d[0] == 1 and kind == PART_DROP and d[5] < 0 and E.extra[5] == 0:
+            # A drop without a capture, valued from the parent without reading its row (which the plain path may
+            # not have made, see make_lazy_row): its square's piece term, one piece fewer in hand (and, for a
+            # pawn, fewer pawns for the emblem's term). The king-exposure term reads the whole row: not here.
+            if not have_off0:
+                off0 = _off_board_value(parent, E, d0, d1)
+                have_off0 = True
+            pt = np.int64(d[2])
+            placed = np.int64(PP_) if d[4] & 2 else pt
+            x = E.hand_value[pt]
+            if pt == P_ and parent[ST_EMBLEM + c] != 0:
+                x += E.extra[4]
+            v = board0 + sign * (E.value[placed] + E.pst[c, placed, np.int64(d[3])]) + off0 - sign * x
+            if c == 0:  # the opponent moves next: its point of view (as _for_side_to_move)
+                v = -v
+            b = E.bound[0]
+            scores[i] = max(-b, min(b, v))
+            caps[i] = 0
+            continue
         if d[0] == 1 and (kind == PART_MOVE or kind == PART_DROP or kind == PART_CIP):
             if kind == PART_MOVE:  # frm, end, via
                 s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(d[4])
