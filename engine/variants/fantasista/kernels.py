@@ -1511,7 +1511,9 @@ def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
     spear pawn's first capture; a drop's square and its breath / capture in place; the sword silver's square and
     its victim; a carrier's rider moves with it or from it), so its child's board terms are the parent's plus those
     squares' differences: exactly :func:`evaluate_k`'s sum, without the 81-square pass per child that made the
-    ordering most of a search's time. A turn of several parts (gale horse, rights, waves) is evaluated whole."""
+    ordering most of a search's time. A drop that captures nothing is valued from the parent alone (its row is not
+    read, and may be unmade: :func:`make_lazy_row`) unless the king-exposure term is on. A turn of several parts
+    (gale horse, rights, waves) is evaluated whole."""
     c = np.int64(parent[ST_STM])
     board0, before = _board_terms(parent, E, c)
     sign = 1 if c == 0 else -1
