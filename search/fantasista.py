@@ -267,7 +267,7 @@ class FantasistaSearcher:
         self.history: set[int] = set()  # search keys of the positions of the game before the root
         self.path: set[int] = set()
         self._partial = None
-        self._ply_bufs: dict[int, tuple] = {}  # ply -> the generation buffers of plies ply .. ply + 3
+        self._ply_bufs: dict[int, tuple] = {}  # ply -> the generation buffers of plies ply .. ply + 4
         # the hot kernels, called with this searcher's own buffers: no per-call type dispatch (~13 us a call)
         self._frontier_k, self._node2_k = DirectCall(FKS.frontier_k), DirectCall(FKS.node2_k)
         self._node3_k = DirectCall(FKS.node3_k)
@@ -490,9 +490,9 @@ class FantasistaSearcher:
     def _kernel_node(self, st, h, mnum, depth, alpha, beta, ply, hint):
         """A node of depth 1 to 3 searched by one kernel call (:func:`.fantasista_kernels.frontier_k`,
         :func:`.fantasista_kernels.node2_k`, :func:`.fantasista_kernels.node3_k`): (value, key of the best child;
-        None when there is no legal turn), or None when a generation buffer was too small (the caller then searches the node in Python, which grows the
-        buffers; the counts the kernel made are dropped, the TT entries it stored are sound and stay). The caller
-        has counted the node and probed the TT."""
+        None when there is no legal turn), or None when a generation buffer was too small (the caller then searches
+        the node in Python, which grows the buffers; the counts the kernel made are dropped, the TT entries it
+        stored are sound and stay). The caller has counted the node and probed the TT."""
         info = self.info
         info[FKS.F_NODES] = self.nodes
         info[FKS.F_LIMIT] = self.node_limit
