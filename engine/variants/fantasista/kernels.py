@@ -1021,22 +1021,16 @@ def _plain_drop(st, h0, T, G, G2, c, ksq, checked, tok, pt, placed, to, count_on
         return n + 1
     if n >= G.info[I_CAP]:
         return -1
+    # the key from the parent's (the row is not needed for it): one fewer in hand, the piece and its mark placed
     hb = (ST_TH if tok else ST_HAND) + 21 * c
-    if G.info[I_LAZY] != 0:  # the key and the turn only: make_lazy_row makes the row if the search reaches it
-        h = h0 ^ T.Z[hb + pt, st[hb + pt] & 127] ^ T.Z[hb + pt, (st[hb + pt] - 1) & 127]
-        h ^= T.Z[ST_B + to, (placed + 32 * c) & 127]  # (the square was empty: its old key is 0)
-        h ^= T.Z[ST_M + to, st[ST_M + to] & 127] ^ T.Z[ST_M + to, (TOKEN if tok else 0) & 127]
-        G.oh[n] = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
-        G.oflag[n] = OFLAG_LAZY
-        _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | (0 if placed == pt else 2)),
-                  -1)
-        return n + 1
-    o = G.out[n]
-    _copy(st, o)
-    h = _put(o, h0, T, np.int64(hb + pt), np.int64(o[hb + pt] - 1))
-    h = _put(o, h, T, np.int64(ST_B + to), np.int64(placed + 32 * c))
-    h = _put(o, h, T, np.int64(ST_M + to), np.int64(TOKEN if tok else 0))
+    h = h0 ^ T.Z[hb + pt, st[hb + pt] & 127] ^ T.Z[hb + pt, (st[hb + pt] - 1) & 127]
+    h ^= T.Z[ST_B + to, (placed + 32 * c) & 127]  # (the square was empty: its old key is 0)
+    h ^= T.Z[ST_M + to, st[ST_M + to] & 127] ^ T.Z[ST_M + to, (TOKEN if tok else 0) & 127]
     _close_plain_row(T, G, n, h, np.int64(c))
+    if G.info[I_LAZY] != 0:  # the key and the turn only: make_lazy_row makes the row if the search reaches it
+        G.oflag[n] = OFLAG_LAZY
+    else:
+        _drop_row(st, G.out[n], c, tok, pt, placed, to)
     _set_part(G.odesc[n], 0, PART_DROP, np.int64(pt), np.int64(to), np.int64(tok | (0 if placed == pt else 2)), -1)
     return n + 1
 
@@ -1048,18 +1042,20 @@ def make_lazy_row(st, G, i):
     if G.oflag[i] != OFLAG_LAZY:
         return
     d = G.odesc[i]
-    pt = d[2]
-    to = d[3]
-    tok = d[4] & 1
-    placed = PP_ if d[4] & 2 else pt
-    c = st[ST_STM]
-    o = G.out[i]
+    _drop_row(st, G.out[i], np.int64(st[ST_STM]), np.int64(d[4] & 1), np.int64(d[2]),
+              np.int64(PP_ if d[4] & 2 else d[2]), np.int64(d[3]))
+    G.oflag[i] = 0
+
+
+@kernel
+def _drop_row(st, o, c, tok, pt, placed, to):
+    """``o`` = ``st`` after colour ``c`` drops ``pt`` from hand ``tok`` (1 = tokens) on the empty ``to`` as
+    ``placed`` (a tokin for an emblem drop), the opponent to move."""
     _copy(st, o)
     o[(ST_TH if tok else ST_HAND) + 21 * c + pt] -= 1
     o[ST_B + to] = placed + 32 * c
     o[ST_M + to] = TOKEN if tok else 0
     o[ST_STM] = 1 - c
-    G.oflag[i] = 0
 
 
 @kernel
