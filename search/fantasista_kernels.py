@@ -32,7 +32,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import inline_kernel, kernel
 from engine.variants.fantasista import kernels as FK
 
 MATE = 30000
@@ -423,6 +423,19 @@ def _chance_child(child, ch, c, E, T, A, work):
     return np.int64(np.rint(acc)), (FK.zhash(work[0], T) if changed else ch), True, main_static
 
 
+@inline_kernel
+def _open_child(st, G, i, ply, roll, c, E, T, A, work):
+    """Child ``i`` of the full-width node ``st`` at ``ply`` (its turns in ``G``) as the node's loop searches it:
+    (the position, its key, the roll's shift, its static value, False when the budget ran out). The row is made if
+    the generator left it unmade; when a roll follows the turn (``roll``, roller ``c``) the child is the main roll
+    outcome in ``work[0]`` (:func:`_chance_child`), else the turn's outcome with its ordering score."""
+    FK.make_lazy_row(st, G, i)
+    if not roll:
+        return G.out[i], G.oh[i], np.int64(0), A.scores[ply, i], True
+    shift, ch, counted, static = _chance_child(G.out[i], G.oh[i], c, E, T, A, work)
+    return work[0], ch, shift, static, counted
+
+
 @kernel
 def _roll_gain(st, c, E, A, work):
     """How much colour ``c``'s coming roll is expected to change the static value of ``st`` for its side to move
@@ -509,16 +522,9 @@ def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     work = A.work[ply + 1]
     for k in range(n):
         i = keys[ply, k]
-        FK.make_lazy_row(st, G, i)
-        child = G.out[i]
-        ch = G.oh[i]
-        shift = 0
-        static = scores[ply, i]
-        if roll:
-            shift, ch, counted, static = _chance_child(child, ch, c, E, T, A, work)
-            if not counted:
-                return 0.0
-            child = work[0]
+        child, ch, shift, static, counted = _open_child(st, G, i, ply, roll, c, E, T, A, work)
+        if not counted:
+            return 0.0
         # the depth-0 child, as _leaf_child does, written out: calling it here cost ~7% of search speed (bench)
         if not _count(info):
             return 0.0
@@ -587,8 +593,6 @@ def _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
     keys = A.keys
     c = np.int64(st[FK.ST_STM])
     roll = _rolls(info, mnum, c)
-    qdepth = info[F_QDEPTH]
-    max_ply = info[F_MAX_PLY]
     best_v = -MATE - 1.0
     best_i = keys[ply, 0]
     work = A.work[ply + 1]
@@ -602,16 +606,9 @@ def _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
             lmr_gain = _roll_gain(st, 1 - c, E, A, work)
     for k in range(n):
         i = keys[ply, k]
-        FK.make_lazy_row(st, G, i)
-        child = G.out[i]
-        ch = G.oh[i]
-        shift = 0
-        static = A.scores[ply, i]
-        if roll:
-            shift, ch, counted, static = _chance_child(child, ch, c, E, T, A, work)
-            if not counted:
-                return 0.0
-            child = work[0]
+        child, ch, shift, static, counted = _open_child(st, G, i, ply, roll, c, E, T, A, work)
+        if not counted:
+            return 0.0
         if k >= reduce_from and A.caps[ply, i] == 0:  # a late quiet turn: a null-window depth-0 search first
             v = _leaf_child(child, ch, roll, shift, alpha - lmr_gain, alpha - lmr_gain + 1, ply, static,
                             T, E, G1, G2, Gu, A)
@@ -690,15 +687,9 @@ def node3_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, G4, Gu, TT
     work = A.work[ply + 1]
     for k in range(n):
         i = keys[ply, k]
-        FK.make_lazy_row(st, G, i)
-        child = G.out[i]
-        ch = G.oh[i]
-        shift = 0
-        if roll:
-            shift, ch, counted, _ = _chance_child(child, ch, c, E, T, A, work)
-            if not counted:
-                return 0.0
-            child = work[0]
+        child, ch, shift, _, counted = _open_child(st, G, i, ply, roll, c, E, T, A, work)
+        if not counted:
+            return 0.0
         v = -_decision2(child, ch, mnum + 1, -beta - shift, -alpha - shift, ply + 1, T, E, G1, G2, G3, G4, Gu, TT,
                         A)
         if info[F_STATUS] != OK:
