@@ -35,8 +35,9 @@ BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 NODE_DECISION, NODE_CHANCE = 0, 1
 
 # Control vector (int64) shared with Python: stop flag and counters.
+# CTL_CURRMOVE: the root move being searched (read by the USI engine's monitor thread for ``info currmove``).
 (CTL_STOP, CTL_NODES, CTL_NODE_LIMIT, CTL_SELDEPTH, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_GEN, CTL_ROOT_N,
- CTL_HORIZON) = range(9)
+ CTL_HORIZON, CTL_CURRMOVE) = range(10)
 CTL_SIZE = 16
 
 # Move-ordering bands (a move's ordering score says which stage it belongs to).
@@ -489,6 +490,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                  and (futile or (depth <= 4 and searched >= lmp_limit)))
         if prune and not _may_check(P, T, mv, eksq):
             continue
+        if root:
+            S.ctl[CTL_CURRMOVE] = mv
         do_move(P, T, mv)
         gives_check = in_check(P, T)
         if prune and not gives_check:
