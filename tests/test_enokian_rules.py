@@ -133,7 +133,53 @@ def test_ten_step_into_red_piece_cancelled_and_centre_piece_steps_by_heading():
     g = make("K8/9/9/9/+r3+b+r3/9/4+s4/4+b4/8k", ["TH", "2H"], heads="SwCeHnDs")
     g.apply("card=TH")
     assert at(g, "5f") == "D" and at(g, "4e") == "S" and at(g, "8e") == "C" and at(g, "5h") == "H"
-    assert heading(g, "D") == -1 and heading(g, "S") == -1 and heading(g, "C") == 1 and heading(g, "H") == 1
+    # D stepped off the centre: it heads on away from it, south (the direction it stepped)
+    assert heading(g, "D") == 1 and heading(g, "S") == -1 and heading(g, "C") == 1 and heading(g, "H") == 1
+
+
+# The three cases of issue 23 (spec "The ten": a step off the centre keeps its direction; a centre step is opposite
+# to the last *move*, which a blocked court card is not; a cancelled centre step heads back where it came from).
+def test_dragon_stepping_off_the_centre_heads_on_away_from_it():
+    # the S dragon on 5e arrived moving west (so it heads east): the ten steps it east to 4e, the J slides it on
+    g = make("K7k/9/9/9/4+r4/9/9/9/9", ["TS", "JS", "2H"], heads="SeCxHxDx")
+    g.apply("card=TS")
+    assert at(g, "4e") == "S" and heading(g, "S") == -1
+    g.apply("9a9b")
+    g.apply("card=JS")
+    assert at(g, "1e") == "S" and at(g, "9e") == "."
+
+
+def centre_horse(cards):
+    """The D horse on 5e, arrived moving south (heading north), a flame north of it on 5d."""
+    return make("K7k/9/9/4+s4/4+b4/9/9/9/9", cards, heads="SxCxHxDn")
+
+
+def test_blocked_court_card_is_no_move_for_a_ten_on_the_centre():
+    g = centre_horse(["JD", "TD", "2H"])
+    g.apply("card=JD")  # blocked by the flame: no move, the heading turns south
+    assert at(g, "5e") == "D" and heading(g, "D") == 1
+    assert g.sfen().split()[4].startswith("SxCxHxDS/")  # upper case: flipped since its last move
+    again = EnokianState.from_sfen(g.sfen())
+    assert np.array_equal(again.s, g.s)
+    g.apply("9a9b")
+    g.apply("card=TD")  # opposite to its last move (south): north into the flame, so cancelled
+    assert at(g, "5e") == "D" and at(g, "5f") == "." and at(g, "5d") == "*"
+    assert heading(g, "D") == -1 and g.sfen().split()[4].startswith("SxCxHxDn/")
+
+
+def test_cancelled_centre_step_heads_back_where_it_came_from():
+    g = centre_horse(["TD", "JD", "2H"])
+    g.apply("card=TD")  # north into the flame: cancelled; it keeps heading north, where it came from
+    assert at(g, "5e") == "D" and heading(g, "D") == -1
+    g.apply("9a9b")
+    g.apply("card=JD")  # north: blocked by the flame
+    assert at(g, "5e") == "D" and at(g, "5i") == "."
+
+
+def test_upper_case_heading_only_on_the_centre():
+    with pytest.raises(GameError, match="only on 5e"):
+        make("K7k/9/4+b4/9/9/9/9/9/9", ["2H"], heads="SxCxHxDN")
+    assert at(make("K7k/9/9/9/4+b4/9/9/9/9", ["2H"], heads="SxCxHxDN"), "5e") == "D"
 
 
 def test_ten_captures_the_emperor():
@@ -211,8 +257,19 @@ def test_flame_supply_runs_out_and_lightning_fizzles():
     g.apply("card=5H")  # with a flame back in the supply, lightning strikes again
     assert at(g, "5e") == "*" and int(g.s[K.O_NFLAME]) == 12
     g.apply("1a2a")
-    g.apply("card=9H")  # a lone number card drawn last does nothing
-    assert g.node_kind() is NodeKind.DECISION and board_of(g).startswith("+s+s+s+s+s+s+sK1/")
+    g.apply("card=9H")  # a lone number card drawn last: no second card, the game ends at once
+    assert g.result() == (1.0, "survived") and board_of(g).startswith("+s+s+s+s+s+s+sK1/")
+
+
+def test_lone_number_card_drawn_last_ends_the_game_without_a_move():
+    g = make("9/9/9/9/4K4/9/9/9/8k", ["QS", "4H"], heads="SxCxHxDx")
+    g.apply("card=QS")
+    g.apply("5e5d")
+    g.apply("card=4H")
+    assert g.result() == (1.0, "survived") and g.node_kind() is NodeKind.TERMINAL and g.legal_actions() == []
+    with pytest.raises(GameError, match="game is over"):
+        g.apply("5d5e")
+    assert EnokianState.from_sfen(g.sfen()).result() == (1.0, "survived")
 
 
 # ------------------------------------------------------------------ Michizane and the endings

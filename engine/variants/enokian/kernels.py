@@ -44,8 +44,11 @@ O_NCARDS = 95  # cards left in the draw pile
 O_PLY = 96  # actions and events applied since the start (the SFEN move number is this + 1)
 O_NGUARD = 97  # guards on the board
 O_CC = 98  # 27: cards left per effect class
-O_DECK = 125  # 52: 1 if that exact card is still in the draw pile
-STATE_LEN = 177
+# 4: 1 while a mover stands on its centre (5e) with its heading flipped by a court card that could not move it, so
+# the heading there equals the direction of its last move instead of its opposite (0 everywhere else)
+O_FLIP = 125
+O_DECK = 129  # 52: 1 if that exact card is still in the draw pile
+STATE_LEN = 181
 SEARCH_LEN = O_DECK  # the search never looks at the exact cards, only at the class counts
 
 FLAME_SUPPLY = 12
@@ -134,6 +137,9 @@ def slide(s, suit):
         s[sq] = EMPTY
         s[to] = MOVER0 + suit
         s[O_MSQ + suit] = to
+        s[O_FLIP + suit] = 0  # the new heading is opposite to this move
+    elif (sq // 9 if suit < 2 else sq % 9) == 4:
+        s[O_FLIP + suit] ^= 1  # no move: the heading turns, the last move stays (it matters to a ten on the centre)
     s[O_HD + suit] = -h
 
 
@@ -159,15 +165,27 @@ def michizane_step(s):
 
 @kernel
 def ten(s, tgt):
-    """A ten: the four movers step one square toward the centre of their lines at once. ``tgt``: int32[4] scratch."""
+    """A ten: the four movers step one square toward the centre of their lines at once. ``tgt``: int32[4] scratch.
+
+    A mover on the centre steps opposite to its last move (its heading, unless a blocked court card flipped it).
+    Afterwards every heading points away from the centre: off the centre that is opposite to the step toward it;
+    on the centre it is the step itself, whether the piece stepped off (the direction it stepped) or was cancelled
+    (back where it came from, opposite to the move that brought it there).
+    """
     for suit in range(4):
         sq = s[O_MSQ + suit]
         tgt[suit] = -1
         if sq < 0:
             continue
         c = sq // 9 if suit < 2 else sq % 9
-        d = s[O_HD + suit] if c == 4 else (1 if c < 4 else -1)
-        s[O_HD + suit] = -d  # afterwards the heading points back where it came from, moved or not
+        if c == 4:
+            h = s[O_HD + suit]
+            d = -h if s[O_FLIP + suit] else h
+            s[O_HD + suit] = d
+        else:
+            d = 1 if c < 4 else -1
+            s[O_HD + suit] = -d
+        s[O_FLIP + suit] = 0
         t = sq + (9 * d if suit < 2 else d)
         if s[t] >= MOVER0:  # into a red piece (judged before anyone moves): cancelled
             continue
@@ -235,8 +253,8 @@ def draw_class(s, cls, tgt):
         if cls < C_TEN:
             if s[O_NCARDS] > 0:  # a first number card: draw a second one
                 s[O_PEND] = cls
-                return
-            s[O_SIDE] = 0  # a lone number card drawn last does nothing
+            # else a lone number card drawn last: its second card does not exist, so the game ends at once
+            # (survived: O_SIDE stays 1 with no cards left, see terminal)
             return
         resolve(s, cls, tgt)
     else:
@@ -309,6 +327,7 @@ def do_move(s, mv):
     if t >= MOVER0 and t < FLAME:
         s[O_MSQ + t - MOVER0] = -1
         s[O_HD + t - MOVER0] = 0  # canonical: a captured piece has no heading
+        s[O_FLIP + t - MOVER0] = 0
     elif t == FLAME:
         s[O_NFLAME] -= 1
     elif t == MICHIZANE:
@@ -449,7 +468,8 @@ def static_eval(s, prm):
 # ---------------------------------------------------------------- hashing
 @kernel
 def state_key(s, zob):
-    """Zobrist key of the search-relevant state: board, headings, class counts, pending class, node kind."""
+    """Zobrist key of the search-relevant state: board, headings (with the centre flips), class counts, pending
+    class, node kind."""
     k = np.uint64(0)
     for sq in range(81):
         c = s[sq]
@@ -460,6 +480,10 @@ def state_key(s, zob):
         if s[O_MSQ + suit] >= 0:
             k ^= zob[base + suit * 2 + (1 if s[O_HD + suit] > 0 else 0)]
     base += 8
+    for suit in range(4):
+        if s[O_FLIP + suit] != 0:
+            k ^= zob[base + suit]
+    base += 4
     for cls in range(N_CLASSES):
         k ^= zob[base + cls * 5 + s[O_CC + cls]]
     base += N_CLASSES * 5
@@ -469,7 +493,7 @@ def state_key(s, zob):
     return k
 
 
-ZOBRIST_LEN = 81 * N_CODES + 8 + N_CLASSES * 5 + N_CLASSES + 1 + 2
+ZOBRIST_LEN = 81 * N_CODES + 8 + 4 + N_CLASSES * 5 + N_CLASSES + 1 + 2
 
 
 def make_zobrist(seed: int = 20050517) -> np.ndarray:

@@ -28,6 +28,7 @@ HEADING_LETTERS = ("ew", "ew", "ns", "ns")
 START_SQ = (0 * 9 + 4, 8 * 9 + 4, 4 * 9 + 8, 4 * 9 + 0)  # 1e, 9e, 5i, 5a
 START_HEADING = (1, -1, -1, 1)  # each toward the opposite edge
 MICHIZANE_CORNERS = {"1a": 0, "9i": 80}
+CENTRE = 4 * 9 + 4  # 5e, the centre of every mover's line
 
 _SFEN_PIECES = {K.GUARD: "P", K.EMPEROR: "K", K.FLAME: "+s", K.MICHIZANE: "k"}
 _MOVER_LETTER = {0: "+r", 1: "+r", 2: "+b", 3: "+b"}
@@ -56,6 +57,15 @@ def parse_square(text: str) -> int:
 
 def move_name(mv: int) -> str:
     return "pass" if mv < 0 else square_name(mv // 81) + square_name(mv % 81)
+
+
+def _heading_letter(s: np.ndarray, suit: int) -> str:
+    """The SFEN letter of a mover's heading: ``x`` when captured; upper case on 5e when a court card that could not
+    move it has flipped the heading since its last move (a ten there then steps against the heading)."""
+    if s[K.O_MSQ + suit] < 0:
+        return "x"
+    letter = HEADING_LETTERS[suit][(s[K.O_HD + suit] + 1) // 2]
+    return letter.upper() if s[K.O_FLIP + suit] else letter
 
 
 def full_deck_state() -> np.ndarray:
@@ -202,8 +212,7 @@ class EnokianState:
                 row += str(empty)
             rows.append(row)
         side = "w" if s[K.O_SIDE] == 1 else "b"
-        heads = "".join(SUITS[i] + ("x" if s[K.O_MSQ + i] < 0 else HEADING_LETTERS[i][(s[K.O_HD + i] + 1) // 2])
-                        for i in range(4))
+        heads = "".join(SUITS[i] + _heading_letter(s, i) for i in range(4))
         decks = ["".join(RANKS[r] for r in range(13) if s[K.O_DECK + i * 13 + r]) or "-" for i in range(4)]
         pend = card_name(int(s[K.O_PENDCARD])) if s[K.O_PEND] >= 0 else "-"
         extra = "/".join([heads, *decks, pend])
@@ -294,10 +303,12 @@ class EnokianState:
                 alive.append(False)
                 s[K.O_HD + i] = 0
                 continue
-            if h not in HEADING_LETTERS[i]:
-                raise GameError(f"bad heading {h!r} for {SUITS[i]}: one of {HEADING_LETTERS[i]} or x")
+            if h.lower() not in HEADING_LETTERS[i]:
+                raise GameError(f"bad heading {h!r} for {SUITS[i]}: one of {HEADING_LETTERS[i]} (upper case on "
+                                "5e after a blocked court card) or x")
             alive.append(True)
-            s[K.O_HD + i] = -1 if HEADING_LETTERS[i][0] == h else 1
+            s[K.O_HD + i] = -1 if HEADING_LETTERS[i][0] == h.lower() else 1
+            s[K.O_FLIP + i] = int(h.isupper())
         for pieces, suits, name in ((sorted(dragons), (0, 1), "dragons"), (sorted(horses), (3, 2), "horses")):
             live = [i for i in suits if alive[i]]
             if len(live) != len(pieces):
@@ -307,6 +318,9 @@ class EnokianState:
             for i, sq in zip(live, pieces):
                 s[sq] = K.MOVER0 + i
                 s[K.O_MSQ + i] = sq
+                if s[K.O_FLIP + i] and sq != CENTRE:
+                    raise GameError(f"bad enokian headings {heads!r}: an upper-case heading (flipped by a blocked "
+                                    f"court card since its last move) only on 5e, not {square_name(sq)}")
         for i in range(4):
             ranks = parts[1 + i]
             if ranks == "-":
