@@ -23,9 +23,9 @@ KIF_PIECE = {"歩": "P", "香": "L", "桂": "N", "銀": "S", "金": "G", "角": 
 CSA_PIECE = {"FU": "P", "KY": "L", "KE": "N", "GI": "S", "KI": "G", "KA": "B", "HI": "R", "OU": "K",
              "TO": "+P", "NY": "+L", "NK": "+N", "NG": "+S", "UM": "+B", "RY": "+R"}
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
-_KIF_MOVE = re.compile(r"^\s*\d+\s+(同\s*|[１-９][一二三四五六七八九])\s*"
-                       r"(成香|成桂|成銀|[歩香桂銀金角飛玉王と杏圭全馬龍竜])(不成|成)?(打)?\s*(\((\d)(\d)\))?")
-_KIF_END = re.compile(r"^\s*\d+\s+(投了|詰み|中断|千日手|持将棋|切れ負け|反則勝ち|反則負け|入玉勝ち|不詰|"
+_KIF_MOVE = re.compile(r"^\s*[0-9]+\s+(同\s*|[１-９][一二三四五六七八九])\s*"
+                       r"(成香|成桂|成銀|[歩香桂銀金角飛玉王と杏圭全馬龍竜])(不成|成)?(打)?\s*(\(([0-9])([0-9])\))?")
+_KIF_END = re.compile(r"^\s*[0-9]+\s+(投了|詰み|中断|千日手|持将棋|切れ負け|反則勝ち|反則負け|入玉勝ち|不詰|"
                       r"トライ|封じ手|時間切れ)")
 
 
@@ -36,7 +36,7 @@ class RecordError(ValueError):
 def parse_record(text: str) -> tuple[str | None, list[str]]:
     """(start SFEN or ``None`` for the standard start, USI moves) of a KIF or CSA text."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if any(re.match(r"^(V2|PI|P1|[+-]\d{4}[A-Z]{2})", ln) for ln in lines):
+    if any(re.match(r"^(V2|PI|P1|[+-][0-9]{4}[A-Z]{2})", ln) for ln in lines):
         return parse_csa(lines)
     return parse_kif(lines)
 
@@ -62,9 +62,9 @@ def parse_kif(lines: list[str]) -> tuple[str | None, list[str]]:
             break
         m = _KIF_MOVE.match(ln)
         if not m:
-            if re.match(r"^\s*\d+\s+\S", ln) and seen:
+            if re.match(r"^\s*[0-9]+\s+\S", ln) and seen:
                 raise RecordError(f"line {n}: cannot read the move {ln.strip()!r}")
-            if re.match(r"^\s*\d+\s+\S", ln) and not ln.strip().startswith("手数"):
+            if re.match(r"^\s*[0-9]+\s+\S", ln) and not ln.strip().startswith("手数"):
                 raise RecordError(f"line {n}: cannot read the move {ln.strip()!r}")
             continue
         seen = True
@@ -174,7 +174,7 @@ def parse_csa(lines: list[str]) -> tuple[str | None, list[str]]:
                 continue
             if ln.startswith("%"):
                 break
-            m = re.match(r"^([+-])(\d)(\d)(\d)(\d)([A-Z]{2})$", ln)
+            m = re.match(r"^([+-])([0-9])([0-9])([0-9])([0-9])([A-Z]{2})$", ln)
             if not m:
                 raise RecordError(f"line {n}: cannot read {ln!r}")
             if start is False:

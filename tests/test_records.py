@@ -91,3 +91,72 @@ def test_jsonl_and_game_files(tmp_path):
     paths = R.write_game_files(record, tmp_path / "rec")
     assert sorted(p.name for p in paths) == ["game-00007.csa", "game-00007.kif"]
     assert R.write_game_files(dict(record, variant="fantasista"), tmp_path / "rec") == []
+
+
+# ------------------------------------------------------------------ read back by the GUI (issue 22)
+def _normal(sfen):
+    """A start SFEN as the rules layer writes it (hand order, move number), ``None`` meaning the standard start."""
+    return Position.from_sfen(sfen or R.STARTPOS_SFEN).sfen().rsplit(" ", 1)[0]
+
+
+def _gui_loads(text):
+    """(start SFEN, moves) of a record loaded into a GUI game, exactly as ``POST /api/load`` does."""
+    from gui.session import Session
+
+    session = Session()
+    session.load(text)
+    return _normal(session.start_sfen), [p.token for p in session.plies if not p.event]
+
+
+@pytest.mark.parametrize("start", ["startpos", MATSURI])
+@pytest.mark.parametrize("fmt", ["jsonl", "kif", "kifu", "csa"])
+def test_match_runner_records_load_back_into_the_gui(tmp_path, start, fmt):
+    """Every file the match runner writes (``games.jsonl``, ``.kif`` in cp932, ``.kifu`` in UTF-8, ``.csa``), from
+    the start and from a set-up position (a KIF board diagram, CSA ``P1``..``P9`` and hands), loads back."""
+    record = random_record(start=start, plies=60, seed=11)
+    if fmt == "jsonl":
+        R.write_jsonl(record, tmp_path / "games.jsonl")
+        text = (tmp_path / "games.jsonl").read_text(encoding="utf-8").strip()
+    elif fmt == "kif":
+        text = R.write_kif(record, tmp_path / "g.kif").read_bytes().decode("cp932")
+    elif fmt == "kifu":
+        text = R.write_kif(record, tmp_path / "g.kifu").read_text(encoding="utf-8")
+    else:
+        text = R.write_csa(record, tmp_path / "g.csa").read_text(encoding="utf-8")
+    if start != "startpos" and fmt in ("kif", "kifu"):
+        assert "  ９ ８ ７ ６ ５ ４ ３ ２ １" in text  # the diagram's full-width digits are not a move number
+    assert _gui_loads(text) == (_normal(record["start_sfen"]), record["moves"])
+
+
+@pytest.mark.parametrize("sfen", [None, MATSURI])
+@pytest.mark.parametrize("finished", [False, True])
+@pytest.mark.parametrize("fmt", ["json", "kif", "csa"])
+def test_gui_records_load_back_into_the_gui(sfen, finished, fmt):
+    """What *Save JSON / KIF / CSA* writes (``GET /api/record``), of a game from the start or from a set-up position,
+    finished (a terminal line) or not, loads back to the same start and moves."""
+    from gui.session import Session
+
+    session = Session("shogi", players=["human", "human"], start_sfen=sfen, seed=1)
+    rng = random.Random(5)
+    for _ in range(40 if finished else 8):
+        st = session.state()
+        if st["node"] == "terminal":
+            break
+        session.play(rng.choice([e["token"] for e in st["legal"]]))
+    assert session.result() is None or finished
+    if session.result() is None and finished:
+        session.resign()
+    text, _, name = session.export(fmt)
+    assert name.endswith("." + fmt)
+    if finished and fmt != "json":
+        assert any(word in text for word in ("投了", "詰み", "%TORYO", "%TSUMI"))
+    moves = [p.token for p in session.plies]
+    assert _gui_loads(text) == (_normal(session.start_sfen), moves)
+
+
+def test_setup_kif_board_diagram_is_the_standard_one():
+    """The board diagram is the one cshogi writes (``KIF.board_to_bod``; cshogi's KIF reader skips diagrams, so the
+    moves of a set-up KIF are checked by the GUI's reader above)."""
+    record = random_record(start=MATSURI, plies=30, seed=2)
+    kif = R.to_kif(record)
+    assert cshogi.KIF.board_to_bod(cshogi.Board(MATSURI)) in kif
