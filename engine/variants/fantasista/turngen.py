@@ -2,6 +2,7 @@
 buffers with retry on overflow, and :func:`legal_turns` (the kernel twin of :func:`.board.legal_turns`)."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 import numpy as np
@@ -130,14 +131,17 @@ class Generator:
             self.G = FK.make_genbuf(cap * 2, scap * 2)
 
 
-_GEN: Generator | None = None
+#: One generator per thread: its buffers are overwritten by every run, and the USI reader (``position``, ``d``) and
+#: the search thread both generate turns at the same time.
+_LOCAL = threading.local()
 
 
 def generator() -> Generator:
-    global _GEN
-    if _GEN is None:
-        _GEN = Generator()
-    return _GEN
+    """This thread's generator."""
+    gen = getattr(_LOCAL, "gen", None)
+    if gen is None:
+        gen = _LOCAL.gen = Generator()
+    return gen
 
 
 class TurnTable(Mapping):
