@@ -23,9 +23,9 @@ from engine import Position
 from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
 from eval import build_eval_tables, evaluate
 
-from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_GEN, CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N,
-                      CTL_SELDEPTH, CTL_SIZE, CTL_STOP, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, SearchTables,
-                      hashfull)
+from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_GEN, CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES,
+                      CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
+                      SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 
@@ -117,6 +117,7 @@ class Searcher:
         self._t0 = time.perf_counter()
         self._soft_ms: int | None = None
         self._infinite = False
+        self._depth = 0  # the iteration running (progress())
         self._moves = np.zeros((MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mscore = np.zeros((MAX_PLY + 1, MAX_MOVES), np.int32)
         self._pv = np.zeros((MAX_PLY + 1, MAX_PLY + 1), np.int32)
@@ -179,6 +180,14 @@ class Searcher:
 
     def _elapsed_ms(self) -> int:
         return int((time.perf_counter() - self._t0) * 1000)
+
+    def progress(self) -> tuple[int, int, int, int, int]:
+        """``(depth, seldepth, nodes, currmove, ms)`` of the running search, read from another thread while an
+        iteration runs (the USI engine's once-a-second ``info`` line); ``currmove`` is the root move being searched
+        (0 before the first one)."""
+        ctl = self._ctl
+        return (self._depth, int(ctl[CTL_SELDEPTH]), int(ctl[CTL_NODES]), int(ctl[CTL_CURRMOVE]),
+                self._elapsed_ms())
 
     def _arm_timer(self, hard_ms: int | None) -> None:
         if self._timer is not None:
@@ -293,6 +302,7 @@ class Searcher:
         best, best_v, best_pv, done_depth = root[0], 0, [root[0]], 0
         prev_v = 0
         for depth in range(1, max_depth + 1):
+            self._depth = depth  # for progress()
             if multipv == 1:
                 lines = self._iterate_single(P, T, E, S, p, root, depth, prev_v, on_info)
             else:
