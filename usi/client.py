@@ -561,8 +561,19 @@ class UsiEngine(chess.engine.SimpleEngine):
     def configure(self, options: Mapping[str, Any]) -> None:
         return self._run(self.usi.configure(options), self.timeout)
 
-    def isready(self, timeout: Optional[float] = None) -> None:
-        return self._run(self.usi.ping(), timeout or self.timeout)
+    def isready(self, timeout: Optional[float] = None,
+                progress: Optional[Callable[[float], None]] = None) -> None:
+        """``isready`` → ``readyok`` within ``timeout`` (default: the engine's); ``progress(seconds waited)`` is
+        called about once a second meanwhile (a first start may compile for minutes: show that it is alive)."""
+        if progress is None:
+            return self._run(self.usi.ping(), timeout or self.timeout)
+        with self._not_shut_down():
+            future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(self.usi.ping(), timeout or self.timeout),
+                                                      self.protocol.loop)
+        t0 = time.monotonic()
+        while not concurrent.futures.wait([future], timeout=1.0).done:
+            progress(time.monotonic() - t0)
+        return future.result()
 
     def new_game(self) -> None:
         return self._run(self.usi.new_game(), self.timeout)

@@ -21,12 +21,17 @@ import argparse
 import concurrent.futures
 import dataclasses
 import datetime as _dt
+import hashlib
 import itertools
 import json
+import math
 import multiprocessing
+import os
 import random
 import shlex
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -138,7 +143,7 @@ class MatchSettings:
     entering_king_rule: str = "CSARule27"
     margin: int = 1000  # ms of grace before a time forfeit
     handshake_timeout: float = 10.0  # s for ``usi`` -> ``usiok``
-    ready_timeout: float = 120.0  # s for ``isready`` -> ``readyok`` (numba compilation happens here)
+    ready_timeout: float = 120.0  # s for ``isready`` -> ``readyok`` in a game (the warm-up covers a cold start)
     move_timeout: float = 60.0  # s for a move without a time limit (nodes, depth)
     #: rule options of the variant (``FantasistaFairySente`` ...; see usi/games.py): the referee's own game uses
     #: them, and they are sent to every engine that offers them.
@@ -214,6 +219,27 @@ def read_openings(path: str | Path, variant: str = "shogi") -> list[Opening]:
 
 
 # ------------------------------------------------------------------- referee
+def engine_seed(game_seed: int, side: int) -> int:
+    """The ``Seed`` option sent to ``side``'s engine (0 sente, 1 gote) in the game whose seed is ``game_seed``.
+
+    A hash of both, so each engine of each game gets its own seed and none can compute its opponent's (turncoat's
+    secret plans are drawn from it). It is never 0, which our engine reads as "unset: draw from OS entropy".
+
+    >>> engine_seed(5, 0) != engine_seed(5, 1) and 0 < engine_seed(5, 0) < 2**31
+    True
+    """
+    digest = hashlib.sha256(f"fantasista-match/{game_seed}/{side}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % (2**31 - 1) + 1
+
+
+def _popen_engine(cmd: list, timeout: float):
+    """Start an engine in its own process group, so a Ctrl-C at the terminal reaches the runner only (which then
+    ends the engines itself) and never kills an engine mid-game, which would be recorded as a crash."""
+    from .client import UsiEngine
+
+    return UsiEngine.popen_usi(cmd, timeout=timeout, setpgrp=True)
+
+
 @dataclasses.dataclass
 class _HistoryItem:
     token: str
@@ -229,6 +255,9 @@ class GameOver(Exception):
 
 class Referee:
     """Plays one game between two USI engines and returns its record (see :mod:`usi.records`)."""
+
+    #: ``f(engine name, seconds waited)`` called about once a second while ``isready`` waits (the warm-up sets it)
+    ready_progress: Optional[Callable[[str, float], None]] = None
 
     def __init__(self, task: GameTask, engine_factory: Optional[Callable[..., Any]] = None) -> None:
         from engine import Position
@@ -276,7 +305,7 @@ class Referee:
 
         spec, s = self.specs[side], self.settings
         try:
-            factory = self._factory or UsiEngine.popen_usi
+            factory = self._factory or _popen_engine
             engine = factory(spec.cmd, timeout=s.handshake_timeout)
         except (asyncio_timeout_errors()) as exc:
             raise GameOver(SIDES[1 - side], "handshake", f"{spec.name}: no usiok within {s.handshake_timeout:g}s") from exc
@@ -287,14 +316,17 @@ class Referee:
             options = dict(spec.options)
             offered = {name.lower(): name for name in engine.options}
             if "seed" in offered and not any(k.lower() == "seed" for k in options):
-                options[offered["seed"]] = self.task.seed % 2**31
+                options[offered["seed"]] = engine_seed(self.task.seed, side)
             if self.settings.variant != "shogi" and "usi_variant" in offered:
                 options[offered["usi_variant"]] = self.settings.variant
             for key, value in self.settings.variant_options.items():
                 if key.lower() in offered and not any(k.lower() == key.lower() for k in options):
                     options[offered[key.lower()]] = value
             engine.configure(options)
-            engine.isready(timeout=s.ready_timeout)
+            if self.ready_progress is None:
+                engine.isready(timeout=s.ready_timeout)
+            else:  # the warm-up: a long wait, shown
+                engine.isready(timeout=s.ready_timeout, progress=lambda t: self.ready_progress(spec.name, t))
             engine.new_game()
         except asyncio_timeout_errors():
             self._kill(side)
@@ -305,6 +337,12 @@ class Referee:
         except EngineError as exc:
             self._kill(side)
             raise GameOver(SIDES[1 - side], "setup", f"{spec.name}: {exc}")
+
+    def abandon(self) -> None:
+        """Kill both engines at once (the match is being stopped: this game is not finished and not recorded)."""
+        for side in (0, 1):
+            if self.engines[side] is not None and not self.dead[side]:
+                self._kill(side)
 
     def _kill(self, side: int) -> None:
         self.dead[side] = True
@@ -495,14 +533,139 @@ def asyncio_timeout_errors() -> tuple:
 
 
 def play_game(task: GameTask) -> dict:
-    """Play one game (the function the executors run)."""
+    """Play one game (the function the executors run). Stopped from outside (:class:`MatchInterrupted`, a
+    signal in a worker), the game's engines are killed and the exception goes on: an unfinished game has no record."""
     from . import games
 
+    if _WORKER_STOP.is_set():  # a game queued to this worker before the match was stopped: never started
+        raise MatchInterrupted("stopped before the game started")
     if games.is_game_variant(task.settings.variant):
         from .game_referee import make_referee
 
-        return make_referee(task).play()
-    return Referee(task).play()
+        referee: Referee = make_referee(task)
+    else:
+        referee = Referee(task)
+    _WORKER_STOP.in_game = True
+    try:
+        return referee.play()
+    except BaseException:
+        referee.abandon()
+        raise
+    finally:
+        _WORKER_STOP.in_game = False
+
+
+# ------------------------------------------------------------ stopping a match
+class MatchInterrupted(BaseException):
+    """The match is being stopped (first Ctrl-C or SIGTERM): raised where the runner waits for a game, so the game
+    in progress is abandoned (its engines killed). A ``BaseException``, like ``KeyboardInterrupt``, so that no
+    ``except Exception`` in a referee or a client swallows it."""
+
+
+class MatchAborted(BaseException):
+    """A second Ctrl-C (or SIGTERM) while stopping: abort at once."""
+
+
+class StopControl:
+    """The stop switch of one match run in the main process.
+
+    :meth:`install` routes SIGINT and SIGTERM here. The first signal records the reason (no new game starts) and,
+    when the runner is waiting for a game (inside :meth:`waiting`), raises :class:`MatchInterrupted` there, which
+    ends the running games; anywhere else (writing a record, the summary) the runner sees the flag at the next
+    check, so no file is cut in half by the first signal. A second signal raises :class:`MatchAborted` at once.
+    :meth:`request` stops from code (tests, a GUI) the same way, without raising.
+    """
+
+    def __init__(self) -> None:
+        self.reason: Optional[str] = None
+        self.signum: Optional[int] = None
+        self._waiting = 0
+        self.message: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)
+
+    @property
+    def stopping(self) -> bool:
+        return self.reason is not None
+
+    def request(self, reason: str = "stop requested") -> None:
+        """Stop after the games in progress are ended (thread-safe: only sets the flag)."""
+        if self.reason is None:
+            self.reason = reason
+
+    def install(self) -> Callable[[], None]:
+        """Route SIGINT and SIGTERM to :meth:`handle` (main thread only); returns the function restoring them."""
+        old = {sig: signal.signal(sig, self.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+        def restore() -> None:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
+
+        return restore
+
+    def handle(self, signum: int, frame: Any = None) -> None:
+        name = signal.Signals(signum).name
+        if self.stopping:
+            self.message(f"\nfantasista-match: {name} again: aborting now")
+            raise MatchAborted(name)
+        self.signum = signum
+        self.request(name)
+        self.message(f"\nfantasista-match: {name}: stopping (no new game; the games in progress are ended and not "
+                     "recorded; press Ctrl-C again to abort at once)")
+        if self._waiting:
+            raise MatchInterrupted(name)
+
+    class _Waiting:
+        def __init__(self, control: "StopControl") -> None:
+            self.control = control
+
+        def __enter__(self) -> None:
+            self.control._waiting += 1
+            if self.control.stopping:
+                self.control._waiting -= 1
+                raise MatchInterrupted(self.control.reason)
+
+        def __exit__(self, *exc: Any) -> None:
+            self.control._waiting -= 1
+
+    def waiting(self) -> "StopControl._Waiting":
+        """A region where the first signal may raise :class:`MatchInterrupted` (the runner waits for games)."""
+        return StopControl._Waiting(self)
+
+
+class _WorkerStop:
+    """A pool worker's side of stopping (one per worker process): SIGTERM from the runner ends the game in
+    progress (raising :class:`MatchInterrupted` in it, so its engines are killed) and refuses queued ones."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self.in_game = False
+
+    def is_set(self) -> bool:
+        return self.stopped
+
+    def handle(self, signum: int, frame: Any = None) -> None:
+        if self.stopped and not self.in_game:  # asked twice while idle: leave
+            os._exit(128 + signum)
+        self.stopped = True
+        if self.in_game:
+            raise MatchInterrupted(signal.Signals(signum).name)
+
+
+_WORKER_STOP = _WorkerStop()  # per process; only a pool worker's initializer installs its handler
+
+
+def _pool_worker_init() -> None:
+    """Pool workers share the terminal's process group: a Ctrl-C there is the runner's to handle, not theirs."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _WORKER_STOP.handle)
+
+
+def _signal_workers(executor: Any, sig: int) -> None:
+    """Send ``sig`` to the worker processes of a process pool (nothing for other executors)."""
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        try:
+            os.kill(proc.pid, sig)
+        except (OSError, AttributeError):
+            pass
 
 
 # --------------------------------------------------------------------- match
@@ -518,23 +681,45 @@ class InlineExecutor(concurrent.futures.Executor):
         return future
 
 
+def pairings(n: int, gauntlet: bool = False) -> list[tuple[int, int]]:
+    """Engine index pairs that play each other: every pair (round robin) or engine 0 against each other one.
+
+    >>> pairings(3), pairings(3, gauntlet=True)
+    ([(0, 1), (0, 2), (1, 2)], [(0, 1), (0, 2)])
+    """
+    return [(0, j) for j in range(1, n)] if gauntlet else list(itertools.combinations(range(n), 2))
+
+
 def schedule(engines: Sequence[EngineSpec], openings: Sequence[Opening], games: int, settings: MatchSettings,
-             seed: int) -> list[GameTask]:
-    """Round robin over engine pairs; each opening is played twice, colours swapped (one game pair)."""
-    pairings = list(itertools.combinations(range(len(engines)), 2))
+             seed: int, gauntlet: bool = False) -> list[GameTask]:
+    """``games`` games for *each* pairing (:func:`pairings`). Each opening is played twice, colours swapped (one game
+    pair); the pairings take turns pair by pair, so a stopped match has played each about equally. Game ``i``'s
+    seed is the ``i``-th draw from the match seed (a stopped match resumes with the same seeds)."""
+    if games < 1:
+        raise ValueError(f"--games must be at least 1, not {games}")
     tasks: list[GameTask] = []
     pair = 0
     seeds = random.Random(seed)
-    for k in itertools.count():
+    for k in range((games + 1) // 2):
         opening = openings[k % len(openings)]
-        for a, b in pairings:
+        for a, b in pairings(len(engines), gauntlet):
             for swap in (False, True):
-                if len(tasks) >= games:
-                    return tasks
+                if 2 * k + swap >= games:  # an odd N: the last opening is played once
+                    continue
                 first, second = (engines[b], engines[a]) if swap else (engines[a], engines[b])
                 tasks.append(GameTask(len(tasks), pair, first, second, opening, settings, seeds.getrandbits(31)))
             pair += 1
     return tasks
+
+
+def schedule_digest(tasks: Sequence[GameTask]) -> str:
+    """A fingerprint of a schedule (game, colours, opening, seed, limits), to check that a resumed match is the
+    same match."""
+    h = hashlib.sha256()
+    for t in tasks:
+        h.update(json.dumps([t.index, t.pair, dataclasses.asdict(t.sente), dataclasses.asdict(t.gote),
+                             t.opening.sfen, t.opening.moves, t.seed], sort_keys=True).encode())
+    return h.hexdigest()
 
 
 @dataclasses.dataclass
@@ -542,16 +727,72 @@ class MatchResult:
     records: list
     stats: dict  # "a vs b" -> MatchStats
     stopped_by_sprt: bool = False
+    interrupted: Optional[str] = None  # why the match stopped before its end (SIGINT, SIGTERM, ...)
+    scheduled: int = 0  # games in the whole schedule
 
 
+# -------------------------------------------------------------- summary.json
+def _nonfinite_reason(key: str, value: float, pairing: dict) -> str:
+    sign = "nan" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    if not pairing.get("games"):
+        return f"{sign}: no games played yet"
+    if "elo" in key:
+        return (f"{sign}: the score (or this end of its 95% interval) is at 0% or 100%, where the logistic Elo "
+                "is unbounded")
+    return f"{sign}: not a finite number"
+
+
+def strict_summary(summary: dict) -> dict:
+    """``summary`` with every non-finite float (an Elo of ±inf at a score of 0 or 100%, ...) replaced by ``None``
+    and the reason written in ``null_because`` (its key path → why), so the file is strict JSON."""
+    reasons: dict[str, str] = {}
+
+    def clean(x: Any, path: str) -> Any:
+        if isinstance(x, float) and not math.isfinite(x):
+            reasons[path] = _nonfinite_reason(path, x, summary)
+            return None
+        if isinstance(x, dict):
+            return {k: clean(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [clean(v, f"{path}[{i}]") for i, v in enumerate(x)]
+        return x
+
+    out = clean(summary, "")
+    if reasons:
+        out["null_because"] = reasons
+    return out
+
+
+def write_summary(out_dir: Path, result: MatchResult, extra: Optional[dict] = None) -> Path:
+    """``out_dir/summary.json``: the match's state and each pairing's statistics, strict JSON (``NaN`` and
+    ``Infinity`` are never written), replaced atomically (a stop never leaves half a file)."""
+    played = len(result.records)
+    data = {"match": {"games_scheduled": result.scheduled, "games_played": played,
+                      "complete": played == result.scheduled,
+                      "stopped_by": result.interrupted or ("sprt" if result.stopped_by_sprt else None),
+                      **(extra or {})},
+            "pairings": {k: strict_summary(v.summary()) for k, v in result.stats.items()}}
+    path = out_dir / "summary.json"
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2, allow_nan=False), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+# ---------------------------------------------------------------- running it
 def run_match(engines: Sequence[EngineSpec], *, games: int = 2, settings: Optional[MatchSettings] = None,
               openings: Optional[Sequence[Opening]] = None, seed: int = 0, executor: Optional[concurrent.futures.Executor] = None,
               out: Optional[str | Path] = None, formats: Iterable[str] = ("kif", "csa"),
-              sprt: Optional[dict] = None, progress: Optional[Callable[[str], None]] = None) -> MatchResult:
+              sprt: Optional[dict] = None, progress: Optional[Callable[[str], None]] = None,
+              gauntlet: bool = False, done: Sequence[dict] = (), control: Optional[StopControl] = None) -> MatchResult:
     """Play a match and return its records (sorted by game number) and statistics per pairing.
 
+    ``games`` per pairing: every pair of engines (``gauntlet``: engine 0 against each other one) plays that many.
     ``sprt``: ``{"elo0", "elo1", "alpha", "beta"}`` stops the match (cancelling unplayed games) once the first
-    two engines' LLR leaves its bounds. ``out``: a directory for ``games.jsonl``, ``kif/`` and ``csa/``.
+    two engines' LLR leaves its bounds. ``out``: a directory for ``games.jsonl``, ``kif/``, ``csa/`` and
+    ``summary.json``. ``done``: records of games already played (a resumed match): those games are skipped, their
+    records count, and ``games.jsonl`` is appended to rather than started afresh. ``control``: stops the match
+    (:class:`StopControl`); a stopped match keeps every finished game and writes its summary.
     """
     settings = settings or MatchSettings()
     if len(engines) < 2:
@@ -562,56 +803,89 @@ def run_match(engines: Sequence[EngineSpec], *, games: int = 2, settings: Option
             if names.count(e.name) > 1:
                 e.name = f"{e.name}#{i + 1}"
     openings = list(openings) if openings else [Opening()]
-    tasks = schedule(engines, openings, games, settings, seed)
+    tasks = schedule(engines, openings, games, settings, seed, gauntlet)
+    control = control or StopControl()
     sprt = sprt or {}
-    stats = {f"{a.name} vs {b.name}": MatchStats(a.name, b.name, **sprt)
-             for a, b in itertools.combinations(engines, 2)}
+    stats = {f"{engines[a].name} vs {engines[b].name}": MatchStats(engines[a].name, engines[b].name, **sprt)
+             for a, b in pairings(len(engines), gauntlet)}
     main = next(iter(stats.values()))
     out_dir = Path(out) if out else None
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "games.jsonl").write_text("", encoding="utf-8")
     records: list[dict] = []
-    stopped = False
-    for record in _results(executor, tasks, lambda: stopped):
+    for record in done:
         records.append(record)
         for st in stats.values():
             st.add(record)
-        if out_dir:
-            rec.write_jsonl(record, out_dir / "games.jsonl")
-            if record.get("variant", "shogi") == "shogi":
-                for fmt in formats:
-                    rec.write_game_files(record, out_dir / fmt, formats=(fmt,))
-        if progress:
-            progress(main.progress_line(len(tasks)))
-        if sprt and main.sprt().decision:
-            stopped = True
-    records.sort(key=lambda r: r["game"])
+    finished = {r["game"] for r in records}
     if out_dir:
-        summary = {k: v.summary() for k, v in stats.items()}
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    return MatchResult(records, stats, stopped)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if not done:
+            (out_dir / "games.jsonl").write_text("", encoding="utf-8")
+    stopped = bool(sprt) and main.sprt().decision is not None
+    interrupted: Optional[str] = None
+    todo = [t for t in tasks if t.index not in finished]
+    try:
+        for record in _results(executor, todo, lambda: stopped, control):
+            records.append(record)
+            for st in stats.values():
+                st.add(record)
+            if out_dir:
+                rec.write_jsonl(record, out_dir / "games.jsonl")
+                if record.get("variant", "shogi") == "shogi":
+                    for fmt in formats:
+                        rec.write_game_files(record, out_dir / fmt, formats=(fmt,))
+            if progress:
+                progress(main.progress_line(games))
+            if sprt and main.sprt().decision:
+                stopped = True
+    except MatchInterrupted:
+        pass
+    if control.stopping and len(records) < len(tasks):
+        interrupted = control.reason
+    records.sort(key=lambda r: r["game"])
+    result = MatchResult(records, stats, stopped, interrupted, len(tasks))
+    if out_dir:
+        write_summary(out_dir, result)
+    return result
 
 
 def _results(executor: Optional[concurrent.futures.Executor], tasks: Sequence[GameTask],
-             stop: Callable[[], bool]):
-    """Yield game records as they finish; once ``stop()`` is true, unplayed games are cancelled."""
+             stop: Callable[[], bool], control: StopControl):
+    """Yield game records as they finish; once ``stop()`` is true unplayed games are cancelled. When ``control``
+    stops the match, the games in progress are ended (their engines killed: in this thread by
+    :class:`MatchInterrupted`, in pool workers by SIGTERM) and only games that had finished are yielded."""
     if executor is None or isinstance(executor, InlineExecutor):
         for task in tasks:
-            if stop():
+            if stop() or control.stopping:
                 return
-            yield play_game(task)
+            with control.waiting():
+                record = play_game(task)
+            yield record
         return
-    futures = [executor.submit(play_game, t) for t in tasks]
+    pending = {executor.submit(play_game, t) for t in tasks}
     try:
-        for future in concurrent.futures.as_completed(futures):
-            if future.cancelled():
-                continue
-            yield future.result()
+        while pending:
+            done: set = set()
+            try:
+                with control.waiting():
+                    done, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            except MatchInterrupted:
+                pass
+            if control.stopping:
+                for f in pending:
+                    f.cancel()
+                _signal_workers(executor, signal.SIGTERM)
+                concurrent.futures.wait(pending)  # the running games end at once (a worker kills their engines)
+                done, pending = done | pending, set()
+            for future in done:
+                if future.cancelled():
+                    continue
+                if control.stopping and future.exception() is not None:  # a game ended by the stop: no record
+                    continue
+                yield future.result()  # a game that finished, also just before a stop
             if stop():
                 return
     finally:
-        for f in futures:
+        for f in pending:
             f.cancel()
 
 
@@ -628,8 +902,130 @@ def make_executor(concurrency: int, cluster: Optional[str] = None):
         return client.get_executor(pure=False), client.close
     if concurrency <= 1:
         return InlineExecutor(), lambda: None
-    pool = concurrent.futures.ProcessPoolExecutor(concurrency, mp_context=multiprocessing.get_context("spawn"))
+    pool = concurrent.futures.ProcessPoolExecutor(concurrency, mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=_pool_worker_init)
     return pool, lambda: pool.shutdown(cancel_futures=True)
+
+
+# ------------------------------------------------------------------ warm-up
+def warm_up(engines: Sequence[EngineSpec], settings: MatchSettings, timeout: float = 900.0,
+            progress: Optional[Callable[[str], None]] = None, control: Optional[StopControl] = None) -> list[str]:
+    """Start each distinct engine (command and options) once and wait up to ``timeout`` s for ``readyok``, showing
+    the wait through ``progress``: a cold start of our engine compiles its numba kernels there (minutes), after
+    which each game's own ``isready`` loads them from the cache within ``settings.ready_timeout``.
+
+    Returns one line per engine (``name: ready in N s``); raises ``ValueError`` naming the engine that failed to
+    start (a match of it would be nothing but lost games).
+    """
+    control = control or StopControl()
+    wsettings = dataclasses.replace(settings, ready_timeout=timeout)
+    seen, lines = set(), []
+    for spec in engines:
+        key = (tuple(spec.cmd), tuple(sorted(spec.options.items())))
+        if key in seen:
+            continue
+        seen.add(key)
+        task = GameTask(-1, -1, spec, spec, Opening(), wsettings, 0)
+        from . import games
+
+        if games.is_game_variant(settings.variant):
+            from .game_referee import make_referee
+
+            ref: Referee = make_referee(task)
+        else:
+            ref = Referee(task)
+        if progress is not None:
+            ref.ready_progress = lambda name, t: progress(
+                f"warming up {name}: waiting for readyok, {t:.0f} s (a first start compiles its kernels: minutes)")
+        t0 = time.perf_counter()
+        try:
+            with control.waiting():
+                ref._open(0)
+        except GameOver as over:
+            raise ValueError(f"engine {spec.name} failed to start ({over.reason}): {over.detail}") from None
+        finally:
+            ref.abandon()
+        lines.append(f"{spec.name}: ready in {time.perf_counter() - t0:.1f} s")
+    return lines
+
+
+# ----------------------------------------------------------------- openings
+#: the opening set used for a variant when ``--openings`` is not given (files in ``bench/openings/``)
+DEFAULT_OPENINGS = {"shogi": "shogi-balanced.txt", "daishogi2017": "daishogi2017.txt"}
+
+
+def default_openings_path(variant: str) -> Optional[Path]:
+    """The shipped opening set for ``variant`` (``bench/openings/...``), or None (none for it, or not installed)."""
+    name = DEFAULT_OPENINGS.get(variant)
+    if name is None:
+        return None
+    path = Path(__file__).resolve().parent.parent / "bench" / "openings" / name
+    return path if path.exists() else None
+
+
+# ------------------------------------------------------------------- resume
+MATCH_FILE = "match.json"  # in the output directory: what --resume needs to play the same match again
+RESUME_OVERRIDES = ("--concurrency", "--cluster", "--quiet", "--no-warmup", "--warmup-timeout")
+
+
+def read_records(path: Path) -> list[dict]:
+    """The records of ``games.jsonl``. A last line cut short (the runner was killed while writing it) is dropped
+    and the file rewritten without it; a bad line elsewhere is an error."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            if n == len(lines):
+                print(f"fantasista-match: {path}:{n}: dropping a record cut short", file=sys.stderr)
+                path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in out),
+                                encoding="utf-8")
+                break
+            raise ValueError(f"{path}:{n}: not a JSON record") from None
+    return out
+
+
+def _resume_argv(out_dir: Path, argv: Sequence[str]) -> list[str]:
+    """The saved command line of the match in ``out_dir`` with the execution options of ``argv`` appended."""
+    meta_path = out_dir / MATCH_FILE
+    if not meta_path.exists():
+        raise ValueError(f"{out_dir}: no {MATCH_FILE} (not a match directory written by fantasista-match)")
+    extra, skip = [], False
+    for i, word in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if word.startswith("--resume"):
+            skip = "=" not in word
+            continue
+        name = word.split("=", 1)[0]
+        if word.startswith("--") and name not in RESUME_OVERRIDES:
+            raise ValueError(f"--resume takes the match's settings from {meta_path}; only "
+                             f"{', '.join(RESUME_OVERRIDES)} may be given with it, not {name}")
+        extra.append(word)
+    saved = json.loads(meta_path.read_text(encoding="utf-8"))
+    return [*saved["argv"], "--out", str(out_dir), *extra]
+
+
+def _check_done(records: list[dict], tasks: Sequence[GameTask], out_dir: Path) -> list[dict]:
+    """The finished games of ``records`` (one per game number), each checked against the schedule."""
+    by_game: dict[int, dict] = {}
+    for r in records:
+        i = r.get("game")
+        if not isinstance(i, int) or not 0 <= i < len(tasks):
+            raise ValueError(f"{out_dir}/games.jsonl: game {i!r} is not in this match's schedule")
+        t = tasks[i]
+        if (r.get("sente"), r.get("gote"), r.get("seed")) != (t.sente.name, t.gote.name, t.seed):
+            raise ValueError(f"{out_dir}/games.jsonl: game {i} ({r.get('sente')} - {r.get('gote')}, seed "
+                             f"{r.get('seed')}) does not match this match's schedule ({t.sente.name} - "
+                             f"{t.gote.name}, seed {t.seed})")
+        by_game.setdefault(i, r)
+    return [by_game[i] for i in sorted(by_game)]
 
 
 # ----------------------------------------------------------------------- CLI
@@ -640,14 +1036,18 @@ def _ms(seconds: Optional[float]) -> Optional[int]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="fantasista-match", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--engine", action="append", nargs="+", required=True, metavar="KEY=VALUE",
+    p.add_argument("--engine", action="append", nargs="+", metavar="KEY=VALUE",
                    help="an engine: cmd=\"...\" [name=...] [option.<Name>=<value> ...] [nodes=N] [depth=N] "
                         "[movetime=MS]; give two or more")
     p.add_argument("--variant", default="shogi", help="game id (default shogi)")
     p.add_argument("--variant-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option of the variant (e.g. FantasistaFairyGote=ayumi, EnokianMichizane=9i); the "
                         "referee plays by it and sends it to the engines that offer it")
-    p.add_argument("--games", type=int, default=2, help="number of games (openings are played in pairs)")
+    p.add_argument("--games", type=int, default=2,
+                   help="games per pairing: every pair of engines plays N games (with --gauntlet, the first engine "
+                        "plays N against each other one); openings are played in pairs, colours swapped (default 2)")
+    p.add_argument("--gauntlet", action="store_true",
+                   help="the first engine plays each of the others (instead of every pair playing)")
     tc = p.add_argument_group("time control (seconds; combine --time with --byoyomi or --inc)")
     tc.add_argument("--time", type=float, help="main time per side (alone: sudden death)")
     tc.add_argument("--byoyomi", type=float, help="byoyomi per move")
@@ -655,30 +1055,53 @@ def build_parser() -> argparse.ArgumentParser:
     tc.add_argument("--movetime", type=float, help="fixed time per move")
     tc.add_argument("--nodes", type=int, help="nodes per move")
     tc.add_argument("--depth", type=int, help="depth per move")
-    p.add_argument("--openings", help="file of openings: SFENs or USI move lines, one per line")
+    p.add_argument("--openings", help="file of openings: SFENs or USI move lines, one per line (default for shogi: "
+                                      "bench/openings/shogi-balanced.txt; dai shogi: bench/openings/daishogi2017.txt)")
     p.add_argument("--shuffle", action="store_true", help="shuffle the openings with the seed")
     p.add_argument("--concurrency", type=int, default=1, help="games in parallel (default 1)")
     p.add_argument("--cluster", help="Dask scheduler address (or 'local') to run the games on")
-    p.add_argument("--seed", type=int, default=0, help="match seed: opening order, chance events, engine Seed options")
+    p.add_argument("--seed", type=int, default=0,
+                   help="match seed: opening order, chance events, each engine's own Seed option")
     p.add_argument("--max-plies", type=int, default=512, help="draw after this many plies (default 512)")
     p.add_argument("--resign-score", type=int, help="adjudicate a loss when a side reports <= -CP ...")
     p.add_argument("--resign-moves", type=int, default=3, help="... on this many consecutive moves (default 3)")
     p.add_argument("--entering-king", default="CSARule27", choices=["NoEnteringKing", "CSARule24", "CSARule27"])
     p.add_argument("--margin", type=int, default=1000, help="ms of grace before a time forfeit (default 1000)")
     p.add_argument("--handshake-timeout", type=float, default=10.0)
-    p.add_argument("--ready-timeout", type=float, default=120.0)
+    p.add_argument("--ready-timeout", type=float, default=120.0,
+                   help="s for readyok in each game (default 120; the warm-up covers a cold start)")
+    p.add_argument("--warmup-timeout", type=float, default=900.0,
+                   help="s for each engine's first readyok before the first game (default 900: a cold start of our "
+                        "engine compiles its numba kernels, 2-6 minutes)")
+    p.add_argument("--no-warmup", action="store_true", help="no warm-up start of each engine before the first game")
     p.add_argument("--move-timeout", type=float, default=60.0, help="s per move without a time limit")
     p.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
                    help="stop early with a pentanomial SPRT")
     p.add_argument("--out", help="output directory (default ./matches/<date-time>)")
+    p.add_argument("--resume", metavar="DIR",
+                   help="continue the stopped match in DIR (its settings, same seeds; finished games are skipped); "
+                        "only --concurrency, --cluster, --quiet, --no-warmup, --warmup-timeout may be added")
     p.add_argument("--formats", default="kif,csa", help="record files for standard shogi (default kif,csa)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     return p
 
 
+def _err(message: str) -> int:
+    print(f"fantasista-match: error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    """The ``fantasista-match`` command (exit status 0; 2 for bad arguments; 128 + signal number when stopped by
+    a signal, after the summary of the finished games)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    resume = Path(args.resume) if args.resume else None
     try:
+        if resume is not None:
+            argv = _resume_argv(resume, argv)
+            args = parser.parse_args(argv)
         from engine.variants import get_variant
 
         from . import games
@@ -695,13 +1118,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             variant_options[key] = value
         if games.is_game_variant(args.variant):  # the rule options must make a game
             games.new_state(args.variant, games.option_getter(variant_options))
-        engines = [EngineSpec.parse(items) for items in args.engine]
+        engines = [EngineSpec.parse(items) for items in args.engine or []]
         if len(engines) < 2:
             raise ValueError("give at least two --engine")
-        openings = read_openings(args.openings, args.variant) if args.openings else None
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, not {args.games}")
+        openings_path = Path(args.openings) if args.openings else default_openings_path(args.variant)
+        openings = read_openings(openings_path, args.variant) if openings_path else None
     except ValueError as exc:
-        print(f"fantasista-match: error: {exc}", file=sys.stderr)
-        return 2
+        return _err(str(exc))
+    except json.JSONDecodeError as exc:
+        return _err(f"{resume}/{MATCH_FILE}: {exc}")
     if openings and args.shuffle:
         random.Random(args.seed).shuffle(openings)
     settings = MatchSettings(
@@ -711,20 +1138,72 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         max_plies=args.max_plies, resign_score=args.resign_score, resign_moves=args.resign_moves,
         entering_king_rule=args.entering_king, margin=args.margin, handshake_timeout=args.handshake_timeout,
         ready_timeout=args.ready_timeout, move_timeout=args.move_timeout, variant_options=variant_options)
-    out = args.out or f"matches/{_dt.datetime.now():%Y%m%d-%H%M%S}"
+    out = Path(args.out or f"matches/{_dt.datetime.now():%Y%m%d-%H%M%S}")
+    tasks = schedule(engines, openings or [Opening()], args.games, settings, args.seed, args.gauntlet)
+    done: list[dict] = []
+    try:
+        if resume is not None:
+            saved = json.loads((out / MATCH_FILE).read_text(encoding="utf-8"))
+            if saved.get("schedule_sha256") != schedule_digest(tasks):
+                raise ValueError(f"{out}: the schedule rebuilt from {MATCH_FILE} differs from the one played (the "
+                                 "openings file or the code changed); not resuming")
+            done = _check_done(read_records(out / "games.jsonl"), tasks, out)
+        elif (out / "games.jsonl").exists() and (out / "games.jsonl").stat().st_size > 0:
+            raise ValueError(f"{out} already holds games: --resume {out} continues that match, or give another --out")
+    except ValueError as exc:
+        return _err(str(exc))
+    if not args.quiet or openings_path is None:
+        if openings_path is not None and not args.openings:
+            print(f"openings: {openings_path} ({len(openings or [])} lines; --openings FILE to choose others)",
+                  file=sys.stderr)
+        elif openings_path is None:
+            print(f"WARNING: no --openings and no shipped opening set for {args.variant}: EVERY GAME STARTS FROM THE "
+                  "START POSITION. Games then differ only through the variant's chance events and the engines' "
+                  "seeds; two deterministic engines REPEAT THE SAME GAME. Give --openings FILE.", file=sys.stderr)
+    if resume is None:
+        out.mkdir(parents=True, exist_ok=True)
+        meta = {"argv": [w for w in argv], "created": _dt.datetime.now().isoformat(timespec="seconds"),
+                "openings": str(openings_path) if openings_path else None, "games_scheduled": len(tasks),
+                "schedule_sha256": schedule_digest(tasks)}
+        (out / MATCH_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    elif not args.quiet:
+        print(f"resuming {out}: {len(done)} of {len(tasks)} games already played", file=sys.stderr)
     sprt = dict(zip(("elo0", "elo1", "alpha", "beta"), args.sprt)) if args.sprt else None
-    executor, close = make_executor(args.concurrency, args.cluster)
 
     def show(line: str) -> None:
         if not args.quiet:
             print("\r" + line, end="", file=sys.stderr, flush=True)
 
+    control = StopControl()
+    restore = control.install()
+    executor, close = None, lambda: None
     try:
-        result = run_match(engines, games=args.games, settings=settings, openings=openings, seed=args.seed,
-                           executor=executor, out=out, formats=tuple(f for f in args.formats.split(",") if f),
-                           sprt=sprt, progress=show)
+        try:
+            if not args.no_warmup and len(done) < len(tasks) and (not args.cluster or args.cluster == "local"):
+                for line in warm_up(engines, settings, args.warmup_timeout, show, control):
+                    show(line)
+                if not args.quiet:
+                    print(file=sys.stderr)
+        except ValueError as exc:
+            return _err(str(exc))
+        except MatchInterrupted:
+            print("stopped during the warm-up: no game played", file=sys.stderr)
+            return 128 + (control.signum or signal.SIGINT)
+        executor, close = make_executor(args.concurrency, args.cluster)
+        try:
+            result = run_match(engines, games=args.games, settings=settings, openings=openings, seed=args.seed,
+                               executor=executor, out=out, formats=tuple(f for f in args.formats.split(",") if f),
+                               sprt=sprt, progress=show, gauntlet=args.gauntlet, done=done, control=control)
+        finally:
+            close()
+    except MatchAborted:
+        _signal_workers(executor, signal.SIGKILL)
+        print(f"aborted: the finished games are in {out}/games.jsonl (no summary written); "
+              f"continue with: fantasista-match --resume {out}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit(128 + (control.signum or signal.SIGINT))
     finally:
-        close()
+        restore()
     if not args.quiet:
         print(file=sys.stderr)
     for st in result.stats.values():
@@ -732,6 +1211,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if result.stopped_by_sprt:
         print("stopped early: SPRT decision reached")
     print(f"records: {out}/games.jsonl")
+    if result.interrupted:
+        print(f"stopped by {result.interrupted}: {len(result.records)} of {result.scheduled} games played (games in "
+              f"progress were ended and not recorded); continue with: fantasista-match --resume {out}")
+        return 128 + (control.signum or signal.SIGINT)
     return 0
 
 
