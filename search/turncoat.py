@@ -259,7 +259,9 @@ class Settings:
 class TurncoatEngine:
     """Chooses the token for the side to move of a view (:meth:`choose`)."""
 
-    def __init__(self, settings: Settings | None = None, seed: int = 0) -> None:
+    def __init__(self, settings: Settings | None = None, seed: int | None = 0) -> None:
+        """``seed``: the source of every random choice (the plan, the enemy plans sampled); ``None`` draws it from
+        OS entropy, so that a player cannot learn the plan from earlier games."""
         self.s = settings or Settings()
         self.rng = np.random.default_rng(seed)
         self.scorer = Scorer()

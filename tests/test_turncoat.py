@@ -490,3 +490,32 @@ def test_strength_belief_beats_declarer_that_ignores_the_enemy_plan():
     score = sum(s for _, s, _ in results)
     print(f"smart engine vs declarer: {score} / {len(results)}")
     assert len(results) == 100 and score > 60
+
+
+def _engine_plans(seed=None, n=1):
+    """The plans named as sente and as gote by ``n`` fresh ``python -m usi`` processes (run side by side), each
+    asked at the start position with the default options, or with ``Seed`` set."""
+    import subprocess
+    import sys
+
+    script = ("usi\nsetoption name USI_Variant value turncoat\n"
+              + (f"setoption name Seed value {seed}\n" if seed is not None else "")
+              + "isready\nusinewgame\nposition startpos\ngo depth 1\nposition startpos moves plan=?\ngo depth 1\nquit\n")
+    procs = [subprocess.Popen([sys.executable, "-m", "usi"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(n)]
+    plans = []
+    for p in procs:
+        out, err = p.communicate(script, timeout=600)
+        best = [line.split()[1] for line in out.splitlines() if line.startswith("bestmove")]
+        assert len(best) == 2 and all(b.startswith("plan:") for b in best), (out[-500:], err[-500:])
+        plans.append(tuple(best))
+    return plans
+
+
+def test_fresh_engines_hide_their_plans_and_a_set_seed_reproduces_them():
+    """Issue 22: with ``Seed`` unset, six fresh engine processes name at least three different plans for each side
+    (a fixed default seed named plan:6a,9c / plan:4i,5g in every game); with ``Seed`` set, two processes agree."""
+    fresh = _engine_plans(n=6)
+    assert len({s for s, _ in fresh}) >= 3 and len({g for _, g in fresh}) >= 3, fresh
+    seeded = _engine_plans(seed=12345, n=2)
+    assert seeded[0] == seeded[1], seeded

@@ -373,7 +373,9 @@ class FantasistaThinker(Thinker):
 
 class TurncoatThinker(Thinker):
     """``search.turncoat.TurncoatEngine``: a fixed-depth engine (2 by default, 1 under a short clock); its belief
-    over the enemy's plan is kept between ``go`` commands of one game."""
+    over the enemy's plan is kept between ``go`` commands of one game. Its secret choices (the plan) come from
+    ``Seed``: 0, the default, means unset and draws them from OS entropy afresh for every game (a fixed default
+    would name the same plan every game); any other value makes them reproducible."""
 
     variant = "turncoat"
 
@@ -384,7 +386,7 @@ class TurncoatThinker(Thinker):
     def clear(self) -> None:
         from search.turncoat import Settings, TurncoatEngine
 
-        self.engine = TurncoatEngine(Settings(depth=2), seed=self.seed)
+        self.engine = TurncoatEngine(Settings(depth=2), seed=self.seed or None)  # None: OS entropy
 
     def warmup(self) -> None:
         from engine.variants.turncoat import new_game
