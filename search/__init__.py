@@ -28,6 +28,7 @@ from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_GEN, CTL_
                       SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
+from .see import see_buffer
 
 __all__ = ["Limits", "SearchInfo", "SearchResult", "Searcher", "evaluate", "bench_positions", "MAX_DEPTH",
            "MATE", "MATE_BOUND"]
@@ -127,6 +128,7 @@ class Searcher:
         self._root_moves = np.zeros(MAX_MOVES, np.int32)
         self._root_scores = np.zeros(MAX_MOVES, np.int32)
         self._lmr = _lmr_table()
+        self._see_buf = see_buffer()
         self._mate_moves = np.zeros((MATE_MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mate_key = np.zeros(MATE_TT_ENTRIES, np.uint64)
         self._mate_proof = np.full(MATE_TT_ENTRIES, UNKNOWN_PROOF, np.int8)
@@ -217,7 +219,8 @@ class Searcher:
             ctl=self._ctl, moves=self._moves, mscore=self._mscore, pv=self._pv, pv_len=self._pv_len,
             killers=self._killers, history=self._history, checks=checks, root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
-            tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen)
+            tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
+            see_buf=self._see_buf)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:
@@ -409,7 +412,8 @@ class Searcher:
             ctl=self._ctl, moves=self._moves, mscore=self._mscore, pv=self._pv, pv_len=self._pv_len,
             killers=self._killers, history=self._history, checks=np.zeros(1, np.int8), root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
-            tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen)
+            tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
+            see_buf=self._see_buf)
 
     # ---------------------------------------------------------- mate search
     def mate_search(self, pos: Position, max_ms: int | None = None,

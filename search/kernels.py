@@ -18,9 +18,11 @@ import numpy as np
 
 from engine.kernels import kernel
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM,
-                                    do_move, generate, in_check, is_attacked, royal_square, undo_move)
+                                    do_move, generate, in_check, royal_square, undo_move)
 from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
+
+from .see import capture_value, see_ge
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
 MAX_DEPTH = 64           # iterative-deepening depth limit
@@ -44,7 +46,11 @@ CTL_SIZE = 16
 ORD_TT = 1 << 30
 ORD_CAPTURE = 1 << 28
 ORD_KILLER = 1 << 27
+ORD_BAD_CAPTURE = -(1 << 29)  # captures that lose material (SEE < 0): after every quiet move
 HISTORY_MAX = 1 << 14
+SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
+SEE_CAPTURE_MARGIN = 200  # a capture may lose up to this much per ply of depth left
+SEE_QUIET_MARGIN = 60     # a quiet move may lose up to this much times depth^2
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -64,6 +70,7 @@ SearchTables = namedtuple("SearchTables", [
     "tt_depth",   # int16[N]
     "tt_bound",   # int8[N]
     "tt_gen",     # uint8[N]
+    "see_buf",    # int32[3, SEE_BUF]: scratch of the static exchange evaluation (search/see.py)
 ])
 
 
@@ -228,10 +235,11 @@ def _score_moves(P, T, E, S, ply, n, tt_move):
             code = P.board[(mv >> 8) & 0xFF]
             victim = P.board[to]
         if victim != 0 or (mv & PROMOTE):
-            s = ORD_CAPTURE + E.value[victim] * 64 - E.value[code]
+            s = E.value[victim] * 64 - E.value[code]
             if mv & PROMOTE:
                 s += (E.value[T.promote_code[code]] - E.value[code]) * 32
-            sc[i] = s
+            # a capture that loses material in the exchange goes after the quiet moves
+            sc[i] = s + (ORD_CAPTURE if see_ge(P, T, E, mv, 0, S.see_buf) else ORD_BAD_CAPTURE)
         elif mv == k0:
             sc[i] = ORD_KILLER + 1
         elif mv == k1:
@@ -377,16 +385,14 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         for i in range(n):
             mv = _pick(S, ply, i, n)
             if not incheck:
-                to = mv & 0xFF
                 code = P.board[(mv >> 8) & 0xFF]
-                victim = P.board[to]
-                gain = E.value[victim]
+                gain = capture_value(T, E, P.board[mv & 0xFF])
                 if mv & PROMOTE:
                     gain += E.value[T.promote_code[code]] - E.value[code]
                 if stand + gain + 200 <= alpha:  # delta pruning: even the full gain cannot lift alpha
                     continue
-                if E.value[code] > E.value[victim] + 60 and is_attacked(P, T, to, 1 - us):
-                    continue  # a losing capture on a defended square (a cheap stand-in for SEE)
+                if S.mscore[ply, i] < ORD_CAPTURE:
+                    continue  # loses material in the exchange (SEE < 0, found by _score_moves)
             do_move(P, T, mv)
             if P.st[ST_STM] == us:
                 v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
@@ -490,6 +496,16 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                  and (futile or (depth <= 4 and searched >= lmp_limit)))
         if prune and not _may_check(P, T, mv, eksq):
             continue
+        # SEE pruning at low depth: captures losing more than SEE_CAPTURE_MARGIN * depth, quiet moves (drops
+        # included) that lose more than SEE_QUIET_MARGIN * depth^2 in the exchange on their square.
+        if (not root and searched > 0 and not incheck and best > -MATE_BOUND and depth <= SEE_PRUNE_DEPTH
+                and not _may_check(P, T, mv, eksq)):
+            if quiet:
+                if not see_ge(P, T, E, mv, -SEE_QUIET_MARGIN * depth * depth, S.see_buf):
+                    continue
+            elif S.mscore[ply, i] < ORD_CAPTURE and not see_ge(P, T, E, mv, -SEE_CAPTURE_MARGIN * depth,
+                                                                S.see_buf):
+                continue
         if root:
             S.ctl[CTL_CURRMOVE] = mv
         do_move(P, T, mv)

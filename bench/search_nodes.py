@@ -1,0 +1,53 @@
+"""Search at a fixed node budget: nodes/s (CPU time) and the depth reached, for the selectivity work (issue 24).
+
+``python -m bench.search_nodes [--nodes N] [--variant shogi|daishogi2017]`` (or run the file with another
+tree first on PYTHONPATH to measure that tree) searches each position of
+``search.bench_positions`` (shogi) or ``bench.search.DAISHOGI_POSITIONS`` (dai shogi) with a cleared table to the
+node budget and prints per position the completed depth, nodes, CPU seconds and nodes/s, then the totals and the
+mean depth. CPU time (``time.process_time``) because the machine is shared: it is the single-thread figure.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def run(nodes: int = 200_000, variant: str = "shogi") -> list[dict]:
+    """One row per position: position, depth, nodes, seconds (CPU), nps."""
+    from engine import Position
+    from search import Limits, Searcher, bench_positions
+
+    from bench.search import DAISHOGI_POSITIONS
+    positions = (list(enumerate(bench_positions)) if variant == "shogi"
+                 else [(name, sfen) for name, sfen in DAISHOGI_POSITIONS])
+    s = Searcher(hash_mb=16)
+    s.warmup()
+    rows = []
+    for name, sfen in positions:
+        pos = Position.from_sfen(sfen, variant)
+        s.clear()
+        t = time.process_time()
+        r = s.search(pos, Limits(nodes=nodes))
+        sec = max(time.process_time() - t, 1e-9)
+        rows.append({"position": str(name), "depth": r.depth, "nodes": r.nodes, "seconds": sec,
+                     "nps": r.nodes / sec})
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nodes", type=int, default=200_000)
+    ap.add_argument("--variant", default="shogi")
+    a = ap.parse_args()
+    rows = run(a.nodes, a.variant)
+    for r in rows:
+        print(f"{r['position']:<12} depth {r['depth']:>3} nodes {r['nodes']:>9} {r['seconds']:7.2f}s "
+              f"{r['nps'] / 1e3:8.1f} kn/s")
+    n = sum(r["nodes"] for r in rows)
+    sec = sum(r["seconds"] for r in rows)
+    print(f"total nodes {n} cpu {sec:.2f}s nps {n / sec / 1e3:.1f}k mean depth "
+          f"{sum(r['depth'] for r in rows) / len(rows):.2f}")
+
+
+if __name__ == "__main__":
+    main()
