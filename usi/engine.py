@@ -860,8 +860,13 @@ def format_info(info, pos) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: the USI loop on stdin/stdout. Extra arguments are run as commands first
-    (``fantasista bench`` or ``fantasista "go perft 4" quit``)."""
+    (``fantasista bench`` or ``fantasista "go perft 4" quit``); ``fantasista --compile [options]`` instead compiles
+    every variant's kernels into the disk cache, with a line per step, and exits (:mod:`usi.compile`)."""
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--compile":
+        from .compile import main as compile_main
+
+        return compile_main(argv[1:])
     # GUIs pipe stderr and never read it: a warning flood could fill the pipe and block us.
     warnings.filterwarnings("ignore")
     for stream in (sys.stdin, sys.stdout):

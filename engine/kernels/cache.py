@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from . import safecache
+
 _ROOT = Path(__file__).resolve().parents[2]
 #: Files whose kernels are called from kernels in other files.
 SHARED_KERNEL_SOURCES = ("engine/kernels/__init__.py", "engine/kernels/movegen.py", "engine/variant.py",
@@ -20,7 +22,11 @@ _STAMP = _ROOT / "engine/kernels/__pycache__/shared-kernels.sha1"
 
 
 def ensure_fresh_cache() -> bool:
-    """Delete the project's numba cache files if a shared kernel source changed; return whether it did."""
+    """Delete the project's numba cache files if a shared kernel source changed; return whether it did.
+
+    Also routes numba's cache writes through :mod:`engine.kernels.safecache` (locked, data before index), before
+    any kernel is loaded or saved."""
+    safecache.install()
     h = hashlib.sha1()
     for rel in SHARED_KERNEL_SOURCES:
         path = _ROOT / rel
@@ -41,7 +47,8 @@ def ensure_fresh_cache() -> bool:
                 pass
     try:
         _STAMP.parent.mkdir(exist_ok=True)
-        _STAMP.write_text(digest)
+        # whole or not at all: a stamp read half-written by another process would wipe a warm cache
+        safecache.atomic_write_bytes(_STAMP, digest.encode())
     except OSError:
         pass
     return True

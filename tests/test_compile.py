@@ -1,0 +1,262 @@
+"""The compile step (``fantasista --compile``, usi/compile.py) and the crash- and race-safe disk caches
+(engine/kernels/safecache.py): numba's index and data files and the project's own tables."""
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.kernels  # noqa: F401  (installs the safe cache writer, as every process of the project does)
+from engine.kernels import safecache
+from usi import compile as ucompile
+from usi.engine import main as engine_main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _env(cache_dir: Path, *extra_paths: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *map(str, extra_paths)])
+    env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    return env
+
+
+# ------------------------------------------------------------------------------------------ the compile step
+def test_compile_prints_a_line_per_step_and_succeeds(tmp_path, monkeypatch):
+    # a temporary file a killed compile left (in NUMBA_CACHE_DIR, which the sweep reads as numba does) goes first
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    leftover = tmp_path / "x.nbi.tmp.0123456789abcdef"
+    leftover.write_bytes(b"half")
+    out = io.StringIO()
+    results = ucompile.compile_all(["enokian"], ["rules", "engine"], out=out)
+    lines = out.getvalue().splitlines()
+    assert [(r.variant, r.step, r.error) for r in results] == [("enokian", "rules", None), ("enokian", "engine", None)]
+    assert lines[0].startswith("compiling the numba kernels of 1 variant(s)")
+    assert lines[1] == "removed 1 temporary cache file(s) left by an interrupted compile" and not leftover.exists()
+    steps = [ln for ln in lines if ln.startswith("[")]
+    assert len(steps) == 2
+    assert steps[0].startswith("[ 1/2] enokian      rules ") and steps[1].startswith("[ 2/2] enokian      engine")
+    for ln, r in zip(steps, results):
+        assert f"{r.seconds:6.1f} s" in ln and f"({r.compiled} compiled, {r.cached} cached)" in ln
+    assert lines[-1].startswith("done: 2 steps in ")
+    # the second step ran the enokian search warm-up: some of its kernels were compiled or loaded
+    assert results[1].compiled + results[1].cached > 0
+
+
+def test_a_failing_step_is_reported_and_the_exit_status_is_1(monkeypatch, capsys):
+    def broken(variant):
+        raise RuntimeError(f"no kernels for {variant}")
+
+    monkeypatch.setitem(ucompile.STEP_FUNCTIONS, "rules", broken)
+    assert ucompile.main(["--variant", "enokian", "--step", "rules"]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: RuntimeError: no kernels for enokian" in out
+    assert "1 step(s) failed" in out
+
+
+def test_fantasista_dash_dash_compile_dispatches_and_rejects_bad_arguments(monkeypatch, capsys):
+    seen = []
+    monkeypatch.setattr(ucompile, "compile_all", lambda variants, steps: seen.append((variants, steps)) or [])
+    assert engine_main(["--compile", "--variant", "turncoat", "--step", "play"]) == 0
+    assert seen == [(["turncoat"], ["play"])]
+    with pytest.raises(SystemExit) as exc:
+        engine_main(["--compile", "--variant", "chess"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'chess'" in capsys.readouterr().err
+
+
+def test_fantasista_dash_dash_compile_runs_in_a_real_process():
+    p = subprocess.run([sys.executable, "-m", "usi", "--compile", "--variant", "enokian", "--step", "rules"],
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=REPO, capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    step = [ln for ln in p.stdout.splitlines() if ln.startswith("[")]
+    assert len(step) == 1 and step[0].startswith("[ 1/1] enokian      rules ") and " cached)" in step[0]
+    assert p.stdout.splitlines()[-1].startswith("done: 1 steps in ")
+    assert p.stderr == ""
+
+
+# ------------------------------------------------------------------------------------------ atomic files
+def test_open_for_write_leaves_nothing_on_an_interrupt(tmp_path):
+    target = tmp_path / "table.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt):
+        with safecache.open_for_write(target) as f:
+            f.write(b"new, half")
+            raise KeyboardInterrupt
+    assert target.read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.bin"]
+    safecache.atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"new"
+
+
+def test_sweep_removes_temporaries_but_not_cache_files(tmp_path):
+    (tmp_path / "f-1.py311.nbi").write_bytes(b"index")
+    (tmp_path / "f-1.py311.1.nbc.tmp.00112233445566aa").write_bytes(b"half")
+    removed = safecache.sweep_temporary_files(tmp_path)
+    assert [p.name for p in removed] == ["f-1.py311.1.nbc.tmp.00112233445566aa"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f-1.py311.nbi", safecache.LOCK_NAME]
+
+
+def test_numba_writes_go_through_the_safe_writer():
+    from numba.core.caching import IndexDataCacheFile
+
+    assert safecache.install()
+    assert IndexDataCacheFile.save is safecache._save
+    assert IndexDataCacheFile._open_for_write is safecache._open_for_write_method
+
+
+def _cache_file(directory: Path):
+    from numba.core.caching import IndexDataCacheFile
+
+    return IndexDataCacheFile(cache_path=str(directory), filename_base="kern-10.py311", source_stamp=(1.0, 100))
+
+
+def test_a_kill_between_data_and_index_leaves_an_index_naming_only_written_files(tmp_path, monkeypatch):
+    cf = _cache_file(tmp_path)
+    cf.save("sig-a", ("payload", "a"))
+
+    def interrupted(self, name, data):
+        raise KeyboardInterrupt  # the process dies while the data file is being written
+
+    from numba.core.caching import IndexDataCacheFile
+
+    monkeypatch.setattr(IndexDataCacheFile, "_save_data", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        cf.save("sig-b", ("payload", "b"))
+    monkeypatch.undo()
+    index = _cache_file(tmp_path)._load_index()
+    assert index == {"sig-a": "kern-10.py311.1.nbc"}  # numba's own order had written sig-b's entry first
+    assert _cache_file(tmp_path).load("sig-a") == ("payload", "a")
+    assert not [p for p in tmp_path.iterdir() if safecache.TMP_INFIX in p.name]
+
+
+CONCURRENT_SAVER = textwrap.dedent("""
+    import sys, time
+    import engine.kernels  # installs the safe writer
+    from numba.core.caching import IndexDataCacheFile
+    original = IndexDataCacheFile._load_index
+
+    def slow_load_index(self):  # widen the read-modify-write window of the index to certain overlap
+        index = original(self)
+        time.sleep(1.0)
+        return index
+
+    IndexDataCacheFile._load_index = slow_load_index
+    cf = IndexDataCacheFile(cache_path=sys.argv[1], filename_base="kern-10.py311", source_stamp=(1.0, 100))
+    cf.save(sys.argv[2], ("payload", sys.argv[2]))
+""")
+
+
+def test_two_processes_adding_signatures_at_once_keep_both(tmp_path):
+    # Without the lock both read an empty index, both take "1.nbc", and the index that stays names a data file
+    # that may hold the other process's code. With it, the second reads the first's index.
+    script = tmp_path / "saver.py"
+    script.write_text(CONCURRENT_SAVER)
+    env = _env(tmp_path / "unused")
+    procs = [subprocess.Popen([sys.executable, str(script), str(tmp_path / "c"), key], env=env)
+             for key in ("sig-a", "sig-b")]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    cf = _cache_file(tmp_path / "c")
+    index = cf._load_index()
+    assert set(index) == {"sig-a", "sig-b"} and len(set(index.values())) == 2
+    assert cf.load("sig-a") == ("payload", "sig-a") and cf.load("sig-b") == ("payload", "sig-b")
+
+
+KERNELS = textwrap.dedent("""
+    from engine.kernels import kernel
+
+    @kernel
+    def poly(x):
+        acc = x
+        for i in range(7):
+            acc = acc * x + i
+        return acc
+
+    @kernel
+    def twice(x):
+        return poly(x) + poly(x + 1)
+""")
+COMPILER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import kernels_under_test as k
+    values = (np.int64(3), np.float64(3.0), np.int32(3), np.complex128(3.0))
+    for v in values:
+        assert k.twice(v) == k.twice.py_func(v), v
+    print(sum(sum(d._cache_hits.values()) for d in (k.poly, k.twice)), flush=True)
+""")
+
+
+def test_a_compile_killed_midway_never_breaks_the_next_start(tmp_path):
+    (tmp_path / "kernels_under_test.py").write_text(KERNELS)
+    (tmp_path / "compiler.py").write_text(COMPILER)
+    cache = tmp_path / "cache"
+    env = _env(cache, tmp_path)
+    run = [sys.executable, str(tmp_path / "compiler.py")]
+    p = subprocess.Popen(run, env=env, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not list(cache.glob("**/*.nbc")) and p.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    p.send_signal(signal.SIGKILL)  # killed as its first data file appears, amid the other signatures' compiles
+    assert p.wait() == -signal.SIGKILL, "the compile ended before it could be killed"
+    for index in cache.glob("**/*.nbi"):  # every data file an index names was written whole
+        with open(index, "rb") as f:
+            pickle.load(f)
+            _stamp, overloads = pickle.loads(f.read())
+        for name in overloads.values():
+            assert (index.parent / name).is_file(), name
+    safecache.sweep_temporary_files(next(cache.glob("**/*.nbi")).parent)
+    done = subprocess.run(run, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr  # every signature right, loaded or compiled again
+    assert int(done.stdout.split()[-1]) > 0  # and what the killed runs saved was loaded
+    assert not [q for q in cache.glob("**/*") if safecache.TMP_INFIX in q.name]
+
+
+# ------------------------------------------------------------------------------------------ project tables
+def test_array_cache_builds_once_rebuilds_a_damaged_file_and_drops_old_versions(tmp_path):
+    calls = []
+
+    def build():
+        calls.append(1)
+        return {"a": np.arange(5, dtype=np.int16)}
+
+    old = tmp_path / "table-00000000.npz"
+    old.write_bytes(b"an older version")
+    path = tmp_path / "table-11111111.npz"
+    assert safecache.array_cache(path, build)["a"].tolist() == [0, 1, 2, 3, 4]
+    assert safecache.array_cache(path, build)["a"].dtype == np.int16
+    assert len(calls) == 1 and not old.exists()
+    path.write_bytes(path.read_bytes()[:40])  # damaged (not by us: every write is whole)
+    assert safecache.array_cache(path, build)["a"].tolist() == [0, 1, 2, 3, 4]
+    assert len(calls) == 2
+
+
+def test_cache_file_names_the_sources_hash_and_honours_numba_cache_dir(tmp_path, monkeypatch):
+    src = tmp_path / "m.py"
+    src.write_text("x = 1\n")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    a = safecache.cache_file(src, "t", [src])
+    assert a.parent == tmp_path / "__pycache__" and a.name.startswith("t-") and a.suffix == ".npz"
+    src.write_text("x = 2\n")
+    assert safecache.cache_file(src, "t", [src]) != a
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "nc"))
+    assert safecache.cache_file(src, "t", [src]).parent == tmp_path / "nc"
+
+
+def test_mawarikudoi_landing_table_from_the_disk_cache_equals_a_fresh_build():
+    from search import mawarikudoi as M
+
+    cached = M.rollout_tables().land
+    path = safecache.cache_file(M.__file__, "mawarikudoi-land", M.LAND_TABLE_SOURCES)
+    assert path.is_file()
+    assert np.array_equal(cached, M._build_land_table()["land"])

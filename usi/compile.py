@@ -1,0 +1,245 @@
+"""Compile every numba kernel of the six variants once, into the disk cache, with a line per step.
+
+Run it once after installing (``fantasista --compile``, ``fantasista-compile`` or ``python -m usi.compile``): a
+cold cache takes minutes (see ``docs/engine.md``, "Compile time"), after which every ``isready`` loads its
+kernels from the cache in about a second. Each variant is two steps:
+
+- ``rules``: a seeded random playout through the rules layer as the referee and the GUI use it (legal moves,
+  moves and chance events applied, check, results, SFEN), and ``perft 2`` for the shogi-like games;
+- ``engine``: exactly what ``isready`` does for the variant (the searcher's or thinker's warm-up).
+
+A step prints a dot every few seconds while it runs, then its time and how many kernel signatures it compiled
+(``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still run;
+the exit status is then 1. Temporary files left by a killed compile are removed first
+(:func:`engine.kernels.safecache.sweep_temporary_files`).
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, TextIO
+
+from . import games
+from .engine import VARIANT_IDS, UsiEngine
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The packages whose modules hold kernels (their ``__pycache__`` holds numba's cache unless NUMBA_CACHE_DIR is set).
+KERNEL_PACKAGES = ("engine", "search", "eval")
+STEPS = ("engine", "rules", "play")
+DOT_S = 5.0  # a dot this often while a step runs
+PLAYOUT_TOKENS = 60  # moves and events of a rules playout
+PLAYOUT_SEED = 2022
+PLAY_DECISIONS = 4  # go depth 1 decisions of the play step
+
+
+@dataclass
+class StepResult:
+    """One step's outcome: seconds, kernel signatures compiled and loaded from the cache, an error or None."""
+
+    variant: str
+    step: str
+    seconds: float
+    compiled: int
+    cached: int
+    error: str | None = None
+
+
+def kernel_counts() -> tuple[int, int]:
+    """(signatures compiled, signatures loaded from the disk cache) so far, over the project's loaded kernels."""
+    from numba.core.registry import CPUDispatcher
+
+    compiled = cached = 0
+    seen: set[int] = set()
+    for name, mod in list(sys.modules.items()):
+        if mod is None or name.split(".")[0] not in KERNEL_PACKAGES:
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, CPUDispatcher) and id(obj) not in seen:
+                seen.add(id(obj))
+                compiled += sum(obj._cache_misses.values())
+                cached += sum(obj._cache_hits.values())
+    return compiled, cached
+
+
+def _playout_position(variant: str) -> None:
+    """The shogi-like rules layer: perft 2 and a seeded random game of legal moves with its checks and results."""
+    from engine import Position
+
+    rng = random.Random(PLAYOUT_SEED)
+    pos = Position.startpos(variant)
+    pos.perft(2)
+    for _ in range(PLAYOUT_TOKENS):
+        moves = pos.legal_moves()
+        if not moves or pos.result() is not None:
+            break
+        pos.push(rng.choice(moves))
+        pos.is_check()
+        pos.repetition()
+    Position.from_sfen(pos.sfen(), variant).legal_codes()
+
+
+def _playout_game(variant: str) -> None:
+    """A GameState variant's rules layer as the referee drives it: chance events drawn, actions chosen at random."""
+    rng = random.Random(PLAYOUT_SEED)
+    opt = games.option_getter({})
+    state = games.new_state(variant, opt)
+    for _ in range(PLAYOUT_TOKENS):
+        if state.result() is not None:
+            break
+        if state.node_kind().value == "chance":
+            state.apply(games.sample_event(state.chance_events(), rng))
+        else:
+            actions = state.legal_actions()
+            if not actions:
+                break
+            state.apply(rng.choice(actions))
+        games.describe(state)
+    games.state_from_sfen(variant, state.sfen(), opt)
+
+
+def rules_step(variant: str) -> None:
+    """Compile the rules-layer kernels of ``variant``."""
+    if games.is_game_variant(variant):
+        _playout_game(variant)
+    else:
+        _playout_position(variant)
+
+
+def engine_step(variant: str) -> None:
+    """Compile what ``isready`` needs for ``variant`` (the same warm-up)."""
+    eng = UsiEngine(out=io.StringIO())
+    eng.handle(f"setoption name USI_Variant value {variant}")
+    eng._warmup()  # not cmd_isready: an error here must surface, not become an ``info string``
+
+
+def play_step(variant: str) -> None:
+    """A few ``go depth 1`` decisions through the USI loop from the start (chance events drawn here, as the referee
+    does), so that whatever a real ``go`` needs beyond the warm-up is compiled too."""
+    out = io.StringIO()
+    eng = UsiEngine(out=out)
+    rng = random.Random(PLAYOUT_SEED)
+    opt = games.option_getter({})
+    for cmd in (f"setoption name USI_Variant value {variant}", "isready", "usinewgame"):
+        eng.handle(cmd)
+    tokens: list[str] = []
+    state = games.new_state(variant, opt) if games.is_game_variant(variant) else None
+    for _ in range(PLAY_DECISIONS):
+        while state is not None and state.result() is None and state.node_kind().value == "chance":
+            tokens.append(games.sample_event(state.chance_events(), rng))
+            state.apply(tokens[-1])
+        if state is not None and state.result() is not None:
+            break
+        eng.handle("position startpos" + (" moves " + " ".join(tokens) if tokens else ""))
+        mark = len(out.getvalue())
+        eng.handle("go depth 1")
+        while eng.searching:
+            time.sleep(0.01)
+        answer = [ln for ln in out.getvalue()[mark:].splitlines() if ln.startswith(("bestmove", "info string error"))]
+        if not answer or not answer[-1].startswith("bestmove "):
+            raise RuntimeError(f"no bestmove after go depth 1: {answer[-1] if answer else 'nothing'}")
+        move = answer[-1].split()[1]
+        if move in ("resign", "win"):
+            break
+        tokens.append(move)
+        if state is not None:
+            state.apply(move)
+
+
+STEP_FUNCTIONS: dict[str, Callable[[str], None]] = {"engine": engine_step, "rules": rules_step, "play": play_step}
+
+
+class _Dots:
+    """Prints a dot every ``DOT_S`` seconds until stopped (so a long compile visibly progresses)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out, self.done = out, threading.Event()
+        self.thread = threading.Thread(target=self._run, name="compile-dots", daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.wait(DOT_S):
+            self.out.write(".")
+            self.out.flush()
+
+    def __enter__(self) -> "_Dots":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        self.thread.join()
+
+
+def sweep(out: TextIO) -> int:
+    """Remove temporary cache files a killed compile left behind; return how many."""
+    from engine.kernels.safecache import sweep_temporary_files
+
+    dirs = {p for pkg in KERNEL_PACKAGES for p in (ROOT / pkg).glob("**/__pycache__")}
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        base = Path(os.environ["NUMBA_CACHE_DIR"])
+        dirs |= {base} | {p for p in base.glob("**/*") if p.is_dir()}
+    removed = sum(len(sweep_temporary_files(d)) for d in sorted(dirs))
+    if removed:
+        out.write(f"removed {removed} temporary cache file(s) left by an interrupted compile\n")
+    return removed
+
+
+def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = STEPS,
+                out: TextIO | None = None) -> list[StepResult]:
+    """Run ``steps`` for each of ``variants``, printing a line per step to ``out`` (stdout); return the results."""
+    out = out or sys.stdout
+    variants, steps = list(variants), list(steps)
+    t_start = time.perf_counter()
+    out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache "
+              f"(minutes on a first run, seconds once cached)\n")
+    out.flush()
+    import engine.kernels  # noqa: F401  (installs the safe cache writer before any kernel is loaded)
+
+    sweep(out)
+    results = []
+    n = len(variants) * len(steps)
+    for i, (variant, step) in enumerate(((v, s) for v in variants for s in steps), 1):
+        out.write(f"[{i:2d}/{n}] {variant:<12s} {step:<6s} ")
+        out.flush()
+        c0, h0 = kernel_counts()
+        t0 = time.perf_counter()
+        error = None
+        with _Dots(out):
+            try:
+                STEP_FUNCTIONS[step](variant)
+            except Exception as exc:  # report and go on: the other variants still get compiled
+                error = f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - t0
+        c1, h1 = kernel_counts()
+        r = StepResult(variant, step, seconds, c1 - c0, h1 - h0, error)
+        results.append(r)
+        tail = f"FAILED: {error}" if error else f"({r.compiled} compiled, {r.cached} cached)"
+        out.write(f" {seconds:6.1f} s  {tail}\n")
+        out.flush()
+    failed = [r for r in results if r.error]
+    total = time.perf_counter() - t_start
+    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s; "
+              f"kernels cached under {os.environ.get('NUMBA_CACHE_DIR') or 'the __pycache__ of engine/, search/, eval/'}\n")
+    out.flush()
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console entry point (``fantasista-compile``, ``fantasista --compile``, ``python -m usi.compile``)."""
+    parser = argparse.ArgumentParser(prog="fantasista --compile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variant", action="append", choices=VARIANT_IDS, metavar="ID",
+                        help=f"compile only this variant (repeatable; default all: {', '.join(VARIANT_IDS)})")
+    parser.add_argument("--step", action="append", choices=STEPS, help="only this step (repeatable; default all three)")
+    args = parser.parse_args(argv)
+    results = compile_all(args.variant or VARIANT_IDS, args.step or STEPS)
+    return 1 if any(r.error for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
