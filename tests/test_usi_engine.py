@@ -491,6 +491,7 @@ def test_go_mate_protocol(dialog):
 # ----------------------------------------------------------------------------------------------- debug
 def test_go_perft_divide(dialog):
     start = dialog("position startpos", "go perft 3")
+    dialog.out.wait_for("info string perft 3", start)
     lines = dialog.since(start)
     moves = [line for line in lines if ":" in line and not line.startswith(("Nodes", "info"))]
     assert len(moves) == 30
@@ -504,6 +505,7 @@ def test_bench_prints_totals(dialog, monkeypatch):
     import sys
     monkeypatch.setitem(sys.modules, "search", None)  # force the built-in list even if search exists
     start = dialog("bench 1")
+    dialog.out.wait_for("Nodes/second", start)
     lines = dialog.since(start)
     assert any(line.startswith("Nodes searched  : ") for line in lines)
     assert any(line.startswith("Nodes/second    : ") for line in lines)

@@ -249,10 +249,30 @@ def test_mawarikudoi_throws_and_winprob(dialog):
 
 
 def test_mawarikudoi_face_options(dialog):
-    start = dialog("setoption name USI_Variant value mawarikudoi", "setoption name Mawarikudoi_FaceUp value 440",
-                   "setoption name Mawarikudoi_Side value 90", "position startpos")
-    assert not any("error" in line for line in dialog.since(start))
+    # a GUI sets the five faces one at a time: a value that breaks the sum waits (reported, old values kept) ...
+    start = dialog("setoption name USI_Variant value mawarikudoi", "setoption name Mawarikudoi_FaceUp value 440")
+    out = dialog.since(start)
+    assert len(out) == 1 and out[0].startswith("info string error option Mawarikudoi_FaceUp value 440 not applied")
+    assert "sum to 990 per mille" in out[0] and "keeps 450/450/80/18/2" in out[0], out
+    assert dialog.eng.opt("Mawarikudoi_FaceUp") == 450
+    # ... and applies with the value that makes the sum 1000 again
+    start = dialog("setoption name Mawarikudoi_Side value 90", "position startpos")
+    assert dialog.since(start) == []
+    assert dialog.eng.opt("Mawarikudoi_FaceUp") == 440 and dialog.eng.opt("Mawarikudoi_Side") == 90
     assert dialog.eng.game.probs.side == pytest.approx(0.09)
+
+
+def test_mawarikudoi_bad_face_sum_still_answers_go(dialog):
+    # the dialog: the error used to be raised on the reader before the search started, with no bestmove
+    start = dialog("setoption name USI_Variant value mawarikudoi", "setoption name Mawarikudoi_FaceUp value 0",
+                   "isready", "position startpos moves throw=uddd")
+    out = dialog.since(start)
+    assert out[0].startswith("info string error option Mawarikudoi_FaceUp value 0 not applied"), out
+    assert "sum to 550 per mille" in out[0]
+    assert dialog.eng.opt("Mawarikudoi_FaceUp") == 450
+    best, lines = dialog.go("depth 1")
+    assert best in _state("mawarikudoi", ["throw=uddd"]).legal_actions(), lines
+    assert not any("error" in line for line in lines), lines
 
 
 def test_enokian_cards_winprob_and_stop(dialog):

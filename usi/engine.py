@@ -25,8 +25,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
-from . import games
-from .timeman import Clock, allocate
+from . import games, sfen_check
+from .timeman import Clock, TimeBudget, allocate
 
 ENGINE_NAME = "Fantasista 0.1.0"
 ENGINE_AUTHOR = "the Fantasista developers"
@@ -37,6 +37,8 @@ VARIANT_IDS = ("shogi", "fantasista", "turncoat", "mawarikudoi", "daishogi2017",
 ENTERING_KING_RULES = ("NoEnteringKing", "CSARule24", "CSARule27")
 
 HEARTBEAT_S = 2.0  # empty line this often while isready compiles
+INFO_INTERVAL_S = 1.0  # a search prints an info line at least this often (a progress line during a long iteration)
+PERFT_CHUNK = 3  # go perft: plies counted by one kernel call between two looks at stop
 
 
 # --------------------------------------------------------------------------------------------- options
@@ -111,6 +113,30 @@ def default_options() -> dict[str, Option]:
 GO_INT_PARAMS = ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "depth", "nodes", "perft")
 GO_KEYWORDS = set(GO_INT_PARAMS) | {"ponder", "infinite", "mate", "searchmoves"}
 
+#: Bounds of the numbers of a ``go`` line: a larger value is clamped to these (never an ``OverflowError`` in a
+#: timer or a kernel). Times in ms (about 24.8 days; ``threading.Timer`` and the clocks take that), nodes below the
+#: searchers' "no limit" marker (1 << 62), depths as the ``DepthLimit`` option.
+MAX_GO_MS = 2**31 - 1
+MAX_GO_NODES = (1 << 62) - 1
+MAX_GO_DEPTH = 127
+#: A plain ``go`` (no clock, depth, nodes, ``infinite``, ``ponder`` or ``mate``, and no ``DepthLimit`` /
+#: ``NodesLimit``): shogi and dai shogi search this long (ms); the variants' thinkers have their own defaults.
+PLAIN_GO_MS = 1000
+
+
+def _bound(tok: str) -> int:
+    return {"depth": MAX_GO_DEPTH, "perft": MAX_GO_DEPTH, "nodes": MAX_GO_NODES}.get(tok, MAX_GO_MS)
+
+
+def parse_int(text: str) -> int | None:
+    """An ASCII integer (optionally signed), or ``None``. Any number of digits (Python refuses to convert more
+    than 4,300): a value too long for any bound comes back as ±10**19, which the caller clamps."""
+    body = text[1:] if text[:1] in "+-" else text
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    value = int(body) if len(body) <= 19 else 10**19
+    return -value if text.startswith("-") else value
+
 
 @dataclass
 class GoCommand:
@@ -127,9 +153,15 @@ class GoCommand:
     searchmoves: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
+    def has_limit(self) -> bool:
+        """Whether anything but ``stop`` ends the search (a clock, depth, nodes; ``infinite`` and ``ponder`` wait)."""
+        return self.clock.has_clock() or self.depth is not None or self.nodes is not None
+
 
 def parse_go(tokens: list[str]) -> GoCommand:
-    """Parse the tokens after ``go``. Bad values are reported in ``errors`` and otherwise ignored.
+    """Parse the tokens after ``go``. Bad values are reported in ``errors`` and otherwise ignored; numbers out of
+    range are clamped (a time or node count to :data:`MAX_GO_MS` / :data:`MAX_GO_NODES`, a negative time to 0), and
+    ``depth``/``nodes`` below 1 are reported and read as 1 (the smallest search that still answers).
 
     >>> g = parse_go("byoyomi 1000 wtime 5000 ponder btime 6000".split())
     >>> (g.clock.btime, g.clock.wtime, g.clock.byoyomi, g.ponder)
@@ -138,6 +170,9 @@ def parse_go(tokens: list[str]) -> GoCommand:
     True
     >>> parse_go("searchmoves 7g7f 2g2f depth 3".split()).searchmoves
     ['7g7f', '2g2f']
+    >>> g = parse_go("nodes 99999999999999999999 depth 0".split())
+    >>> (g.nodes == MAX_GO_NODES, g.depth, g.errors)
+    (True, 1, ['go depth must be at least 1, not 0: searching depth 1'])
     """
     g = GoCommand()
     i = 0
@@ -152,25 +187,33 @@ def parse_go(tokens: list[str]) -> GoCommand:
             g.mate = True
             if i < len(tokens) and tokens[i].lower() == "infinite":
                 i += 1
-            elif i < len(tokens) and tokens[i].lstrip("-").isdigit():
-                g.mate_ms = max(0, int(tokens[i]))
+            elif i < len(tokens) and parse_int(tokens[i]) is not None:
+                g.mate_ms = min(max(0, parse_int(tokens[i])), MAX_GO_MS)
                 i += 1
         elif tok == "searchmoves":
             while i < len(tokens) and tokens[i].lower() not in GO_KEYWORDS:
                 g.searchmoves.append(tokens[i])
                 i += 1
+            if not g.searchmoves:
+                g.errors.append("go searchmoves needs at least one move: searching every move")
         elif tok in GO_INT_PARAMS:
-            if i >= len(tokens) or not tokens[i].lstrip("-").isdigit():
-                g.errors.append(f"go {tok} needs an integer")
+            value = parse_int(tokens[i]) if i < len(tokens) else None
+            if value is None:
+                g.errors.append(f"go {tok} needs an integer" +
+                                (f", not {tokens[i][:40]!r}" if i < len(tokens) else ""))
                 continue
-            value = int(tokens[i])
             i += 1
+            if value > _bound(tok):
+                value = _bound(tok)
+            if tok in ("depth", "nodes") and value < 1:
+                g.errors.append(f"go {tok} must be at least 1, not {value}: searching {tok} 1")
+                value = 1
             if tok in Clock.__dataclass_fields__:
                 setattr(g.clock, tok, max(0, value))
             else:
                 setattr(g, tok, max(0, value))
         else:
-            g.errors.append(f"unknown go parameter {tokens[i - 1]!r}")
+            g.errors.append(f"unknown go parameter {tokens[i - 1][:40]!r}")
     return g
 
 
@@ -192,6 +235,7 @@ class _Job:
         self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
         self.thread: threading.Thread | None = None
         self.limits = None  # games.ThinkLimits for a GameState variant
+        self.last_info = t0  # perf_counter of the last info line about this search (see UsiEngine._monitor)
 
     def elapsed_ms(self) -> int:
         """ms since the go line arrived."""
@@ -229,6 +273,7 @@ class UsiEngine:
         self._game_ply = 0
         self._thinker = None
         self._thinker_key: tuple | None = None
+        self._staged_faces: dict[str, int] = {}  # mawarikudoi faces set but not applied yet (see _set_face)
 
     # ------------------------------------------------------------------ output
     def send(self, line: str) -> None:
@@ -343,12 +388,12 @@ class UsiEngine:
         cmd, args = tokens[0], tokens[1:]
         handler = getattr(self, f"cmd_{cmd}", None) if cmd.isidentifier() and cmd.islower() else None
         if handler is None:
-            self.error(f"unknown command {line}")
+            self.error(f"unknown command {line[:200]}")
             return True
         try:
             return handler(args, line) is not False
         except Exception as exc:  # never crash on a command: report and carry on
-            self.error(f"{cmd} failed: {type(exc).__name__}: {exc}")
+            self.error(f"{cmd} failed: {_describe(exc)}")
             return True
 
     @property
@@ -418,17 +463,43 @@ class UsiEngine:
                 self._pos = None  # the new variant's start position
                 self._game = None
             return
+        if opt.name in games.MAWARIKUDOI_FACE_NAMES:
+            self._set_face(opt, v)
+            return
         if opt.name.lower() in games.RULE_OPTION_NAMES and v != opt.value:
             old = opt.value
             opt.value = v
+            try:
+                games.rule_kwargs(games.RULE_OPTION_NAMES[opt.name.lower()], self.opt)
+            except ValueError as exc:  # a value the rules refuse: keep the old one
+                opt.value = old
+                self.error(f"option {opt.name} not changed: {exc}")
+                return
             if games.RULE_OPTION_NAMES[opt.name.lower()] == self.opt("USI_Variant"):
-                try:
-                    games.rule_kwargs(self.opt("USI_Variant"), self.opt)
-                except ValueError as exc:  # e.g. face probabilities that do not sum to 1000 yet: allowed for now
-                    self.send(f"info string {exc}")
                 self._game = None  # the start position follows the rule options
             return
         opt.value = v
+
+    def _set_face(self, opt: Option, value: int) -> None:
+        """``setoption`` of one of the five mawarikudoi face probabilities (per mille). The five must sum to 1000,
+        and a GUI sets them one at a time, so a value that breaks the sum is remembered but not applied: the options
+        (and the game) keep their old, consistent values, with an error naming the sum, until the values set so far
+        sum to 1000 again; then all of them apply at once."""
+        staged = self._staged_faces or {name: self.opt(name) for name in games.MAWARIKUDOI_FACE_NAMES}
+        staged[opt.name] = value
+        total = sum(staged.values())
+        if total != 1000:
+            self._staged_faces = staged
+            kept = "/".join(str(self.opt(name)) for name in games.MAWARIKUDOI_FACE_NAMES)
+            self.error(f"option {opt.name} value {value} not applied yet: the five Mawarikudoi_* faces would sum to "
+                       f"{total} per mille, not 1000; the game keeps {kept} until the values set sum to 1000")
+            return
+        self._staged_faces = {}
+        changed = any(self.opt(name) != v for name, v in staged.items())
+        for name, v in staged.items():
+            self.options[name.lower()].value = v
+        if changed and self.opt("USI_Variant") == "mawarikudoi":
+            self._game = None  # the start position follows the rule options
 
     def cmd_usinewgame(self, args, line):
         self._finish_search()
@@ -451,31 +522,43 @@ class UsiEngine:
         except ValueError:
             mi = len(args)
         head, moves = args[:mi], args[mi + 1:]
+        variant = self.opt("USI_Variant")
         if self.is_game:
             try:
-                state = games.build_state(self.opt("USI_Variant"), head, moves, self.opt)
+                state = games.build_state(variant, head, moves, self.opt)
             except ValueError as exc:
-                self.error(f"position not changed: {exc}")
+                self.error(f"position not changed: {_describe(exc)}")
+                return
+            except Exception as exc:  # a parser that fails on input it did not expect: still say what was sent
+                self.error(f"position not changed: not a {variant} position the engine can read ({_describe(exc)})")
                 return
             self._game = state
             self._game_ply = sum(1 for t in moves if "=" not in t.split(",", 1)[0])
             return
-        variant = self.opt("USI_Variant")
         try:
             if head[0].lower() == "startpos" and len(head) == 1:
                 pos = engine.Position.startpos(variant)
             elif head[0].lower() == "sfen" and len(head) > 1:
-                pos = engine.Position.from_sfen(" ".join(head[1:]), variant)
+                sfen = " ".join(head[1:])
+                sfen_check.check_before(variant, sfen)
+                pos = engine.Position.from_sfen(sfen, variant)
+                sfen_check.check_after(variant, sfen, pos)
             else:
-                raise engine.SfenError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)!r}")
+                raise engine.SfenError(f"expected 'startpos' or 'sfen <sfen>', got {' '.join(head)[:80]!r}")
         except (engine.SfenError, ValueError) as exc:
-            self.error(f"position not changed: {exc}")
+            self.error(f"position not changed: {_describe(exc)}")
+            return
+        except Exception as exc:
+            self.error(f"position not changed: not a {variant} SFEN the engine can read ({_describe(exc)})")
             return
         for i, text in enumerate(moves):
             try:
                 pos.push(text)
             except (engine.IllegalMoveError, engine.MoveParseError, ValueError) as exc:
-                self.error(f"position not changed: move {i + 1} ({text}): {exc}")
+                self.error(f"position not changed: move {i + 1} ({text[:40]}): {_describe(exc)}")
+                return
+            except Exception as exc:
+                self.error(f"position not changed: move {i + 1} ({text[:40]}) cannot be read ({_describe(exc)})")
                 return
         self._pos = pos
 
@@ -484,24 +567,36 @@ class UsiEngine:
         go = parse_go(args)
         for msg in go.errors:
             self.error(msg)
-        if go.perft is not None:
-            self._perft(go.perft)
-            return
         self._finish_search()  # a go while searching: finish the old one first (it prints its bestmove)
-        if self.is_game:
-            self._go_game(go, t0)
+        if go.perft is not None:
+            self._go_perft(go, t0)
             return
+        try:
+            if self.is_game:
+                self._go_game(go, t0)
+            else:
+                self._go_position(go, t0)
+        except Exception as exc:
+            # Whatever went wrong before the search thread started, this go still gets its one answer.
+            self.error(f"go could not start a search: {_describe(exc)}")
+            self.send("checkmate timeout" if go.mate else "bestmove resign")
+
+    def _go_position(self, go: GoCommand, t0: float) -> None:
+        """``go`` for shogi and dai shogi: the search runs on its own copy of the position."""
         pos = self.pos.copy()
         try:
             searcher = self._ensure_searcher()
         except Exception as exc:
             # No searcher at all: still honour "every go ends in one bestmove" with any legal move.
-            self.error(f"search unavailable: {type(exc).__name__}: {exc}")
+            self.error(f"search unavailable: {_describe(exc)}")
             searcher = None
         job = _Job(go, t0)
         job.side, job.game_ply = pos.turn, pos.move_number - 1
         target = self._mate_worker if go.mate else self._search_worker
-        job.thread = threading.Thread(target=target, args=(job, pos, searcher), name="usi-search", daemon=True)
+        self._start(job, target, (job, pos, searcher))
+
+    def _start(self, job: _Job, target: Callable, args: tuple) -> None:
+        job.thread = threading.Thread(target=target, args=args, name="usi-search", daemon=True)
         self._job = job
         job.thread.start()
 
@@ -565,14 +660,16 @@ class UsiEngine:
             self.send(text)
 
     def cmd_bench(self, args, line):
-        if self.searching:
-            self.error("bench while searching")
-            return
+        self._finish_search()
         if self.is_game:
             self.error(f"bench not supported for {self.opt('USI_Variant')}")
             return
-        depth = int(args[0]) if args and args[0].isdigit() else None
-        self._bench(depth)
+        depth = parse_int(args[0]) if args else None
+        if args and (depth is None or depth < 1):
+            self.error(f"bench takes a depth of at least 1, not {args[0][:40]!r}: the default depths")
+            depth = None
+        job = _Job(GoCommand(), time.perf_counter())
+        self._start(job, self._bench_worker, (job, min(depth, MAX_GO_DEPTH) if depth else None))
 
     # ------------------------------------------------------------------ helpers
     def _budget(self, go: GoCommand, side: int, ply: int):
@@ -595,32 +692,67 @@ class UsiEngine:
         if self._job is not None and self._job.thread is not None and self._job.thread.is_alive():
             self.cmd_stop([], "stop")
 
-    def _perft(self, depth: int) -> None:
-        if self.searching:
-            self.error("go perft while searching")
-            return
+    def _go_perft(self, go: GoCommand, t0: float) -> None:
+        """``go perft <n>`` on the search thread, so that ``stop``, ``quit`` and ``isready`` are read meanwhile."""
         if self.is_game:
             self.error(f"not supported for {self.opt('USI_Variant')}")
             return
-        t0 = time.perf_counter()
-        pos = self.pos.copy()
-        total = 0
-        for move, count in pos.divide(depth).items() if depth > 0 else []:
-            self.send(f"{move}: {count}")
-            total += count
-        if depth == 0:
-            total = 1
-        ms = int((time.perf_counter() - t0) * 1000)
-        self.send(f"Nodes searched: {total}")
-        self.send(f"info string perft {depth} time {ms} nps {total * 1000 // max(ms, 1)}")
+        job = _Job(go, t0)
+        self._start(job, self._perft_worker, (job, self.pos.copy(), go.perft))
+
+    def _perft_worker(self, job: _Job, pos, depth: int) -> None:
+        try:
+            total, done = 0, 0
+            codes = [int(c) for c in pos.legal_codes()] if depth > 0 else []
+            for code in codes:
+                pos.push_unchecked(code)
+                count = _perft(pos, depth - 1, job.stop_requested)
+                pos.pop()
+                if count is None:
+                    break
+                self.send(f"{pos.move_usi(code)}: {count}")
+                total += count
+                done += 1
+            if depth == 0:
+                total = 1
+            ms = int((time.perf_counter() - job.t0) * 1000)
+            if done < len(codes):
+                self.send(f"info string perft {depth} stopped after {done} of {len(codes)} moves "
+                          f"({total} nodes, {ms} ms)")
+                return
+            self.send(f"Nodes searched: {total}")
+            self.send(f"info string perft {depth} time {ms} nps {total * 1000 // max(ms, 1)}")
+        except Exception as exc:
+            self.error(f"perft failed: {_describe(exc)}")
 
     # ------------------------------------------------------------------ search thread
+    def _monitor(self, job: _Job, progress: Callable[[], str | None]) -> threading.Event:
+        """Start a thread that prints ``progress()`` (an ``info`` line) whenever :data:`INFO_INTERVAL_S` has passed
+        without an ``info`` line about this search while it runs; set the returned event to end it. A GUI sees
+        life during a long iteration (depth, nodes, nps, time, currmove), as from YaneuraOu and Stockfish."""
+        done = threading.Event()
+
+        def run() -> None:
+            while not done.wait(0.05):
+                if not job.searching.is_set() or time.perf_counter() - job.last_info < INFO_INTERVAL_S:
+                    continue
+                try:
+                    line = progress()
+                except Exception:  # a searcher between states: try again next time
+                    line = None
+                if line and not done.is_set():
+                    self.send(line)
+                job.last_info = time.perf_counter()
+
+        threading.Thread(target=run, name="usi-monitor", daemon=True).start()
+        return done
+
     def _search_worker(self, job: _Job, pos, searcher) -> None:
         best, ponder = None, None
         try:
             best, ponder = self._run_search(job, pos, searcher)
         except Exception as exc:
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            self.error(f"search failed: {_describe(exc)}")
             codes = pos.legal_codes()
             best = pos.move_usi(int(codes[0])) if len(codes) else "resign"
         finally:
@@ -655,6 +787,8 @@ class UsiEngine:
                     searchmoves.append(code)
                 else:
                     self.error(f"searchmoves: {text} is not legal here")
+            if not searchmoves:
+                self.error("searchmoves: none of the moves given is legal here: searching every move")
             searchmoves = searchmoves or None
 
         depth = _min_set(go.depth, self.opt("DepthLimit") or None)
@@ -663,6 +797,8 @@ class UsiEngine:
                         infinite=go.infinite)
         if not go.ponder and not go.infinite:
             budget = self._budget(go, job.side, job.game_ply)
+            if budget is None and depth is None and nodes is None:
+                budget = TimeBudget(PLAIN_GO_MS, PLAIN_GO_MS)  # a plain go: nothing else would end it
             if budget is not None:
                 spent = job.elapsed_ms()
                 limits.soft_ms = max(1, budget.soft_ms - spent)
@@ -674,12 +810,26 @@ class UsiEngine:
         def on_info(info) -> None:
             if job.stop_requested.is_set():
                 searcher.stop()  # a stop sent before search() reset its flag
+            job.last_info = time.perf_counter()
             self.send(format_info(info, pos))
 
+        def progress() -> str | None:
+            if not hasattr(searcher, "progress"):
+                return None
+            depth, seldepth, nodes, cur, ms = searcher.progress()
+            line = (f"info depth {max(depth, 1)} seldepth {max(seldepth, depth, 1)} time {ms} nodes {nodes} "
+                    f"nps {nodes * 1000 // max(ms, 1)}")
+            return line + (f" currmove {pos.move_usi(cur)}" if cur in legal_codes else "")
+
+        legal_codes = set(codes)
         job.searching.set()
-        job.search_t0 = time.perf_counter()
-        result = searcher.search(pos, limits, on_info)
-        job.searching.clear()
+        job.search_t0 = job.last_info = time.perf_counter()
+        monitor = self._monitor(job, progress)
+        try:
+            result = searcher.search(pos, limits, on_info)
+        finally:
+            monitor.set()
+            job.searching.clear()
         if result.best is None or result.best not in codes:
             if result.best is not None:
                 self.error(f"search returned an illegal move {pos.move_usi(result.best)}")
@@ -711,7 +861,7 @@ class UsiEngine:
                 elif kind == "nomate":
                     answer = "nomate"
         except Exception as exc:
-            self.error(f"mate search failed: {type(exc).__name__}: {exc}")
+            self.error(f"mate search failed: {_describe(exc)}")
         finally:
             job.release.wait()
             self.send(f"checkmate {answer}")
@@ -734,14 +884,12 @@ class UsiEngine:
         try:
             thinker = self._ensure_thinker()
         except Exception as exc:
-            self.error(f"search unavailable: {type(exc).__name__}: {exc}")
+            self.error(f"search unavailable: {_describe(exc)}")
             thinker = None
         if thinker is not None and job.limits.hard_at is not None:
             self._arm_game_timer(job, max(1, int((job.limits.hard_at - time.perf_counter()) * 1000)))
         target = self._game_mate_worker if go.mate else self._game_worker
-        job.thread = threading.Thread(target=target, args=(job, state, thinker), name="usi-search", daemon=True)
-        self._job = job
-        job.thread.start()
+        self._start(job, target, (job, state, thinker))
 
     def _arm_game_timer(self, job: _Job, hard_ms: int) -> None:
         if self._thinker is not None:
@@ -752,7 +900,7 @@ class UsiEngine:
         try:
             best = self._game_think(job, state, thinker)
         except Exception as exc:
-            self.error(f"search failed: {type(exc).__name__}: {exc}")
+            self.error(f"search failed: {_describe(exc)}")
             try:
                 actions = state.legal_actions()
             except Exception:
@@ -779,10 +927,24 @@ class UsiEngine:
         if thinker is None:
             actions = state.legal_actions()
             return actions[0] if actions else "resign"
+        def send(line: str) -> None:
+            if line.startswith("info"):
+                job.last_info = time.perf_counter()
+            self.send(line)
+
+        def progress() -> str | None:
+            nodes = thinker.progress()
+            ms = job.search_elapsed_ms()
+            return f"info time {ms}" + ("" if nodes is None else f" nodes {nodes} nps {nodes * 1000 // max(ms, 1)}")
+
         job.searching.set()
-        job.search_t0 = time.perf_counter()
-        token = thinker.think(state, job.limits, self.send)
-        job.searching.clear()
+        job.search_t0 = job.last_info = time.perf_counter()
+        monitor = self._monitor(job, progress)
+        try:
+            token = thinker.think(state, job.limits, send)
+        finally:
+            monitor.set()
+            job.searching.clear()
         if not token or not games.is_legal(state, token):
             actions = state.legal_actions()
             if not actions:
@@ -796,7 +958,14 @@ class UsiEngine:
         self.send("checkmate notimplemented")
 
     # ------------------------------------------------------------------ bench
-    def _bench(self, depth: int | None) -> None:
+    def _bench_worker(self, job: _Job, depth: int | None) -> None:
+        """``bench`` on the search thread: ``stop`` (or ``quit``) ends the running position's search and the bench."""
+        try:
+            self._bench(job, depth)
+        except Exception as exc:
+            self.error(f"bench failed: {_describe(exc)}")
+
+    def _bench(self, job: _Job, depth: int | None) -> None:
         import engine
         Limits = self._limits()
         try:
@@ -806,12 +975,17 @@ class UsiEngine:
         self._warmup()
         searcher = self._searcher
         total_nodes, t0 = 0, time.perf_counter()
-        for item in positions:
+        for i, item in enumerate(positions):
+            if job.stop_requested.is_set():
+                self.send(f"info string bench stopped after {i} of {len(positions)} positions")
+                break
             sfen, d = (item, None) if isinstance(item, str) else (item[0], item[1])
             d = depth or d or BENCH_DEPTH
             pos = engine.Position.from_sfen(sfen)
             searcher.clear()
+            job.searching.set()
             result = searcher.search(pos, Limits(depth=d))
+            job.searching.clear()
             total_nodes += result.nodes
             self.send(f"info string bench depth {d} nodes {result.nodes} bestmove "
                       f"{pos.move_usi(result.best) if result.best is not None else 'resign'} sfen {sfen}")
@@ -828,6 +1002,37 @@ BENCH_SFENS = (
     "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
     "8l/1l+R2P3/p2pBG1pp/kps1p4/Nn1P2G2/P1P1P2PP/1PS6/1KSG3+r1/LN2+p3L w Sbgn3p 124",
 )
+
+
+def _perft(pos, depth: int, stop: threading.Event) -> int | None:
+    """Leaf count ``depth`` plies below ``pos``, or ``None`` once ``stop`` is set: the last
+    :data:`PERFT_CHUNK` plies are one bulk-counting kernel call, the plies above a Python loop that checks ``stop``."""
+    if depth <= PERFT_CHUNK:
+        return pos.perft(depth)
+    total = 0
+    for code in pos.legal_codes():
+        if stop.is_set():
+            return None
+        pos.push_unchecked(int(code))
+        count = _perft(pos, depth - 1, stop)
+        pos.pop()
+        if count is None:
+            return None
+        total += count
+    return total
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception in words for an ``info string error`` line: its message, or what it means when it has none."""
+    text = str(exc).strip()
+    if isinstance(exc, (ValueError, KeyError)) and text:
+        return text.strip("'\"")
+    kind = {IndexError: "an index out of range", KeyError: "an unknown key", TypeError: "a value of the wrong type",
+            OverflowError: "a number too large", ZeroDivisionError: "a division by zero",
+            RecursionError: "nesting too deep", MemoryError: "out of memory"}.get(type(exc))
+    if kind is None:
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return f"{kind} ({type(exc).__name__}{': ' + text if text else ''})"
 
 
 def _min_set(a: int | None, b: int | None) -> int | None:

@@ -35,6 +35,7 @@ FANTASISTA_CHANCE_SIDES = ("both", "own", "opponent")
 MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceDown", "face_down", 450),
                      ("Mawarikudoi_Side", "side", 80), ("Mawarikudoi_Upright", "upright", 18),
                      ("Mawarikudoi_UpsideDown", "upside_down", 2))
+MAWARIKUDOI_FACE_NAMES = tuple(name for name, _, _ in MAWARIKUDOI_FACES)
 
 #: The variants' options as (name, kind, default, min, max, vars, variant); :mod:`usi.engine` turns them into
 #: ``Option`` records. Names match ``docs/fantasista.md``, ``docs/enokian.md``, ``docs/mawarikudoi.md`` and
@@ -177,17 +178,23 @@ def state_from_sfen(variant_id: str, sfen: str, opt: Callable[[str], Any]):
     probabilities) come from ``opt``."""
     from engine.game import GameError
 
+    from . import sfen_check
+
     mod = game_module(variant_id)
     kw = rule_kwargs(variant_id, opt)
+    sfen_check.check_before(variant_id, sfen)  # the checks shared by every variant (usi/sfen_check.py)
     if variant_id == "fantasista":
-        return mod.FantasistaState.from_sfen(sfen, reserved=kw["reserved"])
-    if variant_id == "turncoat":
-        return mod.TurncoatGame.from_sfen(sfen)
-    if variant_id == "enokian":
-        return mod.EnokianState.from_sfen(sfen)
-    if variant_id == "mawarikudoi":
-        return mod.MawarikudoiState.from_sfen(sfen, mod.ThrowProbabilities(**kw))
-    raise GameError(f"no SFEN parser for {variant_id}")
+        state = mod.FantasistaState.from_sfen(sfen, reserved=kw["reserved"])
+    elif variant_id == "turncoat":
+        state = mod.TurncoatGame.from_sfen(sfen)
+    elif variant_id == "enokian":
+        state = mod.EnokianState.from_sfen(sfen)
+    elif variant_id == "mawarikudoi":
+        state = mod.MawarikudoiState.from_sfen(sfen, mod.ThrowProbabilities(**kw))
+    else:
+        raise GameError(f"no SFEN parser for {variant_id}")
+    sfen_check.check_after(variant_id, sfen, state)
+    return state
 
 
 def build_state(variant_id: str, head: list[str], tokens: list[str], opt: Callable[[str], Any]):
@@ -295,6 +302,11 @@ class Thinker:
         if self._limits is not None:
             self._limits.stop.set()
 
+    def progress(self) -> int | None:
+        """Nodes searched so far by the running ``think``, read from another thread (the USI engine's progress
+        line during a long iteration), or ``None`` when the engine does not count them as it goes."""
+        return None
+
     def think(self, state, limits: ThinkLimits, send: Callable[[str], None]) -> str:
         raise NotImplementedError
 
@@ -331,6 +343,9 @@ class FantasistaThinker(Thinker):
 
     def clear(self) -> None:
         self.searcher = self._new_searcher(str(self.opt("FantasistaReserved")))
+
+    def progress(self) -> int | None:
+        return int(self.searcher.nodes)
 
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
