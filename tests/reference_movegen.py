@@ -176,36 +176,42 @@ class RefBoardLastRoyal(RefBoard):
             for to in self.targets(f, r):
                 yield from self._with_promotions(letter, color, (f, r), to, here + self.name(*to),
                                                  lambda l, to=to: ((f, r), None, to, l))
-            kind = self.special[letter]
-            if kind in ("pass-orthogonal", "pass-diagonal"):
-                for (s1, (df, dr)) in self._step_squares(f, r):
-                    if (df == 0 or dr == 0) != (kind == "pass-orthogonal"):
+            yield from self._two_step_moves(f, r)
+
+    def _two_step_moves(self, f: int, r: int):
+        """The moves of the piece on ``(f, r)`` that go through a middle square (the only ones capturing twice)."""
+        letter, color = self.cells[(f, r)]
+        here = self.name(f, r)
+        kind = self.special[letter]
+        if kind in ("pass-orthogonal", "pass-diagonal"):
+            for (s1, (df, dr)) in self._step_squares(f, r):
+                if (df == 0 or dr == 0) != (kind == "pass-orthogonal"):
+                    continue
+                p1 = self.cells.get(s1)
+                s2 = (f + 2 * df, r + 2 * dr)
+                if p1 is None or p1[1] == color or not self._on(*s2):
+                    continue
+                p2 = self.cells.get(s2)
+                if p2 is not None and p2[1] == color:
+                    continue
+                usi = f"{here}{self.name(*s1)},{self.name(*s1)}{self.name(*s2)}"
+                yield from self._with_promotions(letter, color, (f, r), s2, usi,
+                                                 lambda l, s1=s1, s2=s2: ((f, r), s1, s2, l))
+        elif kind == "lion":
+            empties = [s for s, _ in self._step_squares(f, r) if s not in self.cells]
+            for mid, _ in self._step_squares(f, r):
+                pm = self.cells.get(mid)
+                if pm is None or pm[1] == color:
+                    continue
+                for to, _ in self._step_squares(*mid):
+                    pt = self.cells.get(to)
+                    if to != (f, r) and pt is not None and pt[1] == color:
                         continue
-                    p1 = self.cells.get(s1)
-                    s2 = (f + 2 * df, r + 2 * dr)
-                    if p1 is None or p1[1] == color or not self._on(*s2):
-                        continue
-                    p2 = self.cells.get(s2)
-                    if p2 is not None and p2[1] == color:
-                        continue
-                    usi = f"{here}{self.name(*s1)},{self.name(*s1)}{self.name(*s2)}"
-                    yield from self._with_promotions(letter, color, (f, r), s2, usi,
-                                                     lambda l, s1=s1, s2=s2: ((f, r), s1, s2, l))
-            elif kind == "lion":
-                empties = [s for s, _ in self._step_squares(f, r) if s not in self.cells]
-                for mid, _ in self._step_squares(f, r):
-                    pm = self.cells.get(mid)
-                    if pm is None or pm[1] == color:
-                        continue
-                    for to, _ in self._step_squares(*mid):
-                        pt = self.cells.get(to)
-                        if to != (f, r) and pt is not None and pt[1] == color:
-                            continue
-                        usi = f"{here}{self.name(*mid)},{self.name(*mid)}{self.name(*to)}"
-                        yield usi, ((f, r), mid, to, letter)
-                if empties:
-                    mid = empties[0]
-                    yield f"{here}{self.name(*mid)},{self.name(*mid)}{here}", ((f, r), mid, (f, r), letter)
+                    usi = f"{here}{self.name(*mid)},{self.name(*mid)}{self.name(*to)}"
+                    yield usi, ((f, r), mid, to, letter)
+            if empties:
+                mid = empties[0]
+                yield f"{here}{self.name(*mid)},{self.name(*mid)}{here}", ((f, r), mid, (f, r), letter)
 
     def play(self, action) -> "RefBoardLastRoyal":
         frm, mid, to, letter = action
@@ -239,8 +245,17 @@ class RefBoardLastRoyal(RefBoard):
             if len(mine) == 1 and any(mine[0] in nb.targets(*sq) for sq, (_, c) in nb.cells.items()
                                       if c != self.turn):
                 continue
+            if len(mine) == 2 and nb.can_take_all_royals(self.turn):
+                continue
             out.add(usi)
         return out
+
+    def can_take_all_royals(self, color: int) -> bool:
+        """Whether the side to move has a move that leaves ``color`` without royals, by trying every move that goes
+        through a middle square (only those capture two pieces)."""
+        return any(not self.play(action).royals(color)
+                   for (f, r), (_, c) in list(self.cells.items()) if c == self.turn
+                   for _, action in self._two_step_moves(f, r))
 
 
 def reference_legal_moves_last_royal(pos: Position) -> set[str]:

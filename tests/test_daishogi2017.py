@@ -252,3 +252,99 @@ def test_search_plays_and_defends_the_try():
     pos = Position.from_sfen(board({"a": "k12", "b": "10K2", "m": "12g"}, side="w"), V)
     r = searcher.search(pos, Limits(depth=2))
     assert r.mate is not None and r.mate < 0
+
+
+# ------------------------------------------------------------------ both royals at once (issue 23)
+# Sente has a king (7m) and a prince (8m); gote's lion on 9j, an ox, flying dragons and elephants around them.
+ROYALS = "7g5/6E6/6k4n1/1l11/8w2I1/2Jo2e3X2/4P2pP4/3O2Z2W3/5s6L/4z8/13/13/5AKG5 b - 1"
+
+
+def _royals_left_after_every_reply(pos: Position) -> bool:
+    """Whether the side that just moved keeps a royal after every move of the side to move, legal or not (moves
+    are taken from the generator without its legality filter, then played on the board)."""
+    import numpy as np
+
+    from engine.kernels import movegen as M
+
+    mover = 1 - pos.turn
+    T, st = pos.tables, pos.state
+    buf = np.empty(M.MAX_MOVES, np.int32)
+    n = M._gen_board_moves(st, T, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+    for code in buf[:n].tolist():
+        hit = [code & 0xFF] + ([(code >> 18) & 0xFF] if code & M.HAS_MID else [])
+        if not any(T.royal[st.board[sq]] and st.board[sq] >> 5 == mover for sq in hit):
+            continue
+        pos.push_unchecked(code)
+        left = int(st.st[M.ST_ROYALS + mover])
+        pos.pop()
+        if left == 0:
+            return False
+    return True
+
+
+def test_a_move_leaving_both_royals_to_one_lion_move_is_illegal():
+    pos = Position.from_sfen(ROYALS, V)
+    pos.push("7h7j")
+    pos.push("9j9l")  # gote's lion next to the prince, two steps from the king
+    legal = {pos.move_usi(m) for m in pos.legal_codes()}
+    assert len(legal) == 12, sorted(legal)
+    assert legal == reference_legal_moves_last_royal(pos)
+    assert "10h10f" not in legal
+    with pytest.raises(IllegalMoveError):
+        pos.copy().push("10h10f")
+    # what 10h10f would allow: the lion takes the prince on 8m, then the king on 7m
+    after = pos.copy()
+    after.push_unchecked(after.parse_move("10h10f").code)
+    reply = after.parse_move("9l8m,8m7m").code
+    assert reply in after.legal_codes()
+    after.push_unchecked(reply)
+    assert after.state.st[4] == 0 and after.result() == (0.0, "royal captured")
+    for m in pos.legal_codes():
+        pos.push_unchecked(int(m))
+        assert _royals_left_after_every_reply(pos), pos.move_usi(m)
+        pos.pop()
+
+
+def test_royals_side_by_side_next_to_a_lion_ox_or_flying_dragon():
+    """Not the issue's own second case (its 8 plies are not given), the same pattern built by hand: king 7m and
+    prince 9m stand two apart; a royal move that sets them side by side where one two-step move takes both is
+    illegal, the same step elsewhere is not."""
+    cases = [
+        # a lion on 8k: next to 8l, so either royal stepping to 8l is lost with the other; 8m is out of its reach
+        ({"k": "5z7", "m": "4A1K6"}, {"7m8l", "9m8l"}, {"7m8m", "9m8m", "7m7l", "9m9l"}),
+        # an ox on 10m: 10m-9m-8m is its line, so the king may not join the prince on 8m; the prince on 8m is safe
+        ({"m": "3oA1K6"}, {"7m8m"}, {"9m8m", "7m8l", "9m8l"}),
+        # a flying dragon on 7k: 7k-8l-9m is its diagonal, so not the king to 8l; the prince to 8l (with 7m) is safe
+        ({"k": "6w6", "m": "4A1K6"}, {"7m8l"}, {"9m8l", "7m8m", "9m8m"}),
+    ]
+    for rows, illegal, legal in cases:
+        sfen = board({"a": "k12", **rows})
+        ours = moves(sfen)
+        assert ours == reference_legal_moves_last_royal(Position.from_sfen(sfen, V)), sfen
+        assert not illegal & ours and legal <= ours, sfen
+
+
+def test_no_legal_move_lets_the_opponent_take_every_royal_in_random_play():
+    """The general property over random play from the position above and the crowded SPECIALS one: after every
+    legal move no reply (legal or not) leaves the mover without a royal, and the move sets equal the reference's.
+    Counts the moves refused only because two royals could go at once, so the sample is known to exercise it."""
+    import numpy as np
+
+    from engine.kernels import movegen as M
+
+    refused_pairs = 0
+    for start, seed in ((ROYALS, 1), (SPECIALS, 2)):
+        for pos in random_positions(Position.from_sfen(start, V), seed, 60, plies=12):
+            legal = pos.legal_codes()
+            assert {pos.move_usi(m) for m in legal} == reference_legal_moves_last_royal(pos), pos.sfen()
+            for m in legal.tolist():
+                pos.push_unchecked(m)
+                assert _royals_left_after_every_reply(pos), (pos.sfen(), pos.move_usi(m))
+                pos.pop()
+            buf = np.empty(M.MAX_MOVES, np.int32)
+            n = M._gen_board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+            for m in set(buf[:n].tolist()) - set(legal.tolist()):
+                pos.push_unchecked(m)
+                refused_pairs += int(pos.state.st[M.ST_ROYALS + 1 - pos.turn]) == 2
+                pos.pop()
+    assert refused_pairs > 0

@@ -519,11 +519,50 @@ def royal_square(P, T, c, index):
 
 
 @kernel
+def _two_royals_capturable(P, T, c):
+    """Whether the opponent can take both of colour ``c``'s two royals in one two-step move.
+
+    Only a passing mover (violent ox, flying dragon) or a lion captures twice, each on two adjacent squares: so the
+    royals must stand next to each other, and the mover on the far side of one of them along their line (in its
+    directions) or, for a lion, next to either. Two-step moves jump, so nothing in between matters.
+    """
+    board = P.board
+    e = 1 - c
+    r1 = royal_square(P, T, c, 0)
+    r2 = royal_square(P, T, c, 1)
+    for d in range(8):
+        if T.rays[r1, d, 0] != r2:
+            continue
+        # r2 is r1's neighbour in direction d: a passing mover behind r1 (moving in d) or behind r2 (moving back)
+        behind1 = T.rays[r1, (d + 4) & 7, 0]
+        behind2 = T.rays[r2, d, 0]
+        for frm in (behind1, behind2):
+            if frm >= 0:
+                pc = board[frm]
+                kind = T.special[pc]
+                if pc != 0 and (pc >> 5) == e and (kind == SPECIAL_PASS_ORTHOGONAL
+                                                   or kind == SPECIAL_PASS_DIAGONAL) and (d & 1) == kind - 1:
+                    return True
+        for d2 in range(8):  # a lion next to either royal: one step onto it, the next onto the other
+            for sq in (r1, r2):
+                s = T.rays[sq, d2, 0]
+                if s >= 0:
+                    pc = board[s]
+                    if pc != 0 and (pc >> 5) == e and T.special[pc] == SPECIAL_LION:
+                        return True
+        return False
+    return False
+
+
+@kernel
 def last_royal_safe(P, T, c):
-    """Whether colour ``c`` keeps a royal the opponent cannot take (several royals, or one not attacked)."""
+    """Whether colour ``c`` keeps a royal the opponent cannot take: three or more royals, two that no single move
+    takes together (see :func:`_two_royals_capturable`), or one that is not attacked."""
     n = P.st[ST_ROYALS + c]
-    if n >= 2:
+    if n >= 3:
         return True
+    if n == 2:
+        return not _two_royals_capturable(P, T, c)
     if n == 0:
         return False
     return not is_attacked(P, T, royal_square(P, T, c, 0), 1 - c)
@@ -531,21 +570,27 @@ def last_royal_safe(P, T, c):
 
 @kernel
 def _generate_last_royal(P, T, mode, out, c):
-    """Legal moves where several royals may stand: a move is illegal only if it leaves the opponent able to capture
-    the mover's last royal (or loses the last royal in an exchange).
+    """Legal moves where several royals may stand: a move is illegal if it leaves the opponent able to remove all
+    the mover's royals: the last one, or the last two at once with a two-step move (or if it loses the last royal
+    in an exchange).
 
     Only the moves that can change that are tried on the board: with one royal, the royal's own moves, moves of
     pieces standing between it and an enemy slider, two-step moves (a capture on the middle square can open a
-    line), or every move while the royal is attacked; with two royals, a royal capturing the exchange piece.
+    line), or every move while the royal is attacked; with two royals, the royals' own moves (they may end next to
+    each other and a two-step mover, or lose one in an exchange), or every move while both can be taken at once
+    (other moves never bring the royals or the enemy two-step movers together); with three, a royal capturing the
+    exchange piece (two royals remain).
     """
     n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
     royals = P.st[ST_ROYALS + c]
-    if royals >= 3:
+    if royals >= 4:
         return n
     rsq = -1
     attacked = False
     n_pin = 0
-    if royals == 1:
+    if royals == 2:
+        attacked = _two_royals_capturable(P, T, c)
+    elif royals == 1:
         rsq = royal_square(P, T, c, 0)
         attacked = is_attacked(P, T, rsq, 1 - c)
         if not attacked:
@@ -555,8 +600,10 @@ def _generate_last_royal(P, T, mode, out, c):
         mv = out[i]
         frm = (mv >> 8) & 0xFF
         mover = P.board[frm]
-        if royals == 2:
+        if royals == 3:
             test = T.royal[mover] and T.exchange[P.board[mv & 0xFF]]
+        elif royals == 2:
+            test = attacked or T.royal[mover]
         else:
             test = attacked or T.royal[mover] or (mv & HAS_MID) != 0
             for j in range(n_pin):
