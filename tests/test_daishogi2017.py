@@ -348,3 +348,15 @@ def test_no_legal_move_lets_the_opponent_take_every_royal_in_random_play():
                 refused_pairs += int(pos.state.st[M.ST_ROYALS + 1 - pos.turn]) == 2
                 pos.pop()
     assert refused_pairs > 0
+
+
+def test_capturing_the_drunk_elephant_has_no_promoting_twin():
+    """The reading of 2026-12-02 (what main already did, kept as a regression test): the captor of an unpromoted
+    drunk elephant leaves the board, so the capture exists once, without '+'; an ox that takes it in passing and
+    goes on survives, and keeps its twin."""
+    ms = moves(board({"a": "k12", "d": "6e6", "e": "6S6", "i": "13", "m": "12K"}))
+    assert "7e7d" in ms and "7e7d+" not in ms
+    assert {"7e6d", "7e6d+"} <= ms  # the same silver entering the zone elsewhere may promote
+    ms = moves(board({"a": "k12", "c": "6e6", "d": "6O6", "m": "12K"}))
+    assert "7d7c" in ms and "7d7c+" not in ms
+    assert {"7d7c,7c7b", "7d7c,7c7b+"} <= ms
