@@ -1063,6 +1063,42 @@ def format_info(info, pos) -> str:
     return " ".join(parts)
 
 
+class _StderrToInfo:
+    """``sys.stderr`` of the engine process. GUIs pipe stderr and never read it (a full pipe would block us), and
+    the protocol says nothing goes there: whatever Python code still writes to it (a library's message) becomes
+    ``info string stderr: ...`` lines on stdout."""
+
+    def __init__(self, eng: UsiEngine) -> None:
+        self._eng, self._buf, self._lock = eng, "", threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self._buf += text
+            *lines, self._buf = self._buf.split("\n")
+        for line in lines:
+            if line.strip():
+                self._eng.send(f"info string stderr: {line.rstrip()[:500]}")
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _route_errors(eng: UsiEngine) -> None:
+    """No traceback on stderr from any thread (a timer's or the search's): an uncaught exception in a thread is
+    reported as ``info string error``, and Python's stderr goes to ``info string`` lines."""
+    def hook(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is not SystemExit:
+            name = args.thread.name if args.thread is not None else "a thread"
+            eng.error(f"{name} failed: {_describe(args.exc_value)}")
+
+    threading.excepthook = hook
+    sys.stderr = _StderrToInfo(eng)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: the USI loop on stdin/stdout. Extra arguments are run as commands first
     (``fantasista bench`` or ``fantasista "go perft 4" quit``); ``fantasista --compile [options]`` instead compiles
@@ -1080,6 +1116,7 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     eng = UsiEngine()
+    _route_errors(eng)
     for cmd in argv:
         if not eng.handle(cmd):
             eng._finish_search()
