@@ -518,3 +518,200 @@ def test_info_formatting_mate_and_bounds():
     line = usi_engine.format_info(info, pos)
     assert line == ("info depth 5 seldepth 7 time 200 nodes 1000 nps 5000 hashfull 12 score mate -3 upperbound "
                     "multipv 2 pv 7g7f")
+
+
+# ----------------------------------------------------------------------------------------------- odd input (issue 22)
+def _limits_of_last_search(dialog):
+    return [c[1] for c in dialog.searcher.calls if c[0] == "search"][-1]
+
+
+@pytest.mark.parametrize("params, field, value", [("depth 0", "depth", 1), ("depth -1", "depth", 1),
+                                                  ("nodes 0", "nodes", 1), ("nodes -7", "nodes", 1)])
+def test_go_depth_or_nodes_below_one_is_reported_and_searches_one(dialog, params, field, value):
+    start = dialog("isready", "position startpos", f"go {params}")
+    assert dialog.bestmove(start, timeout=5).startswith("bestmove ")
+    lines = dialog.since(start)
+    assert f"info string error go {field} must be at least 1, not {params.split()[1]}: searching {field} 1" in lines
+    assert getattr(_limits_of_last_search(dialog), field) == value
+    assert dialog.count("bestmove") == 1
+
+
+def test_plain_go_has_a_default_time_limit(dialog):
+    start = dialog("isready", "position startpos")
+    t0 = time.monotonic()
+    dialog("go")
+    assert dialog.bestmove(start, timeout=5).startswith("bestmove ")
+    assert time.monotonic() - t0 < 3
+    limits = _limits_of_last_search(dialog)
+    assert 0 < limits.hard_ms <= usi_engine.PLAIN_GO_MS and limits.depth is None and limits.nodes is None
+
+
+def test_go_searchmoves_with_no_legal_move_searches_every_move(dialog):
+    start = dialog("isready", "position startpos", "go searchmoves 5e5d xyz")
+    best = dialog.bestmove(start, timeout=5)
+    lines = dialog.since(start)
+    assert "info string error searchmoves: 5e5d is not legal here" in lines
+    assert any(line.startswith("info string error searchmoves: ") and "xyz" in line for line in lines)
+    assert "info string error searchmoves: none of the moves given is legal here: searching every move" in lines
+    assert legal_after([], best.split()[1])
+
+
+@pytest.mark.parametrize("params", ["nodes 99999999999999999999", "btime 99999999999999999999 wtime 1",
+                                    "movetime 99999999999999999999", "byoyomi 99999999999999999999 btime 0 wtime 0",
+                                    "depth 99999999999999999999", "mate 99999999999999999999",
+                                    "nodes " + "9" * 5000])
+def test_huge_numbers_are_clamped(dialog, params):
+    start = dialog("isready", "position startpos", f"go {params}")
+    time.sleep(0.05)
+    dialog("stop")
+    prefix = "checkmate" if params.startswith("mate") else "bestmove"
+    dialog.out.wait_for(prefix, start, timeout=5)
+    lines = dialog.since(start)
+    assert not any("error" in line for line in lines), lines
+    assert dialog.count(prefix) == 1
+    go = parse_go(params.split())
+    assert go.nodes in (None, usi_engine.MAX_GO_NODES) and go.depth in (None, usi_engine.MAX_GO_DEPTH)
+    assert all(v is None or v <= usi_engine.MAX_GO_MS for v in vars(go.clock).values())
+    if not params.startswith("mate"):
+        limits = _limits_of_last_search(dialog)
+        assert limits.hard_ms is None or limits.hard_ms <= usi_engine.MAX_GO_MS
+
+
+def test_go_perft_runs_on_the_search_thread_and_obeys_stop_and_quit():
+    d = Dialog()
+    start = d("position startpos", "go perft 9")  # years at full speed: only stop ends it
+    assert d.eng.searching
+    d("isready")
+    assert "readyok" in d.since(start)  # the reader is free meanwhile
+    t0 = time.monotonic()
+    d("stop")
+    assert time.monotonic() - t0 < 5
+    assert any(line.startswith("info string perft 9 stopped after ") for line in d.since(start))
+    assert not any(line.startswith("Nodes searched") for line in d.since(start))
+    d("go perft 9")
+    t0 = time.monotonic()
+    assert d.eng.handle("quit") is False
+    assert time.monotonic() - t0 < 5 and not d.eng.searching
+
+
+def test_bench_runs_on_the_search_thread_and_obeys_stop(monkeypatch):
+    d = Dialog(step=0.5)  # each bench search takes 0.5 s a depth
+    monkeypatch.setattr(usi_engine, "BENCH_SFENS", usi_engine.BENCH_SFENS)
+    import sys
+    monkeypatch.setitem(sys.modules, "search", None)  # the built-in list
+    start = d("bench 4")
+    assert d.eng.searching
+    time.sleep(0.2)
+    t0 = time.monotonic()
+    d("stop")
+    assert time.monotonic() - t0 < 3
+    d.out.wait_for("Nodes/second", start)
+    lines = d.since(start)
+    assert any(line.startswith("info string bench stopped after ") for line in lines), lines
+    start = d("bench")
+    assert d.eng.handle("quit") is False and not d.eng.searching
+
+
+class SlowIteration(FakeSearcher):
+    """One iteration of 2.5 s with no info line, reporting its progress like search.Searcher.progress()."""
+
+    def search(self, pos, limits, on_info=None):
+        self._stop.clear()
+        self._t0 = time.perf_counter()
+        self.root = [int(c) for c in pos.legal_codes()]
+        while time.perf_counter() - self._t0 < 2.5 and not self._stop.is_set():
+            time.sleep(0.01)
+        return SearchResult(self.root[0], None, 0, None, 1, 1000, [self.root[0]])
+
+    def progress(self):
+        ms = int((time.perf_counter() - self._t0) * 1000)
+        return 3, 5, ms * 10, self.root[1], ms
+
+
+def test_a_long_iteration_prints_an_info_line_every_second():
+    d = Dialog(searcher_factory=lambda mb, seed: SlowIteration(mb, seed))
+    start = d("isready", "position startpos", "go depth 3")
+    d.bestmove(start, timeout=10)
+    progress = [line for line in d.since(start) if line.startswith("info depth 3 seldepth 5 ")]
+    assert len(progress) >= 2, d.since(start)  # at about 1 s and 2 s
+    words = progress[0].split()
+    assert words[words.index("currmove") + 1] == Position.startpos().move_usi(d.searcher.root[1])
+    for key in ("time", "nodes", "nps"):
+        assert int(words[words.index(key) + 1]) > 0
+    assert 900 <= int(words[words.index("time") + 1]) <= 2000
+    d.close()
+
+
+def test_position_and_d_during_a_search_change_only_the_next_go(dialog):
+    start = dialog("isready", "position startpos", "go infinite")
+    for _ in range(20):
+        dialog("position startpos moves 7g7f 3c3d", "d", "position sfen " + MATE_IN_1, "d")
+    dialog("stop")
+    best = dialog.bestmove(start).split()[1]
+    assert legal_after([], best)  # the search's own copy: the start position
+    assert dialog.count("info string error") == 0
+    start = dialog("go depth 1")
+    best = dialog.bestmove(start).split()[1]
+    assert Position.from_sfen(MATE_IN_1).is_legal(best) and not legal_after([], best)  # the next go: the new one
+
+
+@pytest.mark.parametrize("sfen, message", [
+    ("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 40P 1",
+     "58 pawns (with their promoted forms), but the set has 18"),
+    ("lnsgkgsnl/1r5b1/pppppppp+p/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 2p 1",
+     "20 pawns (with their promoted forms), but the set has 18"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b 3B 1", "3 bishops (with their promoted forms), but the set has 2"),
+    ("lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSG1GSNL b - 1",
+     "neither side has a king: only the side to move, the attacker of a tsume problem, may have none"),
+    ("4k4/9/9/9/9/9/9/9/4K4 w G 1", "gote"),  # (accepted: the control line)
+    ("8k/9/9/9/9/9/9/9/9 w G 1", "sente (not to move) has no king"),
+    ("4k4/9/9/9/9/9/9/9/3KK4 b - 1", "a side has more than one king"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - 0", "the move number 0 is out of range (1..100000)"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - 100001", "the move number 100001 is out of range (1..100000)"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - 99999999999999999999",
+     "the move number 99999999999999999999 is out of range (1..100000)"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - x", "the move number (fourth field) must be a positive integer, not 'x'"),
+])
+def test_sfen_validation(dialog, sfen, message):
+    dialog("position startpos moves 7g7f")
+    start = dialog("position sfen " + sfen)
+    out = dialog.since(start)
+    if message == "gote":
+        assert out == []
+        return
+    assert len(out) == 1 and out[0].startswith("info string error position not changed: ") and message in out[0], out
+    assert "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2" in "\n".join(dialog.since(dialog("d")))
+
+
+def test_tsume_without_the_attackers_king_is_searched_and_mated(dialog):
+    tsume = "8k/6S2/7G1/9/9/9/9/9/9 b G 1"  # no sente king: a tsume problem
+    start = dialog("position sfen " + tsume, "go mate 1000")
+    dialog.out.wait_for("checkmate", start)
+    assert dialog.since(start)[-1] == "checkmate G*1b"
+    start = dialog("go depth 1")
+    assert dialog.bestmove(start).startswith("bestmove ")
+    assert dialog.count("info string error") == 0
+
+
+def test_error_messages_say_what_was_wrong(dialog, monkeypatch):
+    def broken(*args, **kwargs):
+        raise IndexError
+
+    monkeypatch.setattr(engine.Position, "from_sfen", broken)
+    start = dialog("position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1")
+    assert dialog.since(start) == ["info string error position not changed: not a shogi SFEN the engine can read "
+                                   "(an index out of range (IndexError))"]
+    assert usi_engine._describe(KeyError("x")) == "x"
+    assert usi_engine._describe(ValueError("bad")) == "bad"
+
+
+def test_go_that_cannot_start_still_answers_one_bestmove(dialog, monkeypatch):
+    def broken(self, go, t0):
+        raise RuntimeError("no thread")
+
+    monkeypatch.setattr(UsiEngine, "_go_position", broken)
+    start = dialog("position startpos", "go depth 1", "go mate 100")
+    assert dialog.since(start) == ["info string error go could not start a search: RuntimeError: no thread",
+                                   "bestmove resign",
+                                   "info string error go could not start a search: RuntimeError: no thread",
+                                   "checkmate timeout"]

@@ -1025,8 +1025,10 @@ def _perft(pos, depth: int, stop: threading.Event) -> int | None:
 def _describe(exc: BaseException) -> str:
     """An exception in words for an ``info string error`` line: its message, or what it means when it has none."""
     text = str(exc).strip()
-    if isinstance(exc, (ValueError, KeyError)) and text:
-        return text.strip("'\"")
+    if isinstance(exc, KeyError) and text:
+        return text.strip("'\"")  # str(KeyError("x")) is "'x'"
+    if isinstance(exc, ValueError) and text:
+        return text
     kind = {IndexError: "an index out of range", KeyError: "an unknown key", TypeError: "a value of the wrong type",
             OverflowError: "a number too large", ZeroDivisionError: "a division by zero",
             RecursionError: "nesting too deep", MemoryError: "out of memory"}.get(type(exc))
