@@ -305,10 +305,31 @@ def test_a_move_leaving_both_royals_to_one_lion_move_is_illegal():
         pos.pop()
 
 
+def test_the_issues_second_case_after_eight_plies():
+    """The issue names the moves (7m8l and 9m8l, allowed by the old generator) but not the 8 plies; this line leads
+    there: the prince steps aside to 9m, gote's lion comes to 8k, next to 8l, then quiet moves. Exactly those two
+    moves are refused, and only because the lion would take both royals."""
+    import numpy as np
+
+    from engine.kernels import movegen as M
+
+    pos = Position.from_sfen(ROYALS, V)
+    for m in "7h7j 9j9l 8m9m 9l8k 9g9f 6a5a 9f9e 5a6a".split():
+        pos.push(m)
+    legal = set(pos.legal_codes().tolist())
+    assert {pos.move_usi(m) for m in legal} == reference_legal_moves_last_royal(pos)
+    buf = np.empty(M.MAX_MOVES, np.int32)
+    n = M._gen_board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+    assert {pos.move_usi(m) for m in set(buf[:n].tolist()) - legal} == {"7m8l", "9m8l"}
+    after = pos.copy()
+    after.push_unchecked(after.parse_move("7m8l").code)
+    after.push("8k8l,8l9m")  # the king on 8l, then the prince on 9m
+    assert after.result() == (0.0, "royal captured")
+
+
 def test_royals_side_by_side_next_to_a_lion_ox_or_flying_dragon():
-    """Not the issue's own second case (its 8 plies are not given), the same pattern built by hand: king 7m and
-    prince 9m stand two apart; a royal move that sets them side by side where one two-step move takes both is
-    illegal, the same step elsewhere is not."""
+    """The same pattern built by hand for each two-step mover: king 7m and prince 9m stand two apart; a royal move
+    that sets them side by side where one two-step move takes both is illegal, the same step elsewhere is not."""
     cases = [
         # a lion on 8k: next to 8l, so either royal stepping to 8l is lost with the other; 8m is out of its reach
         ({"k": "5z7", "m": "4A1K6"}, {"7m8l", "9m8l"}, {"7m8m", "9m8m", "7m7l", "9m9l"}),
