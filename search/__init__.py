@@ -25,9 +25,10 @@ from eval import build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_GEN, CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES,
                       CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
-                      SearchTables, hashfull)
+                      MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
+from .movepick import MP_COLS
 from .see import see_buffer
 
 __all__ = ["Limits", "SearchInfo", "SearchResult", "Searcher", "evaluate", "bench_positions", "MAX_DEPTH",
@@ -129,6 +130,9 @@ class Searcher:
         self._root_scores = np.zeros(MAX_MOVES, np.int32)
         self._lmr = _lmr_table()
         self._see_buf = see_buffer()
+        self._mp = np.zeros((MAX_PLY + 1, MP_COLS), np.int32)
+        self._counter = np.zeros((64, 81), np.int32)
+        self._quiets = np.zeros((MAX_PLY + 1, MAX_QUIETS), np.int32)
         self._mate_moves = np.zeros((MATE_MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mate_key = np.zeros(MATE_TT_ENTRIES, np.uint64)
         self._mate_proof = np.full(MATE_TT_ENTRIES, UNKNOWN_PROOF, np.int8)
@@ -150,7 +154,7 @@ class Searcher:
     def clear(self) -> None:
         """Forget everything learnt (``usinewgame``): TT, history, killers, mate table."""
         for a in (self._tt_key, self._tt_move, self._tt_score, self._tt_depth, self._tt_bound, self._tt_gen,
-                  self._history, self._killers, self._mate_key):
+                  self._history, self._killers, self._counter, self._mate_key):
             a.fill(0)
         self._mate_proof.fill(UNKNOWN_PROOF)
         self._mate_disproof.fill(-1)
@@ -213,6 +217,7 @@ class Searcher:
         n_sq = pos.variant.geometry.n_squares
         if self._history.shape[1] != n_sq:
             self._history = np.zeros((64, n_sq), np.int32)
+            self._counter = np.zeros((64, n_sq), np.int32)
         checks = np.zeros(len(pos.state.keys), np.int8)
         checks[:len(pos._checks)] = pos._checks
         return SearchTables(
@@ -220,7 +225,7 @@ class Searcher:
             killers=self._killers, history=self._history, checks=checks, root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
-            see_buf=self._see_buf)
+            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:
@@ -413,7 +418,7 @@ class Searcher:
             killers=self._killers, history=self._history, checks=np.zeros(1, np.int8), root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
-            see_buf=self._see_buf)
+            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets)
 
     # ---------------------------------------------------------- mate search
     def mate_search(self, pos: Position, max_ms: int | None = None,

@@ -22,6 +22,8 @@ from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, PRO
 from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
 
+from .movepick import (HISTORY_MAX, MP_COUNTER, MP_SCORE, ORD_CAPTURE, mp_init, mp_next, moving_code, pick,
+                       score_moves, sort_rest)
 from .see import capture_value, see_ge
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
@@ -32,6 +34,7 @@ MATE = 32000
 MATE_BOUND = MATE - MAX_PLY  # |score| > MATE_BOUND: a mate score
 PERPETUAL = 20000        # score of the side that is perpetually checked into a repetition (the checker loses)
 REP_SCAN = 64            # how many plies back (game history included) a repetition is looked for
+MAX_QUIETS = 64          # quiet moves remembered per node for the history malus
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 NODE_DECISION, NODE_CHANCE = 0, 1
@@ -42,12 +45,7 @@ NODE_DECISION, NODE_CHANCE = 0, 1
  CTL_HORIZON, CTL_CURRMOVE) = range(10)
 CTL_SIZE = 16
 
-# Move-ordering bands (a move's ordering score says which stage it belongs to).
-ORD_TT = 1 << 30
-ORD_CAPTURE = 1 << 28
-ORD_KILLER = 1 << 27
-ORD_BAD_CAPTURE = -(1 << 29)  # captures that lose material (SEE < 0): after every quiet move
-HISTORY_MAX = 1 << 14
+# Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
 SEE_CAPTURE_MARGIN = 200  # a capture may lose up to this much per ply of depth left
 SEE_QUIET_MARGIN = 60     # a quiet move may lose up to this much times depth^2
@@ -71,6 +69,9 @@ SearchTables = namedtuple("SearchTables", [
     "tt_bound",   # int8[N]
     "tt_gen",     # uint8[N]
     "see_buf",    # int32[3, SEE_BUF]: scratch of the static exchange evaluation (search/see.py)
+    "mp",         # int32[MAX_PLY + 1, MP_COLS]: staged move picker state per ply (search/movepick.py)
+    "counter",    # int32[64, n_sq]: counter-move: the quiet move that refuted (piece code, to) of the last move
+    "quiets",     # int32[MAX_PLY + 1, MAX_QUIETS]: quiet moves searched at a ply (history malus on a cutoff)
 ])
 
 
@@ -186,13 +187,6 @@ def _undo_null(P):
 
 
 @kernel
-def _moving_code(P, mv):
-    if mv & DROP:
-        return ((mv >> 8) & 0xFF) + (P.st[ST_STM] << 5)
-    return P.board[(mv >> 8) & 0xFF]
-
-
-@kernel
 def _may_check(P, T, mv, eksq):
     """Cheap pre-test: False when ``mv`` certainly gives no check (the target is neither near nor in line with the
     enemy king, and the origin is not in line with it, which rules out discovered checks)."""
@@ -214,80 +208,6 @@ def _may_check(P, T, mv, eksq):
 @kernel
 def _is_quiet(P, mv):
     return (mv & PROMOTE) == 0 and ((mv & DROP) != 0 or P.board[mv & 0xFF] == 0)
-
-
-@kernel
-def _score_moves(P, T, E, S, ply, n, tt_move):
-    moves = S.moves[ply]
-    sc = S.mscore[ply]
-    k0 = S.killers[ply, 0]
-    k1 = S.killers[ply, 1]
-    for i in range(n):
-        mv = moves[i]
-        if mv == tt_move:
-            sc[i] = ORD_TT
-            continue
-        to = mv & 0xFF
-        if mv & DROP:
-            code = ((mv >> 8) & 0xFF) + (P.st[ST_STM] << 5)
-            victim = 0
-        else:
-            code = P.board[(mv >> 8) & 0xFF]
-            victim = P.board[to]
-        if victim != 0 or (mv & PROMOTE):
-            s = E.value[victim] * 64 - E.value[code]
-            if mv & PROMOTE:
-                s += (E.value[T.promote_code[code]] - E.value[code]) * 32
-            # a capture that loses material in the exchange goes after the quiet moves
-            sc[i] = s + (ORD_CAPTURE if see_ge(P, T, E, mv, 0, S.see_buf) else ORD_BAD_CAPTURE)
-        elif mv == k0:
-            sc[i] = ORD_KILLER + 1
-        elif mv == k1:
-            sc[i] = ORD_KILLER
-        else:
-            sc[i] = S.history[code, to]
-
-
-@kernel
-def _pick(S, ply, i, n):
-    """Selection step: move the best-scored move of [i, n) to slot i and return it."""
-    moves = S.moves[ply]
-    sc = S.mscore[ply]
-    b = i
-    bs = sc[i]
-    for j in range(i + 1, n):
-        if sc[j] > bs:
-            bs = sc[j]
-            b = j
-    if b != i:
-        t = moves[i]
-        moves[i] = moves[b]
-        moves[b] = t
-        sc[b] = sc[i]
-        sc[i] = bs
-    return moves[i]
-
-
-@kernel
-def _sort_rest(S, ply, i, n):
-    """Sort moves [i, n) by descending score once (Shell sort; used when many moves are left, where repeated
-    selection would cost O(n^2))."""
-    moves = S.moves[ply]
-    sc = S.mscore[ply]
-    gap = (n - i) // 2
-    while gap > 0:
-        for j in range(i + gap, n):
-            m = moves[j]
-            v = sc[j]
-            k = j
-            while k - gap >= i and sc[k - gap] < v:
-                moves[k] = moves[k - gap]
-                sc[k] = sc[k - gap]
-                k -= gap
-            moves[k] = m
-            sc[k] = v
-        gap = (gap * 5) // 11 if gap > 2 else gap // 2
-    return 0
 
 
 @kernel
@@ -381,9 +301,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             n = generate(P, T, GEN_CAPTURES, S.moves[ply])
         if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
             return -MATE + ply
-        _score_moves(P, T, E, S, ply, n, 0)
+        S.mp[ply, MP_COUNTER] = 0
+        score_moves(P, T, E, S, ply, n, 0)
         for i in range(n):
-            mv = _pick(S, ply, i, n)
+            mv = pick(S, ply, i, n)
             if not incheck:
                 code = P.board[(mv >> 8) & 0xFF]
                 gain = capture_value(T, E, P.board[mv & 0xFF])
@@ -392,7 +313,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if stand + gain + 200 <= alpha:  # delta pruning: even the full gain cannot lift alpha
                     continue
                 if S.mscore[ply, i] < ORD_CAPTURE:
-                    continue  # loses material in the exchange (SEE < 0, found by _score_moves)
+                    continue  # loses material in the exchange (SEE < 0, found by score_moves)
             do_move(P, T, mv)
             if P.st[ST_STM] == us:
                 v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
@@ -460,19 +381,27 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
 
-    # 5. Moves, best first by stage band (TT move, captures/promotions, killers, history); root: the given order.
+    # 5. Moves: the staged picker (search/movepick.py: TT move before generation, good captures, killers,
+    # counter-move, quiet moves by history, losing captures); root: the given order.
     if root:
         n = S.ctl[CTL_ROOT_N]
         for i in range(n):
             S.moves[0, i] = S.root_moves[i]
             S.mscore[0, i] = n - i
-    else:
-        n = generate(P, T, GEN_SEARCH, S.moves[ply])
-        if n == 0:
-            return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
-        if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
-            return -MATE + ply  # the enemy royal reached the far rank out of reach: a completed try
-        _score_moves(P, T, E, S, ply, n, tt_move)
+    pm = P.moves[aply - 1] if aply > 0 else 0  # the opponent's last move (0: none or a null move)
+    if not root:
+        n = 0
+        counter_move = 0
+        if pm != 0:
+            counter_move = S.counter[P.board[pm & 0xFF], pm & 0xFF]
+        if T.params[P_TRY] != 0:
+            n = mp_init(P, T, E, S, ply, tt_move, counter_move, yes)  # the try test needs every move now
+            if n == 0:
+                return -MATE + ply
+            if _try_lost(P, T, S.moves[ply], n):
+                return -MATE + ply  # the enemy royal reached the far rank out of reach: a completed try
+        else:
+            mp_init(P, T, E, S, ply, tt_move, counter_move, no)
 
     # 6. The move loop.
     best = -INF
@@ -482,15 +411,27 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     eksq = P.st[ST_KSQ + 1 - us]
     futile = (not pv_node and not incheck and depth <= 2 and ev + 200 * depth <= alpha)
     lmp_limit = 6 + 3 * depth * depth
-    for i in range(n):
-        if i < 4:
-            mv = _pick(S, ply, i, n)
+    n_quiets = 0
+    i = -1
+    while True:
+        i += 1
+        if root:
+            if i >= n:
+                break
+            if i < 4:
+                mv = pick(S, ply, i, n)
+            else:
+                if i == 4:
+                    sort_rest(S, ply, i, n)
+                mv = S.moves[ply, i]
+            mscore = S.mscore[ply, i]
         else:
-            if i == 4:
-                _sort_rest(S, ply, i, n)
-            mv = S.moves[ply, i]
+            mv = mp_next(P, T, E, S, ply)
+            if mv == 0:
+                break  # i moves were yielded
+            mscore = S.mp[ply, MP_SCORE]
         quiet = _is_quiet(P, mv)
-        code = _moving_code(P, mv)
+        code = moving_code(P, mv)
         # Futility and late-move pruning of quiet moves that do not give check.
         prune = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
                  and (futile or (depth <= 4 and searched >= lmp_limit)))
@@ -503,7 +444,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             if quiet:
                 if not see_ge(P, T, E, mv, -SEE_QUIET_MARGIN * depth * depth, S.see_buf):
                     continue
-            elif S.mscore[ply, i] < ORD_CAPTURE and not see_ge(P, T, E, mv, -SEE_CAPTURE_MARGIN * depth,
+            elif mscore < ORD_CAPTURE and not see_ge(P, T, E, mv, -SEE_CAPTURE_MARGIN * depth,
                                                                 S.see_buf):
                 continue
         if root:
@@ -541,6 +482,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if S.ctl[CTL_STOP] != 0:
             return 0
         searched += 1
+        if quiet and n_quiets < MAX_QUIETS:
+            S.quiets[ply, n_quiets] = mv
+            n_quiets += 1
         if root:
             S.root_scores[i] = v
         if v > best:
@@ -558,13 +502,17 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                         if S.killers[ply, 0] != mv:
                             S.killers[ply, 1] = S.killers[ply, 0]
                             S.killers[ply, 0] = mv
+                        if pm != 0:
+                            S.counter[P.board[pm & 0xFF], pm & 0xFF] = mv
                         bonus = min(depth * depth * 16, HISTORY_MAX // 2)
                         _history_add(S, code, mv & 0xFF, bonus)
-                        for j in range(i):
-                            m2 = S.moves[ply, j]
-                            if _is_quiet(P, m2):
-                                _history_add(S, _moving_code(P, m2), m2 & 0xFF, -bonus)
+                        for j in range(n_quiets - 1):  # the quiet moves searched before it (it is the last)
+                            m2 = S.quiets[ply, j]
+                            _history_add(S, moving_code(P, m2), m2 & 0xFF, -bonus)
                     break
+
+    if best == -INF and i == 0 and not root:
+        return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
 
     # 7. Store and return.
     if best >= beta:
