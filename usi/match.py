@@ -13,7 +13,11 @@ length and optional resign score, and returns a record (:mod:`usi.records`). Gam
 ``concurrent.futures.Executor``: in-process for ``--concurrency 1``, a process pool otherwise, or a Dask
 cluster's executor with ``--cluster <scheduler address>`` (``--cluster local`` starts a local one).
 
-Each game starts fresh engine processes (a crash or a hang then costs one game, never the match).
+Each game starts fresh engine processes (a crash or a hang then costs one game, never the match), each in its own
+process group and with its own ``Seed`` (:func:`engine_seed`). ``--games`` counts per pairing (``--gauntlet``: the
+first engine against each other one). Before the first game each engine is started once to cover a cold start
+(:func:`warm_up`). Ctrl-C or SIGTERM stops a match cleanly (:class:`StopControl`: finished games kept, summary
+written; a second one aborts at once) and ``--resume DIR`` continues it with the same seeds. See ``docs/matches.md``.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import signal
 import sys
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -237,7 +242,23 @@ def _popen_engine(cmd: list, timeout: float):
     ends the engines itself) and never kills an engine mid-game, which would be recorded as a crash."""
     from .client import UsiEngine
 
-    return UsiEngine.popen_usi(cmd, timeout=timeout, setpgrp=True)
+    # The start runs on a helper thread: a stop raised in this thread while it waits (MatchInterrupted) must not
+    # leave an engine nobody holds (python-chess would keep its process and event-loop thread alive, and the
+    # runner could not exit); the engine is then closed as soon as its start completes.
+    started: concurrent.futures.Future = concurrent.futures.Future()
+
+    def start() -> None:
+        try:
+            started.set_result(UsiEngine.popen_usi(cmd, timeout=timeout, setpgrp=True))
+        except BaseException as exc:  # noqa: BLE001 - handed over through the future
+            started.set_exception(exc)
+
+    threading.Thread(target=start, name=f"start {cmd[0]}", daemon=True).start()
+    try:
+        return started.result()
+    except BaseException:
+        started.add_done_callback(lambda f: f.exception() is None and f.result().close())
+        raise
 
 
 @dataclasses.dataclass
@@ -341,8 +362,24 @@ class Referee:
     def abandon(self) -> None:
         """Kill both engines at once (the match is being stopped: this game is not finished and not recorded)."""
         for side in (0, 1):
-            if self.engines[side] is not None and not self.dead[side]:
-                self._kill(side)
+            engine = self.engines[side]
+            if engine is None:
+                continue
+            loop = getattr(getattr(engine, "protocol", None), "loop", None)
+            if loop is not None:  # the command cut short by the stop dies with its engine: nothing to report
+                try:
+                    loop.call_soon_threadsafe(loop.set_exception_handler, lambda _loop, _context: None)
+                except RuntimeError:  # the loop is already closed
+                    pass
+            self._kill(side)  # also when a kill was cut short: closing twice is harmless
+
+    def kill_now(self) -> None:
+        """SIGKILL both engine processes from this thread (an abort: :meth:`abandon`'s close is asynchronous)."""
+        for engine in self.engines:
+            try:
+                os.kill(engine.transport.get_pid(), signal.SIGKILL)
+            except Exception:  # not started, already gone, or a stand-in without a process
+                pass
 
     def _kill(self, side: int) -> None:
         self.dead[side] = True
@@ -545,6 +582,7 @@ def play_game(task: GameTask) -> dict:
         referee: Referee = make_referee(task)
     else:
         referee = Referee(task)
+    _LIVE_REFEREES.add(referee)
     _WORKER_STOP.in_game = True
     try:
         return referee.play()
@@ -566,6 +604,15 @@ class MatchAborted(BaseException):
     """A second Ctrl-C (or SIGTERM) while stopping: abort at once."""
 
 
+def _write_stderr(text: str) -> None:
+    """One unbuffered write to stderr: safe inside a signal handler that interrupted a ``print`` (a buffered write
+    there fails as a reentrant call, or is lost by an abort's ``os._exit``)."""
+    try:
+        os.write(2, (text + "\n").encode("utf-8", "replace"))
+    except OSError:
+        pass
+
+
 class StopControl:
     """The stop switch of one match run in the main process.
 
@@ -580,7 +627,7 @@ class StopControl:
         self.reason: Optional[str] = None
         self.signum: Optional[int] = None
         self._waiting = 0
-        self.message: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True)
+        self.message: Callable[[str], None] = _write_stderr
 
     @property
     def stopping(self) -> bool:
@@ -651,6 +698,9 @@ class _WorkerStop:
 
 
 _WORKER_STOP = _WorkerStop()  # per process; only a pool worker's initializer installs its handler
+#: the referees of this process whose games may be running: an abort kills their engines even when it cut short
+#: the first stop's own clean-up
+_LIVE_REFEREES: "weakref.WeakSet[Referee]" = weakref.WeakSet()
 
 
 def _pool_worker_init() -> None:
@@ -934,6 +984,7 @@ def warm_up(engines: Sequence[EngineSpec], settings: MatchSettings, timeout: flo
             ref: Referee = make_referee(task)
         else:
             ref = Referee(task)
+        _LIVE_REFEREES.add(ref)
         if progress is not None:
             ref.ready_progress = lambda name, t: progress(
                 f"warming up {name}: waiting for readyok, {t:.0f} s (a first start compiles its kernels: minutes)")
@@ -1197,10 +1248,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         finally:
             close()
     except MatchAborted:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # nothing may cut the killing short
+        for ref in list(_LIVE_REFEREES):
+            ref.kill_now()
         _signal_workers(executor, signal.SIGKILL)
-        print(f"aborted: the finished games are in {out}/games.jsonl (no summary written); "
-              f"continue with: fantasista-match --resume {out}", file=sys.stderr, flush=True)
-        sys.stdout.flush()
+        _write_stderr(f"aborted: the finished games are in {out}/games.jsonl (no summary written); "
+                      f"continue with: fantasista-match --resume {out}")
         os._exit(128 + (control.signum or signal.SIGINT))
     finally:
         restore()
