@@ -3,21 +3,37 @@
 ::
 
     fantasista-gui --port 8765            # then open http://127.0.0.1:8765/
+    fantasista-gui --engine yane=/opt/yaneuraou/YaneuraOu   # offer another USI engine, by name
 
-One game lives on the server (:class:`gui.session.Session`); the page (``gui/static/``) draws it and sends clicks.
-JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}`` and changes nothing):
+Each page (browser tab) has its own game, a :class:`gui.session.Session` (``POST /api/session``); the page
+(``gui/static/``) draws it and sends clicks. The page chooses engines by name among those the server was started
+with (:mod:`gui.engines`): no request ever carries a command.
+
+Security (see ``docs/gui.md``): every request must name this server in its ``Host`` header
+(``127.0.0.1:<port>`` or ``localhost:<port>``; DNS rebinding); every ``POST`` must be ``Content-Type:
+application/json`` and carry the per-server token of the served page in ``X-Fantasista-Token`` (a page of another
+origin can neither read the token nor send these headers without a CORS preflight, which is refused). Anything
+else is HTTP 403 ``{"error": ...}``. A malformed request is 400, a body over :data:`MAX_BODY` 413 (and the connection
+is closed), and nothing a request sends reaches the log as a traceback.
+
+JSON API (every answer is JSON; a refused request is ``{"error": "..."}`` and changes nothing):
 
 =========================  ==========================================================================================
 ``GET  /api/variants``     the variants, their options and whether they are playable
+``GET  /api/engines``      the engines on offer: ``[{"name", "builtin"}]``
+``POST /api/session``      ``{"id"?}``: this tab's game: ``{"id", "resumed"}`` (a new one unless ``id`` is known)
 ``GET  /api/state``        the game as the page may see it; ``?since=<version>&wait=<s>`` waits for a change
-``POST /api/new``          ``{"variant", "options", "players": [sente, gote], "seed", "sfen"}``; a player is
-                           ``"human"`` or ``{"kind": "engine", "command", "depth", "movetime", "nodes"}``
+``POST /api/new``          ``{"variant", "options", "players": [sente, gote], "seed", "sfen", "replace"?}``; a player
+                           is ``"human"``, ``"engine"`` or ``{"kind": "engine", "engine": <name>, "depth",
+                           "movetime", "nodes"}``; an unfinished game is replaced only with ``"replace": true`` (else
+                           409 ``{"error", "confirm": true}``)
 ``POST /api/move``         ``{"move": "<token>"}``: a legal action token of the person to move
 ``POST /api/undo``         back to before the last move made by a person (``/api/redo`` replays it)
 ``POST /api/resign``       the person (or, with two, the side to move) resigns
 ``GET  /api/record``       ``?format=json|kif|csa``: ``{"text", "name", "mime"}`` (KIF/CSA for shogi only)
-``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>", "players"?, "default_players"?}``: the players are
-                           ``players``, else the record's (persons, our engine), else ``default_players``
+``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>", "players"?, "default_players"?, "replace"?}``: the
+                           players are ``players``, else the record's (persons, engines the server offers by name),
+                           else ``default_players``
 ``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
                            after those actions (a preview board and panel), the actions left, the possible next ones;
                            with ``"ends": true`` also every place the rest of the turn can end
@@ -26,50 +42,162 @@ JSON API (every answer is JSON; a refused request is HTTP 400 ``{"error": "..."}
 ``POST /api/wavestep``     ``{"moves": [...]}``: fantasista, a silver wave chosen silver by silver in any order: the
                            moves a wave can add, and the canonical ``token`` when the chosen set is a whole wave
 =========================  ==========================================================================================
+
+Every ``/api/`` request but ``variants``, ``engines`` and ``session`` names its game in ``X-Fantasista-Game``.
 """
 from __future__ import annotations
 
 import argparse
+import hmac
 import json
+import math
 import mimetypes
+import re
+import secrets
+import socket
 import sys
 import threading
+import time
+import traceback
 import webbrowser
-from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
+from . import games as G
+from .engines import describe, engine_table, parse_engine_arg
 from .session import RequestError, Session
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: The largest request body read (a long JSON record is well under a megabyte); a larger one is 413.
 MAX_BODY = 4 * 1024 * 1024
+#: At most this much of a refused request's unread body is received (and thrown away) before the connection closes.
+MAX_DISCARD = 1024 * 1024
+#: How deeply a request's JSON may nest (the deepest the API uses is 3).
+MAX_JSON_DEPTH = 32
+#: Games (tabs) one server keeps; past it a new tab takes the place of the game idle longest, if idle long enough.
+MAX_SESSIONS = 32
+#: Seconds a game must have been idle (no request from its page) before a new tab may take its place.
+SESSION_IDLE = 600.0
+TOKEN_HEADER = "X-Fantasista-Token"
+GAME_HEADER = "X-Fantasista-Game"
+#: The host names a page may use for a server bound to 127.0.0.1 (the Host header, checked on every request).
+LOCAL_NAMES = ("127.0.0.1", "localhost")
+#: Where the served page receives the token (``index.html``; the page reads it from its ``<meta>`` tag).
+TOKEN_SLOT = "{{FANTASISTA_TOKEN}}"
+_LENGTH = re.compile(r"^[0-9]{1,12}$")
+
+
+class HttpError(Exception):
+    """A request answered with ``status`` and ``{"error": message}`` before it reached a game."""
+
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.extra = status, extra
 
 
 class GuiServer(ThreadingHTTPServer):
+    """The HTTP server: the token of its page, the engines it offers, and one game per page (tab)."""
+
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], session: Session, quiet: bool = True) -> None:
+    def __init__(self, address: tuple[str, int], engines: Optional[dict[str, list[str]]] = None,
+                 quiet: bool = True, allowed_hosts: Iterable[str] = ()) -> None:
         super().__init__(address, Handler)
-        self.session = session
+        self.engines = engine_table() if engines is None else dict(engines)
         self.quiet = quiet
+        self.token = secrets.token_urlsafe(32)  # only the page this server serves knows it
+        port = self.server_address[1]
+        names = {n.lower() for n in (*LOCAL_NAMES, *allowed_hosts)}
+        self.allowed_hosts = {f"{n}:{port}" for n in names} | (names if port == 80 else set())
+        self.sessions: dict[str, Session] = {}
+        self.sessions_lock = threading.Lock()
+        G.variant_infos()  # imports the rules layer (numba) now, not inside the first page's request
 
     def handle_error(self, request, client_address) -> None:
-        if isinstance(sys.exc_info()[1], ConnectionError):  # the page went away mid-answer (reload, long poll)
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # the page went away (reload, poll)
             return
         super().handle_error(request, client_address)
+
+    def open_session(self, wanted: Any = None) -> tuple[str, Session, bool]:
+        """(id, session, resumed): the game ``wanted`` names if it exists, else a new one for a new tab."""
+        with self.sessions_lock:
+            if isinstance(wanted, str) and wanted in self.sessions:
+                session = self.sessions[wanted]
+                session.last_seen = time.monotonic()
+                return wanted, session, True
+            if len(self.sessions) >= MAX_SESSIONS:
+                oldest = min(self.sessions, key=lambda k: self.sessions[k].last_seen)
+                if time.monotonic() - self.sessions[oldest].last_seen < SESSION_IDLE:
+                    raise HttpError(503, f"{MAX_SESSIONS} games are open in other tabs: close one or wait "
+                                         f"{SESSION_IDLE:.0f} s")
+                self.sessions.pop(oldest).close()
+            sid = secrets.token_urlsafe(12)
+            session = Session(engines=self.engines)
+            self.sessions[sid] = session
+            return sid, session, False
+
+    def session(self, sid: Optional[str]) -> Session:
+        """The game of a request's ``X-Fantasista-Game`` header; 404 with ``no_game`` when unknown."""
+        with self.sessions_lock:
+            session = self.sessions.get(sid or "")
+        if session is None:
+            raise HttpError(404, "no such game on this server (it was restarted?): reload the page", no_game=True)
+        session.last_seen = time.monotonic()
+        return session
 
     def shutdown_all(self) -> None:
         self.shutdown()
         self.server_close()
-        self.session.close()
+        self.close_sessions()
+
+    def close_sessions(self) -> None:
+        with self.sessions_lock:
+            sessions, self.sessions = list(self.sessions.values()), {}
+        for session in sessions:
+            session.close()
+
+
+def _json_depth(data: Any) -> int:
+    """How deeply ``data`` nests (without recursion)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _typed(data: dict, key: str, kinds: tuple, what: str, default: Any = None) -> Any:
+    """``data[key]`` when it is of one of ``kinds`` (absent or null: ``default``), else a 400 naming the field."""
+    value = data.get(key)
+    if value is None:
+        return default
+    if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
+        return value
+    raise RequestError(f"'{key}' must be {what}, not {json.dumps(value)[:80]}")
+
+
+def _strings(data: dict, key: str, default: Any = None) -> Any:
+    value = _typed(data, key, (list,), "a list of strings", default)
+    if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        raise RequestError(f"'{key}' must be a list of strings")
+    return value
 
 
 class Handler(BaseHTTPRequestHandler):
     server: GuiServer
     protocol_version = "HTTP/1.1"
+    timeout = 120  # seconds a silent connection may hold a thread
 
     # ------------------------------------------------------------------ plumbing
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
@@ -81,6 +209,11 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", mime)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("X-Frame-Options", "DENY")  # no other site may frame the page (clicks under its control)
+        self.send_header("Content-Security-Policy", "frame-ancestors 'none'")
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -88,131 +221,297 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, data: Any, status: int = 200) -> None:
         self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
 
-    def _error(self, message: str, status: int = 400) -> None:
-        self._json({"error": message}, status)
+    def _error(self, message: str, status: int = 400, **extra: Any) -> None:
+        self._json({"error": message, **extra}, status)
 
-    def _body(self) -> dict:
-        length = int(self.headers.get("Content-Length") or 0)
+    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+        """The base class's errors (a malformed request line or header, an unknown method) as JSON too."""
+        self.close_connection = True
+        try:
+            self._error(message or explain or f"HTTP {code}", code)
+        except (ConnectionError, TimeoutError):
+            pass
+
+    def _check_host(self) -> None:
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1 or hosts[0].strip().lower() not in self.server.allowed_hosts:
+            raise HttpError(403, "this server answers only to http://127.0.0.1:<port>/ or http://localhost:<port>/ "
+                                 f"(Host {', '.join(hosts) or 'missing'!s} refused)")
+
+    def _check_post(self) -> None:
+        """A state-changing request: JSON, and the token of the page this server served."""
+        mime = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+        if mime != "application/json":
+            raise HttpError(403, f"a request must be Content-Type: application/json, not {mime or 'none'!r}")
+        token = self.headers.get(TOKEN_HEADER) or ""
+        if not hmac.compare_digest(token.encode("utf-8", "replace"), self.server.token.encode()):
+            raise HttpError(403, "missing or wrong page token: reload the page (a request from another site, "
+                                 "or the server was restarted)")
+
+    def _body_length(self) -> int:
+        if self.headers.get("Transfer-Encoding"):
+            raise HttpError(400, "a body must come with Content-Length (no Transfer-Encoding)")
+        lengths = {v.strip() for v in self.headers.get_all("Content-Length") or []}
+        if not lengths:
+            return 0
+        if len(lengths) > 1:
+            raise HttpError(400, f"conflicting Content-Length headers {sorted(lengths)}")
+        text = lengths.pop()
+        if not _LENGTH.match(text):
+            raise HttpError(400, f"Content-Length must be a non-negative integer, not {text[:40]!r}")
+        length = int(text)
         if length > MAX_BODY:
-            raise RequestError(f"request too large ({length} bytes)")
+            raise HttpError(413, f"request too large ({length} bytes; at most {MAX_BODY})")
+        return length
+
+    def _body(self, length: int) -> dict:
         raw = self.rfile.read(length) if length else b""
+        if len(raw) != length:
+            self.close_connection = True
+            raise HttpError(400, f"the body ended after {len(raw)} of {length} bytes")
         if not raw.strip():
             return {}
         try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+        except RecursionError:
+            raise RequestError(f"the request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+        except UnicodeDecodeError as exc:
+            raise RequestError(f"the request body is not UTF-8: {exc}") from None
+        except ValueError as exc:
             raise RequestError(f"the request body is not JSON: {exc}") from None
         if not isinstance(data, dict):
             raise RequestError("the request body must be a JSON object")
+        if _json_depth(data) > MAX_JSON_DEPTH:
+            raise RequestError(f"the request body nests deeper than {MAX_JSON_DEPTH} levels")
         return data
+
+    def _guarded(self, route) -> None:
+        """Run ``route``; every failure becomes a JSON answer (a bug: 500, its traceback in the log)."""
+        try:
+            route()
+        except HttpError as exc:
+            self._error(str(exc), exc.status, **exc.extra)
+        except RequestError as exc:
+            self._error(str(exc), exc.status, **({"confirm": True} if exc.status == 409 else {}))
+        except (ConnectionError, TimeoutError):
+            self.close_connection = True
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: answer, and log it for the report
+            self.close_connection = True
+            sys.stderr.write(f"fantasista-gui: internal error on {self.command} {self.path[:200]}\n"
+                             + traceback.format_exc())
+            self._error(f"internal error: {type(exc).__name__}: {exc}", 500)
 
     # ------------------------------------------------------------------ routes
     def do_HEAD(self) -> None:  # noqa: N802
         self.do_GET()
 
+    def do_OPTIONS(self) -> None:  # noqa: N802 - a CORS preflight: no other origin may call the API
+        self.close_connection = True
+        self._guarded(self._options)
+
+    def _options(self) -> None:
+        self._check_host()
+        raise HttpError(403, "requests from other origins are not allowed")
+
     def do_GET(self) -> None:  # noqa: N802
+        if (self.headers.get("Content-Length") or "0").strip() != "0" or self.headers.get("Transfer-Encoding"):
+            self.close_connection = True  # a body nobody reads must not be taken for the next request
+        self._guarded(self._get)
+
+    def _get(self) -> None:
+        self._check_host()
         url = urlparse(self.path)
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        session = self.server.session
-        try:
-            if url.path in ("/", "/index.html"):
-                return self._static("index.html")
-            if url.path == "/favicon.ico":
-                return self._send(204, b"", "image/x-icon")
-            if url.path.startswith("/static/"):
-                return self._static(url.path[len("/static/"):])
-            if url.path == "/api/variants":
-                return self._json([info.to_json() for info in session.infos.values()])
-            if url.path == "/api/state":
-                since, wait = query.get("since"), query.get("wait")
-                if since is not None:
-                    try:
-                        session.wait(int(since), min(float(wait or 20), 60))
-                    except ValueError:
-                        raise RequestError("since and wait must be numbers") from None
-                return self._json(session.state())
-            if url.path == "/api/record":
-                text, mime, name = session.export(query.get("format", "json"))
-                return self._json({"text": text, "mime": mime, "name": name})
-            return self._error(f"no such page {url.path}", 404)
-        except RequestError as exc:
-            return self._error(str(exc))
+        if url.path in ("/", "/index.html"):
+            return self._static("index.html")
+        if url.path == "/favicon.ico":
+            return self._send(204, b"", "image/x-icon")
+        if url.path.startswith("/static/"):
+            return self._static(url.path[len("/static/"):])
+        if url.path == "/api/variants":
+            return self._json([info.to_json() for info in G.variant_infos().values()])
+        if url.path == "/api/engines":
+            return self._json(describe(self.server.engines))
+        if url.path not in ("/api/state", "/api/record"):
+            raise HttpError(404, f"no such page {url.path}")
+        session = self.server.session(self.headers.get(GAME_HEADER))
+        if url.path == "/api/state":
+            since, wait = query.get("since"), query.get("wait")
+            if since is not None:
+                try:
+                    since_v, wait_v = int(since), float(wait or 20)
+                except ValueError:
+                    raise RequestError("since and wait must be numbers") from None
+                if not math.isfinite(wait_v) or wait_v < 0:
+                    raise RequestError("wait must be a number of seconds from 0 to 60")
+                session.wait(since_v, min(wait_v, 60))
+            return self._json(session.state())
+        text, mime, name = session.export(query.get("format", "json"))
+        return self._json({"text": text, "mime": mime, "name": name})
 
     def do_POST(self) -> None:  # noqa: N802
-        url = urlparse(self.path)
-        session = self.server.session
+        self._unread = False
+        self._guarded(self._post)
+        if self._unread:
+            self._discard_unread()
+
+    def _discard_unread(self) -> None:
+        """After refusing a request whose body was not read: end the answer and throw away what the client still
+        sends (a bounded amount, briefly), so that closing does not reset the connection under the answer."""
         try:
-            data = self._body()
-            if url.path == "/api/new":
-                seed = data.get("seed")
-                if isinstance(seed, str) and seed.strip().lstrip("-").isdigit():
-                    seed = int(seed)
-                session.new_game(data.get("variant", "shogi"), data.get("options"), data.get("players"),
-                                 seed, data.get("sfen") or None)
-            elif url.path == "/api/move":
-                if "move" not in data:
-                    raise RequestError("missing 'move'")
-                session.play(data["move"])
-            elif url.path == "/api/undo":
-                session.undo()
-            elif url.path == "/api/redo":
-                session.redo_move()
-            elif url.path == "/api/resign":
-                session.resign()
-            elif url.path == "/api/load":
-                session.load(data.get("text"), data.get("players"), data.get("default_players"))
-            elif url.path == "/api/turnstep":
-                return self._json(session.turn_step(data.get("actions", []), bool(data.get("ends"))))
-            elif url.path == "/api/turnend":
-                if "end" not in data:
-                    raise RequestError("missing 'end'")
-                session.turn_end(data["end"], data.get("actions"))
-            elif url.path == "/api/wavestep":
-                return self._json(session.wave_step(data.get("moves", [])))
-            else:
-                return self._error(f"no such action {url.path}", 404)
-            return self._json(session.state())
-        except RequestError as exc:
-            return self._error(str(exc))
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(1.0)
+            for _ in range(MAX_DISCARD // 65536):
+                if not self.connection.recv(65536):
+                    break
+        except OSError:
+            pass
+
+    def _post(self) -> None:
+        try:
+            self._check_host()
+            self._check_post()
+            length = self._body_length()
+        except HttpError:
+            self.close_connection = True  # the body is not read: it must not be taken for the next request
+            self._unread = True
+            raise
+        data = self._body(length)
+        path = urlparse(self.path).path
+        if path == "/api/session":
+            sid, _, resumed = self.server.open_session(data.get("id"))
+            return self._json({"id": sid, "resumed": resumed})
+        if path not in POST_ROUTES:
+            raise HttpError(404, f"no such action {path}")
+        session = self.server.session(self.headers.get(GAME_HEADER))
+        answer = POST_ROUTES[path](session, data)
+        return self._json(session.state() if answer is None else answer)
 
     def _static(self, name: str) -> None:
         path = (STATIC / name).resolve()
         if STATIC not in path.parents or not path.is_file():
-            return self._error(f"no such file {name}", 404)
+            raise HttpError(404, f"no such file {name}")
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if mime.startswith("text/") or mime in ("application/javascript",):
             mime += "; charset=utf-8"
-        self._send(200, path.read_bytes(), mime)
+        body = path.read_bytes()
+        if name == "index.html":
+            body = body.replace(TOKEN_SLOT.encode(), self.server.token.encode())
+        self._send(200, body, mime)
 
 
-def make_server(port: int = 0, host: str = "127.0.0.1", session: Optional[Session] = None,
-                quiet: bool = True) -> GuiServer:
-    """A server bound to ``host:port`` (port 0 picks a free one: ``server.server_address[1]``), not yet serving."""
-    return GuiServer((host, port), session or Session(), quiet=quiet)
+# ------------------------------------------------------------------------------------------ POST actions
+def _new(session: Session, data: dict) -> None:
+    seed = data.get("seed")
+    if isinstance(seed, str) and seed.strip().lstrip("-").isdigit():
+        seed = int(seed)
+    _typed(data, "seed", (int, str), "an integer")
+    session.new_game(_typed(data, "variant", (str,), "a variant name", "shogi"),
+                     _typed(data, "options", (dict,), "an object (option: value)"),
+                     _typed(data, "players", (list,), "a list of two players (sente, gote)"),
+                     seed, _typed(data, "sfen", (str,), "an SFEN string") or None,
+                     replace=_typed(data, "replace", (bool,), "true or false", False))
 
 
-def serve_in_thread(port: int = 0, session: Optional[Session] = None) -> tuple[GuiServer, threading.Thread]:
+def _move(session: Session, data: dict) -> None:
+    if "move" not in data:
+        raise RequestError("missing 'move'")
+    session.play(data["move"])
+
+
+def _load(session: Session, data: dict) -> None:
+    session.load(_typed(data, "text", (str,), "the text of a record", ""),
+                 _typed(data, "players", (list,), "a list of two players (sente, gote)"),
+                 _typed(data, "default_players", (list,), "a list of two players (sente, gote)"),
+                 replace=_typed(data, "replace", (bool,), "true or false", False))
+
+
+def _turnend(session: Session, data: dict) -> None:
+    if "end" not in data:
+        raise RequestError("missing 'end'")
+    session.turn_end(data["end"], _strings(data, "actions"))
+
+
+POST_ROUTES = {
+    "/api/new": _new,
+    "/api/move": _move,
+    "/api/undo": lambda session, data: session.undo(),
+    "/api/redo": lambda session, data: session.redo_move(),
+    "/api/resign": lambda session, data: session.resign(),
+    "/api/load": _load,
+    "/api/turnstep": lambda session, data: session.turn_step(
+        _strings(data, "actions", []), _typed(data, "ends", (bool,), "true or false", False)),
+    "/api/turnend": _turnend,
+    "/api/wavestep": lambda session, data: session.wave_step(_strings(data, "moves", [])),
+}
+
+
+def make_server(port: int = 0, host: str = "127.0.0.1", engines: Optional[dict[str, list[str]]] = None,
+                quiet: bool = True, allowed_hosts: Iterable[str] = ()) -> GuiServer:
+    """A server bound to ``host:port`` (port 0 picks a free one: ``server.server_address[1]``), not yet serving.
+    ``engines`` (name -> argv) defaults to :func:`gui.engines.engine_table`; ``allowed_hosts`` are host names the
+    ``Host`` header may carry besides 127.0.0.1 and localhost."""
+    return GuiServer((host, port), engines, quiet=quiet, allowed_hosts=allowed_hosts)
+
+
+def serve_in_thread(port: int = 0, engines: Optional[dict[str, list[str]]] = None
+                    ) -> tuple[GuiServer, threading.Thread]:
     """Start a server in a daemon thread (for tests and embedding); stop it with ``server.shutdown_all()``."""
-    server = make_server(port, session=session)
+    server = make_server(port, engines=engines)
     thread = threading.Thread(target=server.serve_forever, name="gui-server", daemon=True)
     thread.start()
     return server, thread
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="fantasista-gui", description="Play the Fantasista variants in a browser.")
-    parser.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; 0 = any free one)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fantasista-gui", description="Play the Fantasista variants in a browser.",
+        epilog="Engines are offered by name: fantasista (ours, always), fairy-stockfish and gpsusi (Debian's, when "
+               "installed in /usr/games) and every --engine NAME=COMMAND. A web page never sends a command.")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to bind (default 127.0.0.1: this machine only; anything else opens the games "
+                             "and the engines to whoever can reach it, with a warning)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="another host name pages may use in the Host header (with --host; repeatable)")
+    parser.add_argument("--engine", action="append", default=[], metavar="NAME=COMMAND",
+                        help="offer a USI engine under NAME (repeatable), e.g. --engine yane=/opt/yane/YaneuraOu")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    return parser
+
+
+def server_from_args(argv: Optional[list[str]] = None) -> GuiServer:
+    """The server ``fantasista-gui`` arguments describe, bound but not serving (warns on stderr when ``--host``
+    opens it beyond this machine); :class:`OSError` when the address cannot be bound."""
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
-        server = make_server(args.port, args.host, quiet=not args.verbose)
+        extra = [parse_engine_arg(text) for text in args.engine]
+    except ValueError as exc:
+        parser.error(str(exc))
+    allowed = list(args.allow_host)
+    if args.host != "127.0.0.1":
+        print(f"fantasista-gui: WARNING: listening on {args.host}, not only on this machine: anyone who can reach "
+              f"it can play here and start the engines offered ({', '.join(n for n, _ in extra) or 'the default ones'}"
+              f"). Pages must use a host name this server accepts (127.0.0.1, localhost, {args.host} and any "
+              "--allow-host).", file=sys.stderr)
+        if args.host not in ("0.0.0.0", "::", ""):
+            allowed.append(args.host)
+    return make_server(args.port, args.host, engines=engine_table(extra), quiet=not args.verbose,
+                       allowed_hosts=allowed)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        server = server_from_args(argv)
     except OSError as exc:
         print(f"fantasista-gui: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    url = f"http://{args.host}:{server.server_address[1]}/"
-    print(f"fantasista-gui: serving on {url} (Ctrl-C to stop)", flush=True)
+    url = f"http://{'127.0.0.1' if args.host in ('0.0.0.0', '::', '') else args.host}:{server.server_address[1]}/"
+    print(f"fantasista-gui: serving on {url} (engines: {', '.join(server.engines)}; Ctrl-C to stop)", flush=True)
     if args.open:
         webbrowser.open(url)
     try:
@@ -221,7 +520,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         pass
     finally:
         server.server_close()
-        server.session.close()
+        server.close_sessions()
     return 0
 
 

@@ -11,74 +11,86 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import random
-import shlex
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import games as G
+from .engines import BUILTIN, engine_table
 
 SIDES = ("sente", "gote")
-DEFAULT_ENGINE = [sys.executable, "-m", "usi"]
+#: The engine limits a player may ask for: (least, most) of ``depth`` (plies), ``movetime`` (ms) and ``nodes``.
+LIMITS = {"depth": (1, 64), "movetime": (1, 3_600_000), "nodes": (1, 10**12)}
 
 
 class RequestError(ValueError):
-    """A request the server refuses, with the message the page shows (HTTP 400); nothing was changed."""
+    """A request the server refuses, with the message the page shows (HTTP ``status``); nothing was changed."""
+
+    status = 400
+
+
+class ConfirmError(RequestError):
+    """A new game or a loaded record would replace an unfinished game: the page asks, then sends ``replace``."""
+
+    status = 409
 
 
 # ------------------------------------------------------------------------------------------ players
 @dataclass
 class PlayerSpec:
+    """A player: a person at the screen, or an engine the server offers (chosen by name, never by command)."""
+
     kind: str = "human"  # "human" or "engine"
-    command: list = field(default_factory=lambda: list(DEFAULT_ENGINE))
+    engine: str = BUILTIN  # the engine's name in the server's table
+    command: list = field(default_factory=list)  # from the server's table, never from a request
     depth: Optional[int] = None
     movetime: Optional[int] = None  # ms
     nodes: Optional[int] = None
-    options: dict = field(default_factory=dict)
     name: str = ""
 
     @classmethod
-    def parse(cls, data: Any) -> "PlayerSpec":
+    def parse(cls, data: Any, engines: dict[str, list[str]]) -> "PlayerSpec":
+        """A player as a request sends it: ``"human"``, ``"engine"`` (ours at depth 3) or ``{"kind", "engine",
+        "depth" | "movetime" | "nodes"}`` with ``engine`` one of the names in ``engines`` (ours by default)."""
         if data in (None, "human"):
             return cls(name="human")
         if data == "engine":
-            return cls(kind="engine", depth=3, name="fantasista")
+            data = {"kind": "engine"}
         if not isinstance(data, dict):
             raise RequestError(f"a player is 'human', 'engine' or an object, not {data!r}")
         kind = data.get("kind", "human")
         if kind not in ("human", "engine"):
             raise RequestError(f"player kind must be 'human' or 'engine', not {kind!r}")
-        spec = cls(kind=kind, name=str(data.get("name") or ""))
-        cmd = data.get("command")
-        if cmd:
-            try:
-                spec.command = shlex.split(cmd) if isinstance(cmd, str) else [str(c) for c in cmd]
-            except ValueError as exc:
-                raise RequestError(f"bad engine command {cmd!r}: {exc}") from None
-            if spec.command and spec.command[0] == "python":
-                spec.command[0] = sys.executable
-        for key in ("depth", "movetime", "nodes"):
+        if kind == "human":
+            return cls(name="human")
+        if "command" in data:
+            raise RequestError("a request never names an engine command: choose an engine by name (offered: "
+                               f"{', '.join(engines)}; add one with fantasista-gui --engine NAME=COMMAND)")
+        if data.get("options"):
+            raise RequestError("engine options are not set from the page (configure the engine on the server)")
+        name = data.get("engine", BUILTIN)
+        if not isinstance(name, str) or name not in engines:
+            raise RequestError(f"unknown engine {name!r} (offered: {', '.join(engines)})")
+        spec = cls(kind="engine", engine=name, command=list(engines[name]), name=name)
+        for key, (low, high) in LIMITS.items():
             value = data.get(key)
-            if value not in (None, ""):
-                try:
-                    setattr(spec, key, int(value))
-                except (TypeError, ValueError):
-                    raise RequestError(f"engine {key} must be an integer, not {value!r}") from None
-        if kind == "engine" and spec.depth is None and spec.movetime is None and spec.nodes is None:
+            if value in (None, ""):
+                continue
+            if isinstance(value, str) and value.strip().isdigit():
+                value = int(value)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RequestError(f"engine {key} must be an integer from {low} to {high}, not {value!r}")
+            setattr(spec, key, value)
+        if spec.depth is None and spec.movetime is None and spec.nodes is None:
             spec.depth = 3
-        spec.options = dict(data.get("options") or {})
-        if not spec.name:
-            spec.name = "human" if kind == "human" else (
-                "fantasista" if spec.command == DEFAULT_ENGINE else spec.command[0].rsplit("/", 1)[-1])
         return spec
 
     def to_json(self) -> dict:
         out = {"kind": self.kind, "name": self.name}
         if self.kind == "engine":
-            out.update(command=" ".join(self.command), depth=self.depth, movetime=self.movetime, nodes=self.nodes,
-                       builtin=self.command == DEFAULT_ENGINE)
+            out.update(engine=self.engine, depth=self.depth, movetime=self.movetime, nodes=self.nodes,
+                       builtin=self.engine == BUILTIN)
         return out
 
 
@@ -95,7 +107,7 @@ class EnginePlayer:
 
         engine = UsiEngine.popen_usi(self.spec.command, timeout=20)
         try:
-            options = dict(self.spec.options)
+            options: dict = {}
             offered = {name.lower(): name for name in engine.options}
             if self.variant != "shogi":
                 if "usi_variant" not in offered:
@@ -163,8 +175,10 @@ class Session:
     """A game with its players. Every public method takes the lock; engine turns run in a worker thread."""
 
     def __init__(self, variant: str = "shogi", options: dict | None = None, players=None, seed: int | None = None,
-                 start_sfen: str | None = None) -> None:
+                 start_sfen: str | None = None, engines: Optional[dict[str, list[str]]] = None) -> None:
         self.infos = G.variant_infos()
+        self.engine_table = engine_table() if engines is None else dict(engines)
+        self.last_seen = time.monotonic()  # the server closes the session idle longest when it has too many
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.version = 0
@@ -173,12 +187,19 @@ class Session:
         self._setup(variant, options, players, seed, start_sfen)
 
     # ------------------------------------------------------------------ setup
-    def _setup(self, variant, options, players, seed, start_sfen, plies: list | None = None) -> None:
+    def _setup(self, variant, options, players, seed, start_sfen, plies: list | None = None,
+               replace: bool = True) -> None:
         info = self.infos.get(variant) if isinstance(variant, str) else None
         if info is None:
             raise RequestError(f"unknown variant {variant!r} (known: {', '.join(self.infos)})")
         if not info.available:
             raise RequestError(f"variant {variant!r} is not playable yet")
+        if options is not None and not isinstance(options, dict):
+            raise RequestError(f"options must be an object (name: value), not {options!r}")
+        if start_sfen is not None and not isinstance(start_sfen, str):
+            raise RequestError(f"sfen must be a string, not {start_sfen!r}")
+        if players is not None and not isinstance(players, list):
+            raise RequestError(f"players must be a list of two (sente, gote), not {players!r}")
         options = dict(options or {})
         for opt in info.options:
             value = options.get(opt["name"], opt["default"])
@@ -191,17 +212,19 @@ class Session:
         players = list(players or ["human", "human"])
         if len(players) != 2:
             raise RequestError("players must be a list of two (sente, gote)")
-        specs = [PlayerSpec.parse(p) for p in players]
+        specs = [PlayerSpec.parse(p, self.engine_table) for p in players]
         try:
             game = G.GuiGame(info, options, start_sfen)
         except G.GameFailure as exc:
             raise RequestError(str(exc)) from None
         seed = random.randrange(2**31) if seed in (None, "") else seed
-        if not isinstance(seed, int):
+        if isinstance(seed, bool) or not isinstance(seed, int):
             raise RequestError(f"seed must be an integer, not {seed!r}")
         replayed = None
         if plies is not None:
             replayed = self._replay(info, options, start_sfen, plies)
+        if not replace and self.unfinished():
+            raise ConfirmError("this tab's game is not finished: replace it? (send \"replace\": true)")
         # Everything is valid: commit.
         self._close_engines()
         self.generation += 1
@@ -240,10 +263,18 @@ class Session:
             out.append(ply)
         return game, out
 
-    def new_game(self, variant="shogi", options=None, players=None, seed=None, start_sfen=None) -> None:
+    def new_game(self, variant="shogi", options=None, players=None, seed=None, start_sfen=None,
+                 replace: bool = True) -> None:
+        """Start a new game. With ``replace=False`` (what the page sends first) an unfinished game is not replaced:
+        :class:`ConfirmError`, and the page asks the person."""
         with self.lock:
-            self._setup(variant, options, players, seed, start_sfen)
+            self._setup(variant, options, players, seed, start_sfen, replace=replace)
             self._touch()
+
+    def unfinished(self) -> bool:
+        """A game someone has played in (a decision, not only chance events) and that has no result yet."""
+        return (hasattr(self, "game") and self.result() is None
+                and any(not p.event for p in self.plies))
 
     def _close_engines(self, result: Optional[tuple] = None) -> None:
         for side, eng in enumerate(self.engines):
@@ -518,7 +549,7 @@ class Session:
                 text = "\n".join(lines[:-cut]) + "\n"
             return text, "text/plain; charset=utf-8", f"{stem}.{fmt}"
 
-    def load(self, text: Any, players=None, default_players=None) -> None:
+    def load(self, text: Any, players=None, default_players=None, replace: bool = True) -> None:
         """Load a JSON record (any variant), a KIF or a CSA file (standard shogi). On any error nothing changes.
 
         The players are ``players`` when given; else those the JSON record names (persons and our own engine with
@@ -550,10 +581,10 @@ class Session:
             if players is not None:
                 use = players
             elif recorded is not None:
-                use, note = _recorded_players(recorded, fallback)
+                use, note = _recorded_players(recorded, fallback, self.engine_table)
             else:
                 use = fallback
-            self._setup(variant, options, use, self.seed, start, plies=plies)
+            self._setup(variant, options, use, self.seed, start, plies=plies, replace=replace)
             self.error = note
             self._touch()
 
@@ -711,10 +742,11 @@ def _result_text(res: tuple[float, str, str]) -> str:
     return f"{who} ({reason})" + (f": {detail}" if detail else "")
 
 
-def _recorded_players(recorded: Any, fallback: list) -> tuple[list, str]:
-    """The players a JSON record names, as far as a file may choose them: persons, and our own engine (always
-    ``python -m usi``, whatever command the file writes) with its depth / time / node limit. Any other engine is a
-    program named by the file: that side gets the ``fallback`` player and the note says so."""
+def _recorded_players(recorded: Any, fallback: list, engines: dict[str, list[str]]) -> tuple[list, str]:
+    """The players a JSON record names, as far as a file may choose them: persons, our own engine (``builtin``:
+    always the server's ``fantasista``, whatever command the file writes) and an engine the server offers, named by
+    its name, each with its depth / time / node limit. A command is never run: an engine the server does not offer
+    (or one an old record names by its command only) gets the ``fallback`` player, and the note says so."""
     if not isinstance(recorded, list) or len(recorded) != 2:
         raise RequestError("malformed JSON record: 'players' must be a list of two (sente, gote)")
     if not isinstance(fallback, list) or len(fallback) != 2:
@@ -725,11 +757,12 @@ def _recorded_players(recorded: Any, fallback: list) -> tuple[list, str]:
             out.append(p)
         elif isinstance(p, dict) and p.get("kind", "human") == "human":
             out.append("human")
-        elif isinstance(p, dict) and p.get("kind") == "engine" and p.get("builtin"):
-            out.append({"kind": "engine", **{k: p.get(k) for k in ("depth", "movetime", "nodes")}})
+        elif isinstance(p, dict) and p.get("kind") == "engine" and (p.get("builtin") or p.get("engine") in engines):
+            out.append({"kind": "engine", "engine": BUILTIN if p.get("builtin") else p["engine"],
+                        **{k: p.get(k) for k in LIMITS}})
         else:
             out.append(fallback[side])
-            name = p.get("command") or p.get("name") if isinstance(p, dict) else p
+            name = (p.get("command") or p.get("engine") or p.get("name")) if isinstance(p, dict) else p
             skipped.append(f"{SIDES[side]}'s engine {name!r}")
     note = ""
     if skipped:

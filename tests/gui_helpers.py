@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import urllib.error
 import urllib.request
@@ -71,18 +72,42 @@ def random_engine(directory: Path) -> str:
     return f"{sys.executable} {path}"
 
 
+def engines_with_random(directory: Path) -> dict[str, list[str]]:
+    """The engines a test server offers: ours and the random mover as ``random`` (what ``--engine`` would add)."""
+    from gui.engines import engine_table, parse_engine_arg
+
+    return engine_table([parse_engine_arg("random=" + random_engine(directory))], system=False)
+
+
+def page_token(base: str) -> str:
+    """The token the server writes into its page, read as the page itself does (from the served HTML)."""
+    with urllib.request.urlopen(base + "/", timeout=30) as res:
+        html = res.read().decode()
+    match = re.search(r'<meta name="fantasista-token" content="([^"]+)">', html)
+    assert match, "the page carries no token"
+    return match.group(1)
+
+
 class Api:
-    """Calls the GUI's JSON API; ``call`` returns (status, data)."""
+    """Calls the GUI's JSON API as the page does (the page's token, this client's own game); ``call`` returns
+    (status, data)."""
 
     def __init__(self, port: int) -> None:
         self.base = f"http://127.0.0.1:{port}"
+        self.token = page_token(self.base)
+        self.game = None
+        self.game = self.ok("/api/session", {})["id"]
 
-    def call(self, path: str, body=None, raw: bytes | None = None) -> tuple[int, dict]:
+    def call(self, path: str, body=None, raw: bytes | None = None, headers: dict | None = None) -> tuple[int, dict]:
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        head = {"Content-Type": "application/json", "X-Fantasista-Token": self.token}
+        if self.game:
+            head["X-Fantasista-Game"] = self.game
+        head.update(headers or {})
         req = urllib.request.Request(self.base + path, data=data, method="GET" if data is None else "POST",
-                                     headers={"Content-Type": "application/json"})
+                                     headers={k: v for k, v in head.items() if v is not None})
         try:
-            with urllib.request.urlopen(req, timeout=60) as res:
+            with urllib.request.urlopen(req, timeout=600) as res:  # a first call may compile kernels
                 return res.status, json.loads(res.read().decode())
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read().decode())
@@ -91,3 +116,7 @@ class Api:
         status, data = self.call(path, body)
         assert status == 200, data
         return data
+
+    def session(self, server):
+        """This client's game on ``server`` (a :class:`gui.session.Session`)."""
+        return server.sessions[self.game]

@@ -22,7 +22,7 @@ import pytest
 
 from gui.server import serve_in_thread
 
-from .gui_helpers import ROOT, random_engine
+from .gui_helpers import ROOT, engines_with_random
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -45,7 +45,7 @@ CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 
 @pytest.fixture(scope="module")
 def gui(tmp_path_factory):
-    srv, _ = serve_in_thread(0)
+    srv, _ = serve_in_thread(0, engines=engines_with_random(tmp_path_factory.mktemp("engine")))
     profile = tempfile.mkdtemp(prefix="gui-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -53,9 +53,8 @@ def gui(tmp_path_factory):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(DRIVER))
     driver.set_page_load_timeout(30)
-    engine_cmd = random_engine(tmp_path_factory.mktemp("engine"))
     try:
-        yield Gui(driver, srv, engine_cmd)
+        yield Gui(driver, srv)
     finally:
         driver.quit()
         srv.shutdown_all()
@@ -63,9 +62,26 @@ def gui(tmp_path_factory):
 
 
 class Gui:
-    def __init__(self, driver, server, engine_cmd: str) -> None:
-        self.d, self.server, self.engine_cmd = driver, server, engine_cmd
+    def __init__(self, driver, server) -> None:
+        self.d, self.server = driver, server
         self.url = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    @property
+    def session(self):
+        """The game of the tab the driver is on (its id is in the tab's sessionStorage)."""
+        sid = self.wait(lambda: self.d.execute_script("return sessionStorage.getItem('fantasista-game')"),
+                        what="the tab's game")
+        return self.sessions[sid]
+
+    def confirm_if_asked(self, timeout: float = 3.0) -> bool:
+        """Click *Replace it* when the page asks before replacing an unfinished game."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.d.find_element(By.ID, "confirm").is_displayed():
+                self.click("#confirm-yes")
+                return True
+            time.sleep(0.1)
+        return False
 
     # ------------------------------------------------------------------ helpers
     def open(self) -> None:
@@ -126,10 +142,12 @@ class Gui:
         return []
 
     def state(self) -> dict:
-        return self.server.session.state()
+        return self.session.state()
 
     def new_game(self, variant: str, sente: str = "human", gote: str = "human", options: dict | None = None,
-                 seed: int = 1, limit: tuple[str, int] = ("depth", 1), command: str = "") -> None:
+                 seed: int = 1, limit: tuple[str, int] = ("depth", 1)) -> None:
+        """Start a game from the form; ``sente`` / ``gote`` are ``human`` or an engine's name (``fantasista`` is
+        ours, ``random`` the random mover the test server offers)."""
         Select(self.d.find_element(By.ID, "variant")).select_by_value(variant)
         for name, value in (options or {}).items():
             Select(self.d.find_element(By.ID, f"opt-{name}")).select_by_value(value)
@@ -140,16 +158,17 @@ class Gui:
         field = self.d.find_element(By.ID, "limit-value")
         field.clear()
         field.send_keys(str(limit[1]))
-        if command:
-            cmd = self.d.find_element(By.ID, "usi-command")
-            cmd.clear()
-            cmd.send_keys(command)
         seed_field = self.d.find_element(By.ID, "seed")
         seed_field.clear()
         seed_field.send_keys(str(seed))
-        before = self.server.session.version
+        session = self.session
+        before = session.game_number
         self.click("#start")
-        self.wait(lambda: self.server.session.version != before and self.state()["variant"]["id"] == variant
+        self.wait(lambda: session.game_number != before or self.d.find_element(By.ID, "confirm").is_displayed(),
+                  what="the new game or the question")
+        if session.game_number == before:
+            self.click("#confirm-yes")
+        self.wait(lambda: session.game_number != before and self.state()["variant"]["id"] == variant
                   and self.d.find_elements(By.CSS_SELECTOR, "#board .sq"), what=f"new {variant} game")
         time.sleep(0.2)
 
@@ -191,7 +210,7 @@ class Gui:
         text = self.wait(lambda: self.d.find_element(By.ID, "record-text").get_property("value"), what="record")
         path = Path(tempfile.mkdtemp()) / f"record.{fmt}"
         path.write_text(text, encoding="utf-8")
-        self.server.session.new_game("shogi", players=["human", "human"])
+        self.session.new_game("shogi", players=["human", "human"])
         self.wait(lambda: self.moves() == [], what="a fresh game")
         self.d.find_element(By.ID, "load-file").send_keys(str(path))
         self.wait(lambda: self.moves() == expected, what=f"the {fmt} record loaded back")
@@ -200,7 +219,7 @@ class Gui:
 # ------------------------------------------------------------------------------------------ shogi
 def test_shogi_clicks_engine_promotion_records_and_mate(gui):
     gui.open()
-    gui.new_game("shogi", "human", "engine", limit=("depth", 1))
+    gui.new_game("shogi", "human", "fantasista", limit=("depth", 1))
     gui.screenshot("shogi")
     assert gui.text('#board .sq[data-sq="5i"]') in ("玉", "王")
     gui.sq("7g")
@@ -238,7 +257,7 @@ def test_shogi_clicks_engine_promotion_records_and_mate(gui):
         gui.save_and_reload(fmt)
 
     # a mate by clicking ends the game
-    gui.server.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    gui.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '.hand .hp[data-hand="G"]'))
     gui.play_path(["hand:G", "sq:5b"])
     gui.wait(lambda: "checkmate" in gui.text("#result"), what="the game end")
@@ -248,7 +267,7 @@ def test_shogi_clicks_engine_promotion_records_and_mate(gui):
 # ------------------------------------------------------------------------------------------ dai shogi
 def test_daishogi_13x13_engine_and_lion_steps(gui):
     gui.open()
-    gui.new_game("daishogi2017", "human", "usi", limit=("depth", 1), command=gui.engine_cmd)
+    gui.new_game("daishogi2017", "human", "random", limit=("depth", 1))
     gui.screenshot("daishogi2017")
     files = [e.text for e in gui.d.find_elements(By.CSS_SELECTOR, "#files span")]
     assert files[:2] == ["13", "12"] and len(gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")) == 169
@@ -256,7 +275,7 @@ def test_daishogi_13x13_engine_and_lion_steps(gui):
     gui.wait(lambda: len(gui.moves()) == 2, what="the engine's answer")
     # a lion capturing in passing, chosen step by step
     sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"
-    gui.server.session.new_game("daishogi2017", players=["human", "human"], start_sfen=sfen)
+    gui.session.new_game("daishogi2017", players=["human", "human"], start_sfen=sfen)
     gui.wait(lambda: gui.text('#board .sq[data-sq="7g"]') == "獅子")
     gui.sq("7g"), gui.sq("6f")
     assert gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#chooser button[data-token="7g6f"]'))
@@ -271,8 +290,7 @@ def test_daishogi_13x13_engine_and_lion_steps(gui):
 # ------------------------------------------------------------------------------------------ fantasista
 def test_fantasista_roll_shown_and_engine_answers(gui):
     gui.open()
-    gui.new_game("fantasista", "human", "usi", options={"fairy_sente": "hiko", "fairy_gote": "ayumi"},
-                 command=gui.engine_cmd)
+    gui.new_game("fantasista", "human", "random", options={"fairy_sente": "hiko", "fairy_gote": "ayumi"})
     gui.screenshot("fantasista")
     assert "hiko" in gui.text("#variant-panel") and "no magic yet" in gui.text("#roll")
     # 14 plies from a record, then sente's 15th move by clicking: the roll follows
@@ -304,13 +322,13 @@ def test_fantasista_roll_shown_and_engine_answers(gui):
 # ------------------------------------------------------------------------------------------ turncoat
 def test_turncoat_plan_by_clicking_secret_kept_and_defection(gui):
     gui.open()
-    gui.new_game("turncoat", "human", "usi", command=gui.engine_cmd)
+    gui.new_game("turncoat", "human", "random")
     gui.screenshot("turncoat")
     gui.sq("8b")  # the enemy rook: plan package 1
     gui.wait(lambda: gui.d.find_element(By.ID, "plan-confirm").is_enabled())
     gui.click("#plan-confirm")
     gui.wait(lambda: gui.state()["human_turn"] and len(gui.moves()) == 2, what="the engine's plan")
-    secret = gui.server.session.plies[1].token
+    secret = gui.session.plies[1].token
     assert secret.startswith("plan:") and secret not in gui.d.page_source
     assert gui.text("#plan-0") == "8b" and gui.text("#plan-1") == "?"
     gui.sq("7g"), gui.sq("7f")
@@ -343,7 +361,7 @@ def test_enokian_card_deck_and_engine(gui):
     st = gui.state()
     gui.play_path(st["legal"][0]["path"])
     gui.wait(lambda: int(gui.text("#deck")) < deck or gui.state()["result"], what="the next card")
-    gui.new_game("enokian", "usi", command=gui.engine_cmd, seed=4)
+    gui.new_game("enokian", "random", seed=4)
     gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("card=")]) >= 3 or gui.state()["result"],
              what="the engine playing the solitaire")
     gui.wait(lambda: "%" in gui.text("#info-score") or gui.state()["result"], what="the win probability")
@@ -352,7 +370,7 @@ def test_enokian_card_deck_and_engine(gui):
 # ------------------------------------------------------------------------------------------ mawarikudoi
 def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
     gui.open()
-    gui.new_game("mawarikudoi", "human", "engine", seed=2)  # our engine, depth 1; seed 2 throws N = 1 first
+    gui.new_game("mawarikudoi", "human", "fantasista", seed=2)  # our engine, depth 1; seed 2 throws N = 1 first
     gui.wait(lambda: gui.d.find_elements(By.ID, "turn-left"), what="the turn to build")
     gui.screenshot("mawarikudoi")
     assert gui.d.find_elements(By.CSS_SELECTOR, "#throw .general"), "the thrown generals are drawn"
@@ -382,14 +400,14 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
              what="our engine's turn")
     assert gui.d.find_elements(By.CSS_SELECTOR, "#moves td.ja")[0].text.startswith("振り 金")
     # the throw choice (own runner lower than the enemy's): the mixed throw shows golds and silvers
-    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=5,
+    gui.session.new_game("mawarikudoi", players=["human", "human"], seed=5,
                                 start_sfen="l8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/l9a:s:-:m/c")
     gui.click('#actions button[data-step="btn:throw:mixed"]')
     gui.wait(lambda: len(gui.d.find_elements(By.CSS_SELECTOR, "#throw .group")) == 2, what="the mixed throw")
     assert "銀" in gui.text("#throw") and gui.text("#throw-n").isdigit()
     gui.save_and_reload("json")
     # the king home with two corners touched: "Finish the race" ends the game
-    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=2,
+    gui.session.new_game("mawarikudoi", players=["human", "human"], seed=2,
                                 start_sfen="l8/9/9/9/9/9/9/9/7K1 b - 1 K2i:e:*:m/l9a:s:-:m/g")
     gui.click("#turn-win")
     gui.wait(lambda: "completed" in gui.text("#result"), what="the race won")
@@ -398,10 +416,10 @@ def test_mawarikudoi_throw_turn_steps_progress_and_engine(gui):
 
 def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gui.open()
-    gui.server.session.new_game("mawarikudoi", players=["human", "human"], seed=3,
+    gui.session.new_game("mawarikudoi", players=["human", "human"], seed=3,
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the turn's ends")
-    ends = gui.server.session.turn_step([], ends=True)["ends"]
+    ends = gui.session.turn_step([], ends=True)["ends"]
     kinds = dict(gui.d.execute_script(  # one script call: the board cannot re-render half-way through the read
         "return [...document.querySelectorAll('#board .sq')].map(e => [e.dataset.sq, e.dataset.kind]);"))
     assert {sq for sq, k in kinds.items() if k == "end"} == {e["square"] for e in ends}
@@ -417,7 +435,7 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     assert gui.attr('#board .sq[data-sq="1h"] .piece', "data-facing") == "w"
     # gote's turn: one end alone on its square is played by one click
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq[data-kind="end"]'), what="gote's ends")
-    gote_ends = gui.server.session.turn_step([], ends=True)["ends"]
+    gote_ends = gui.session.turn_step([], ends=True)["ends"]
     alone = next((e for e in gote_ends if [x["square"] for x in gote_ends].count(e["square"]) == 1), None)
     assert alone is not None, "seed 3: gote's throw has an end alone on its square"
     played = len(gui.moves())
@@ -426,7 +444,7 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     gote = gui.state()["panel"]["sides"][1]
     assert (gote["square"], gote["facing"]) == (alone["square"], alone["facing"])
     # one action by hand, then the rest at once from there
-    gui.server.session.new_game("mawarikudoi", players=["human", "human"],
+    gui.session.new_game("mawarikudoi", players=["human", "human"],
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
     gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the new turn")
     gui.click("#turn-mode")
@@ -446,7 +464,7 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
 def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
     gui.open()
     sfen = "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=WCe;m=2i@S;h=D2Sp"
-    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
                                 start_sfen=sfen)
     gui.wait(lambda: gui.d.find_elements(By.ID, "inventory-0"))
     inv = gui.text("#inventory-0")
@@ -485,10 +503,10 @@ def test_fantasista_magic_highlights_inventory_and_wave_in_any_order(gui):
 def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     gui.open()
     sfen = "4k4/4p4/9/9/9/9/2SSSS3/4S4/K8 b - 1 f=ga;r=W"  # five silvers: 5h5g needs 5g gone first
-    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
                                 start_sfen=sfen)
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
-    canonical = gui.server.session.game.state.canonical("wave:5g5f,5h5g,4g4f,7g7f,6g6f")
+    canonical = gui.session.game.state.canonical("wave:5g5f,5h5g,4g4f,7g7f,6g6f")
     # 5h to 5g first (the rules need 5g to move before it), a wrong click in between, the rest backwards
     gui.wave("5h5g")
     assert gui.text("#wave-moves").endswith("5h5g")
@@ -503,7 +521,7 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     assert all(squares[q]["letter"] == "S" for q in ("7f", "6f", "5f", "4f", "5g"))
     assert gui.text("#error") == ""
     # a silver entering the zone: the wave asks 成 / 不成 for that silver
-    gui.server.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
                                 start_sfen="4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W")
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
     gui.wave("6d6c+", "5d5c")
@@ -512,7 +530,7 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
 
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
     gui.open()
-    gui.server.session.new_game("fantasista", options={"fairy_sente": "yokaku"}, players=["human", "human"],
+    gui.session.new_game("fantasista", options={"fairy_sente": "yokaku"}, players=["human", "human"],
                                 start_sfen="4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@")
     gui.wait(lambda: gui.text('#board .sq[data-sq="2h"]') == "金")
     gui.sq("2h")
@@ -522,7 +540,7 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
     gui.wait(lambda: gui.moves() == ["2h2i"], what="the boarding")
     assert gui.text('#board .sq[data-sq="2i"] .rider') == "金" and gui.text('#board .sq[data-sq="2h"]') == ""
     # gote's rook captures the carrier with its rider: both go to gote's hand
-    gui.server.session.new_game("fantasista", players=["human", "human"],
+    gui.session.new_game("fantasista", players=["human", "human"],
                                 start_sfen="4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G")
     # the first game's board also shows a gold riding on 2i: wait for the new game's rook too before clicking
     gui.wait(lambda: gui.text('#board .sq[data-sq="2a"]') == "飛"
@@ -551,24 +569,64 @@ def test_new_game_form_follows_loaded_records(gui):
                                                    {"kind": "engine", "builtin": True, "movetime": 250}])
     gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", json.dumps(record))
     gui.click("#load-text")
-    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "engine", what="the record's players")
+    assert gui.confirm_if_asked()  # the loaded game is unfinished: the page asks before replacing it
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "fantasista", what="the record's players")
     assert value("#player-0") == "human" and (value("#limit-kind"), value("#limit-value")) == ("movetime", "250")
     assert "not started" in gui.text("#error")
     # a game started elsewhere with engines: the form shows its players and limits
-    gui.server.session.new_game("enokian", options={"michizane": "9i"},
-                                players=[{"kind": "engine", "command": gui.engine_cmd, "nodes": 77}, "human"])
+    gui.session.new_game("enokian", options={"michizane": "9i"},
+                         players=[{"kind": "engine", "engine": "random", "nodes": 77}, "human"])
     gui.wait(lambda: value("#variant") == "enokian", what="the enokian game")
-    assert value("#opt-michizane") == "9i" and value("#player-0") == "usi"
-    assert (value("#limit-kind"), value("#limit-value")) == ("nodes", "77") and value("#usi-command") == gui.engine_cmd
-    assert gui.d.find_element(By.ID, "usi-command-label").is_displayed()
+    assert value("#opt-michizane") == "9i" and value("#player-0") == "random"
+    assert (value("#limit-kind"), value("#limit-value")) == ("nodes", "77")
     # a KIF file: standard shogi, no variant options; the players stay those of the form
     Select(gui.d.find_element(By.ID, "variant")).select_by_value("daishogi2017")
     Select(gui.d.find_element(By.ID, "player-0")).select_by_value("human")
-    Select(gui.d.find_element(By.ID, "player-1")).select_by_value("engine")
+    Select(gui.d.find_element(By.ID, "player-1")).select_by_value("fantasista")
     kif = "手合割：平手\n   1 ７六歩(77)\n   2 ３四歩(33)\n"
     gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", kif)
     gui.click("#load-text")
+    gui.confirm_if_asked()
     gui.wait(lambda: value("#variant") == "shogi", what="the KIF game")
     assert not gui.d.find_elements(By.CSS_SELECTOR, "#variant-options select")
-    assert (value("#player-0"), value("#player-1")) == ("human", "engine")
+    assert (value("#player-0"), value("#player-1")) == ("human", "fantasista")
     assert [p["kind"] for p in gui.state()["players"]] == ["human", "engine"]
+
+
+def test_each_tab_plays_its_own_game_and_a_new_game_asks_first(gui):
+    """Two tabs, two games: *New game* in one never replaces the other's; replacing an unfinished game asks in
+    the page (*Keep playing* keeps it); a reload takes the tab's game back."""
+    gui.open()
+    gui.new_game("shogi", "human", "human")
+    gui.sq("7g")
+    gui.sq("7f")
+    gui.wait(lambda: gui.moves() == ["7g7f"], what="the first tab's move")
+    first_tab, first = gui.d.current_window_handle, gui.session
+    gui.d.switch_to.new_window("tab")
+    try:
+        gui.open()
+        second = gui.session
+        assert second is not first and gui.moves() == []
+        gui.new_game("daishogi2017", "human", "human")  # a fresh game: nothing to ask
+        assert second.info.id == "daishogi2017"
+        assert first.info.id == "shogi" and [p.token for p in first.plies] == ["7g7f"]
+    finally:
+        gui.d.close()
+        gui.d.switch_to.window(first_tab)
+    # this tab's unfinished game: New game asks; Keep playing keeps it
+    game = first.game_number
+    gui.click("#start")
+    gui.wait(lambda: gui.d.find_element(By.ID, "confirm").is_displayed(), what="the question")
+    assert "not finished" in gui.text("#confirm-text")
+    gui.click("#confirm-no")
+    time.sleep(0.5)
+    assert first.game_number == game and gui.moves() == ["7g7f"]
+    assert not gui.d.find_element(By.ID, "confirm").is_displayed()
+    # a reload keeps the tab's game
+    gui.d.refresh()
+    gui.wait(lambda: gui.moves() == ["7g7f"], what="the game after a reload")
+    assert gui.session is first
+    gui.click("#start")
+    gui.wait(lambda: gui.d.find_element(By.ID, "confirm").is_displayed(), what="the question")
+    gui.click("#confirm-yes")
+    gui.wait(lambda: first.game_number == game + 1 and gui.moves() == [], what="the replaced game")

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import socket
+import sys
 import time
 
 import pytest
 
+from gui.engines import parse_engine_arg
 from gui.games import click_path
-from gui.server import serve_in_thread
+from gui.server import MAX_BODY, make_server, serve_in_thread, server_from_args
 from gui.session import Session
 
-from .gui_helpers import Api, random_engine
+from .gui_helpers import Api, engines_with_random
+
+RANDOM = {"kind": "engine", "engine": "random", "depth": 1}  # the random mover the test server offers
 
 
 @pytest.fixture()
-def server():
-    srv, _ = serve_in_thread(0)
+def server(tmp_path_factory):
+    srv, _ = serve_in_thread(0, engines=engines_with_random(tmp_path_factory.mktemp("engine")))
     yield srv, Api(srv.server_address[1])
     srv.shutdown_all()
 
@@ -70,7 +76,7 @@ def test_page_and_variants_are_served(server):
 
 def test_bad_requests_leave_the_game_unchanged(server):
     _, api = server
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
     api.ok("/api/move", {"move": "7g7f"})
     before = api.ok("/api/state")
     cases = [
@@ -105,7 +111,7 @@ def test_bad_requests_leave_the_game_unchanged(server):
 
 def test_moves_undo_redo_and_game_end(server):
     _, api = server
-    st = api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"], "seed": 3})
+    st = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"], "seed": 3})
     assert st["human_turn"] and len(st["legal"]) == 30 and not st["can_undo"]
     for mv in ("7g7f", "3c3d", "8h2b+"):
         st = api.ok("/api/move", {"move": mv})
@@ -126,7 +132,7 @@ def test_moves_undo_redo_and_game_end(server):
 
 def test_checkmate_ends_the_game(server):
     _, api = server
-    st = api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
+    st = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
     assert {"token": "G*5b", "path": ["hand:G", "sq:5b"], "kinds": ["hand", "move"]} in st["legal"]
     st = api.ok("/api/move", {"move": "G*5b"})
     assert st["node"] == "terminal" and st["result"]["reason"] == "checkmate" and st["result"]["score"] == 1.0
@@ -135,21 +141,21 @@ def test_checkmate_ends_the_game(server):
 
 def test_records_round_trip_json_kif_csa(server):
     _, api = server
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
     for mv in ("7g7f", "3c3d", "8h2b+", "3a2b", "B*5e"):
         api.ok("/api/move", {"move": mv})
     moves = [h["token"] for h in api.ok("/api/state")["history"]]
     for fmt in ("json", "kif", "csa"):
         rec = api.ok(f"/api/record?format={fmt}")
         assert rec["name"].endswith("." + fmt)
-        api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
-        st = api.ok("/api/load", {"text": rec["text"], "players": ["human", "human"]})
+        api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
+        st = api.ok("/api/load", {"replace": True, "text": rec["text"], "players": ["human", "human"]})
         assert st["variant"]["id"] == "shogi"
         assert [h["token"] for h in st["history"]] == moves, fmt
     assert "５五角打" in api.ok("/api/record?format=kif")["text"]
     status, data = api.call("/api/record?format=pdf")
     assert status == 400 and "unknown record format" in data["error"]
-    api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
     status, data = api.call("/api/record?format=kif")
     assert status == 400 and "standard shogi only" in data["error"]
 
@@ -157,7 +163,7 @@ def test_records_round_trip_json_kif_csa(server):
 def test_daishogi_lion_double_move_and_json_record(server):
     _, api = server
     sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"  # a gote pawn on 6f
-    st = api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"], "sfen": sfen})
+    st = api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"], "sfen": sfen})
     tokens = {a["token"]: a["path"] for a in st["legal"]}
     assert tokens["7g6f,6f5e"] == ["sq:7g", "sq:6f", "sq:5e"]
     assert tokens["7g6f"] == ["sq:7g", "sq:6f"]
@@ -166,15 +172,15 @@ def test_daishogi_lion_double_move_and_json_record(server):
     assert st["last_move"] == ["7g", "6f", "5e"]
     assert st["history"][0]["ja"] == "５五獅子(77) ６六経由"
     rec = api.ok("/api/record?format=json")
-    api.ok("/api/new", {"variant": "shogi"})
-    st = api.ok("/api/load", {"text": rec["text"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi"})
+    st = api.ok("/api/load", {"replace": True, "text": rec["text"]})
     assert st["variant"]["id"] == "daishogi2017" and st["history"][0]["token"] == "7g6f,6f5e"
     assert st["board"]["files"] == 13 and st["board"]["squares"]["5e"]["letter"] == "Z"
 
 
 def test_fantasista_rolls_after_ply_15(server):
     _, api = server
-    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "seed": 5,
+    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "seed": 5,
                              "options": {"fairy_sente": "hiko", "fairy_gote": "ginsara"}})
     rng = random.Random(1)
     while len([h for h in st["history"] if not h["event"]]) < 16 and st["node"] != "terminal":
@@ -193,13 +199,12 @@ def test_fantasista_rolls_after_ply_15(server):
 
 def test_turncoat_engine_plan_never_reaches_the_page(server, tmp_path):
     srv, api = server
-    engine = {"kind": "engine", "command": random_engine(tmp_path), "depth": 1}
-    st = api.ok("/api/new", {"variant": "turncoat", "players": ["human", engine], "seed": 1})
+    st = api.ok("/api/new", {"replace": True, "variant": "turncoat", "players": ["human", RANDOM], "seed": 1})
     assert len(st["legal"]) == 332 and all(a["path"] == [a["token"]] for a in st["legal"])
     api.ok("/api/move", {"move": "plan:8b"})
     st = wait_for(api, lambda s: s["human_turn"])
-    secret = srv.session.plies[1].token
-    assert secret.startswith("plan:") and srv.session.plies[1].side == 1
+    secret = api.session(srv).plies[1].token
+    assert secret.startswith("plan:") and api.session(srv).plies[1].side == 1
     for text in (json.dumps(st), api.ok("/api/record?format=json")["text"]):
         assert secret not in text and secret[5:] not in text.replace(st["history"][0]["token"], "")
     assert st["history"][1]["token"] == "plan:?" and st["panel"]["plans"] == ["8b", "?"]
@@ -228,14 +233,13 @@ def test_turncoat_defection_from_move_31():
 
 def test_enokian_cards_and_engine(server, tmp_path):
     _, api = server
-    st = api.ok("/api/new", {"variant": "enokian", "players": ["human", "human"], "seed": 9,
+    st = api.ok("/api/new", {"replace": True, "variant": "enokian", "players": ["human", "human"], "seed": 9,
                              "options": {"michizane": "9i"}})
     assert st["events"]["card"]["token"].startswith("card=") and st["human_turn"]
     deck = st["panel"]["deck"]
     st = api.ok("/api/move", {"move": st["legal"][0]["token"]})
     assert st["panel"]["deck"] < deck and 0 <= st["panel"]["kings_left"] <= 4
-    engine = {"kind": "engine", "command": random_engine(tmp_path), "depth": 1}
-    api.ok("/api/new", {"variant": "enokian", "players": [engine, "human"], "seed": 9})
+    api.ok("/api/new", {"replace": True, "variant": "enokian", "players": [RANDOM, "human"], "seed": 9})
     st = wait_for(api, lambda s: len([h for h in s["history"] if not h["event"]]) >= 2 or s["result"])
     assert any(h["winprob"] is not None for h in st["history"]) or st["result"]
 
@@ -243,7 +247,7 @@ def test_enokian_cards_and_engine(server, tmp_path):
 def test_engine_vs_engine_shogi_with_our_engine(server):
     _, api = server
     ours = {"kind": "engine", "depth": 1}
-    api.ok("/api/new", {"variant": "shogi", "players": [ours, "human"], "seed": 1})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": [ours, "human"], "seed": 1})
     st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=600)
     assert st["result"] is None, st["error"]
     assert len(st["history"]) == 1 and st["history"][0]["depth"] == 1 and st["history"][0]["score"] is not None
@@ -256,7 +260,7 @@ def test_a_person_against_our_engine_in_every_variant(server, variant):
     srv, api = server
     ours = {"kind": "engine", "depth": 1}
     players = [ours, "human"] if variant == "enokian" else ["human", ours]
-    st = api.ok("/api/new", {"variant": variant, "players": players, "seed": 3})
+    st = api.ok("/api/new", {"replace": True, "variant": variant, "players": players, "seed": 3})
     if variant != "enokian":
         assert st["human_turn"]
         if st["turn_build"]:  # mawarikudoi: the turn built action by action, then played whole
@@ -280,7 +284,7 @@ def test_a_person_against_our_engine_in_every_variant(server, variant):
 
 def test_mawarikudoi_turnstep_api_checks_each_action(server):
     _, api = server
-    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "seed": 2,
+    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "seed": 2,
                         "sfen": "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/g"})
     st = api.ok("/api/state")
     n = st["turn_build"]["steps"]
@@ -293,7 +297,7 @@ def test_mawarikudoi_turnstep_api_checks_each_action(server):
     if n > 1:
         step = api.ok("/api/turnstep", {"actions": ["1i1h"]})
         assert step["board"]["squares"]["1h"]["letter"] == "P" and step["left"] == n - 1
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/turnstep", {"actions": []})
     assert status == 400 and "mawarikudoi" in data["error"]
 
@@ -321,17 +325,17 @@ def _listed(ends: list) -> set:
 
 def test_mawarikudoi_turn_chosen_by_its_end(server):
     srv, api = server
-    st = api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    st = api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
     assert st["turn_build"] == {"steps": 3}
     assert "ends" not in api.ok("/api/turnstep", {"actions": []})  # only when asked for
     step = api.ok("/api/turnstep", {"actions": [], "ends": True})
     ends = step["ends"]
     # the ends are exactly the outcomes of all action sequences (walked with the step API), each listed once
-    assert _listed(ends) == _turn_outcomes(srv.session, [], set()) and len(ends) == len(_listed(ends))
+    assert _listed(ends) == _turn_outcomes(api.session(srv), [], set()) and len(ends) == len(_listed(ends))
     assert all(e["step"] == "sq:" + e["square"] and e["label"].startswith(e["kanji"]) for e in ends)
     # from the middle of the turn: the ends of the rest, and the whole token starts with the actions made
     rest = api.ok("/api/turnstep", {"actions": ["1i1h"], "ends": True})["ends"]
-    assert _listed(rest) == _turn_outcomes(srv.session, ["1i1h"], set()) and _listed(rest) < _listed(ends)
+    assert _listed(rest) == _turn_outcomes(api.session(srv), ["1i1h"], set()) and _listed(rest) < _listed(ends)
     shared = [e for e in ends if e["square"] == "1h"]
     assert len(shared) >= 2, "several ends on one square (other facings)"
     before = api.ok("/api/state")
@@ -350,11 +354,11 @@ def test_mawarikudoi_turn_chosen_by_its_end(server):
     assert len(token.split(",")) == 3 and st["history"][0]["human"]
     assert st["board"]["squares"]["1h"]["letter"] == "P" and st["board"]["squares"]["1h"]["facing"] == "w"
     # a turn finished from its middle: the actions made, then the canonical path to the chosen end
-    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
     far = next(e for e in rest if e["square"] == "1f")
     st = api.ok("/api/turnend", {"end": far["end"], "actions": ["1i1h"]})
     assert st["history"][0]["token"] == "1i1h,1h1g,1g1f"
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/turnend", {"end": far["end"]})
     assert status == 400 and "mawarikudoi" in data["error"]
 
@@ -363,14 +367,14 @@ def test_mawarikudoi_ends_after_a_stomp_allow_no_second_stomp(server):
     """The pawn stomps the higher enemy knight on 1h (relay to the lance); from there the listed ends are those of
     the step function, which allows one stomp a turn: no relay to the knight by stomping it again."""
     srv, api = server
-    api.ok("/api/new", {"variant": "mawarikudoi", "players": ["human", "human"],
+    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"],
                         "sfen": "9/9/9/9/9/9/9/8n/8P b - 1 P1i:n:-:m/n1h:s:-:m/t3"})
     step = api.ok("/api/turnstep", {"actions": ["1i1h"], "ends": True})
     assert step["panel"]["sides"][0]["kanji"] == "香"
-    assert _listed(step["ends"]) == _turn_outcomes(srv.session, ["1i1h"], set())
+    assert _listed(step["ends"]) == _turn_outcomes(api.session(srv), ["1i1h"], set())
     assert {e["kanji"] for e in step["ends"]} == {"香"}
     whole = api.ok("/api/turnstep", {"actions": [], "ends": True})["ends"]
-    assert _listed(whole) == _turn_outcomes(srv.session, [], set()) and {e["kanji"] for e in whole} == {"歩", "香"}
+    assert _listed(whole) == _turn_outcomes(api.session(srv), [], set()) and {e["kanji"] for e in whole} == {"歩", "香"}
 
 
 def test_mawarikudoi_big_throw_ends_listed_without_paths():
@@ -390,7 +394,7 @@ WAVE_SFEN = "4k4/4p4/9/9/9/9/2SSSS3/4S4/K8 b - 1 f=ga;r=W"  # five silvers; 5h5g
 
 def test_fantasista_wave_of_five_silvers_in_any_order(server):
     srv, api = server
-    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "sfen": WAVE_SFEN,
+    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "sfen": WAVE_SFEN,
                              "options": {"fairy_sente": "ginsara"}})
     assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
     start = api.ok("/api/wavestep", {"moves": []})
@@ -400,7 +404,7 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     for k in range(1, len(order) + 1):
         step = api.ok("/api/wavestep", {"moves": order[:k]})
         assert step["moves"] == order[:k]
-    canonical = srv.session.game.state.canonical("wave:" + ",".join(sorted(order, key=lambda m: m != "5g5f")))
+    canonical = api.session(srv).game.state.canonical("wave:" + ",".join(sorted(order, key=lambda m: m != "5g5f")))
     assert step["token"] == canonical and step["next"] == []
     for other in (["5g5f", "5h5g", "6g6f", "7g7f", "4g4f"], ["7g7f", "6g6f", "5g5f", "4g4f", "5h5g"]):
         assert api.ok("/api/wavestep", {"moves": other})["token"] == canonical
@@ -417,13 +421,13 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     status, data = api.call("/api/wavestep", {"moves": []})  # gote to move, without a wave right
     assert status == 400 and "no silver wave" in data["error"]
     # two silvers trading destinations (5g4f with 4g5f) make the outcome of 5g5f with 4g4f: offered and accepted
-    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
                         "sfen": "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=W"})
     assert "4g5f" in {n["move"] for n in api.ok("/api/wavestep", {"moves": ["5g4f"]})["next"]}
     traded = api.ok("/api/wavestep", {"moves": ["4g5f", "5g4f"]})
     assert traded["token"] == "wave:4g4f,5g5f" and {n["from"] for n in traded["next"]} == {"6g"}
     # promotion: both spellings of a silver entering the zone are offered, and kept apart
-    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
                         "sfen": "4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W"})
     nxt = api.ok("/api/wavestep", {"moves": []})["next"]
     assert {(n["move"], n["to"], n["promote"]) for n in nxt if n["from"] == "5d" and n["to"] == "5c"} == {
@@ -431,7 +435,7 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     assert api.ok("/api/wavestep", {"moves": ["6d6c+", "5d5c"]})["token"] == "wave:5d5c,6d6c+"
     status, data = api.call("/api/wavestep", {"moves": ["5d5c", "5d5c+"]})
     assert status == 400 and "already moves" in data["error"]
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/wavestep", {"moves": []})
     assert status == 400 and "fantasista" in data["error"]
 
@@ -441,7 +445,7 @@ CARRIER_SFEN = "4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@"  # sente's bishop on
 
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
     _, api = server
-    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "sfen": CARRIER_SFEN,
+    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "sfen": CARRIER_SFEN,
                              "options": {"fairy_sente": "yokaku"}})
     board = {a["token"]: a for a in st["legal"]}
     assert board["2h2i"]["path"] == ["sq:2h", "sq:2i"] and board["2h2i"]["kinds"] == ["move", "board"]
@@ -451,7 +455,7 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
     assert cell["letter"] == "B" and cell["rider"]["letter"] == "G" and "2h" not in st["board"]["squares"]
     assert st["history"][-1]["ja"].startswith("２九金")
     # the carrier with its rider captured by a gote rook from 2a: both pieces go to gote's hand
-    api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"],
+    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"],
                         "sfen": "4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G"})
     st = api.ok("/api/state")
     assert st["board"]["squares"]["2i"]["rider"]["letter"] == "G"
@@ -463,27 +467,27 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
 
 def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
     _, api = server
-    a = api.ok("/api/new", {"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    a = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
     record = {"variant": "fantasista", "options": {"fairy_sente": "yokaku", "fairy_gote": "ginsara",
                                                    "reserved": "2"}, "moves": ["7g7f"]}
-    cmd = random_engine(tmp_path)
-    b = api.ok("/api/load", {"text": json.dumps(record), "players": [{"kind": "engine", "command": cmd, "nodes": 50},
-                                                                     "human"]})
+    b = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "players": [{"kind": "engine", "engine": "random",
+                                                                      "nodes": 50}, "human"]})
     assert b["game"] == a["game"] + 1 and b["options"] == record["options"]
     assert a["players"][1]["builtin"] is True and a["players"][1]["depth"] == 2
-    assert b["players"][0]["builtin"] is False and b["players"][0]["command"] == cmd and b["players"][0]["nodes"] == 50
+    assert b["players"][0]["builtin"] is False and b["players"][0]["engine"] == "random"
+    assert b["players"][0]["nodes"] == 50 and "command" not in b["players"][0]
     c = api.ok("/api/undo", {}) if b["can_undo"] else b
     assert c["game"] == b["game"]  # moves and undo keep the game
 
 
 def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_path):
     srv, api = server
-    api.ok("/api/new", {"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
     api.ok("/api/move", {"move": "7g7f"})
     wait_for(api, lambda s: s["human_turn"])
     record = json.loads(api.ok("/api/record?format=json")["text"])
-    api.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
-    st = api.ok("/api/load", {"text": json.dumps(record), "default_players": ["human", "human"]})
+    api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
+    st = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "default_players": ["human", "human"]})
     assert [p["kind"] for p in st["players"]] == ["human", "engine"] and st["players"][1]["builtin"]
     assert st["players"][1]["depth"] == 2 and not st["error"]
     # a record naming programs: "builtin" runs only our engine whatever the command says; any other engine
@@ -492,9 +496,9 @@ def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_p
     record["players"] = [{"kind": "engine", "builtin": True, "command": f"touch {evil}", "nodes": 30},
                          {"kind": "engine", "command": f"touch {evil}", "depth": 1}]
     record["moves"], record["history"] = ["7g7f"], ["7g7f"]  # gote to move: nobody thinks on load
-    st = api.ok("/api/load", {"text": json.dumps(record), "default_players": ["human", "human"]})
+    st = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "default_players": ["human", "human"]})
     assert st["players"][0]["builtin"] and st["players"][0]["nodes"] == 30
-    assert srv.session.players[0].command != ["touch", str(evil)] and st["players"][1]["kind"] == "human"
+    assert api.session(srv).players[0].command != ["touch", str(evil)] and st["players"][1]["kind"] == "human"
     assert "not started" in st["error"] and "gote's engine" in st["error"]
     assert not evil.exists()
     before = api.ok("/api/state")
@@ -503,21 +507,21 @@ def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_p
     assert status == 400 and "'players' must be a list of two" in data["error"]
     unchanged(api, before)
     # KIF: no players in the file, the default ones play
-    st = api.ok("/api/load", {"text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
+    st = api.ok("/api/load", {"replace": True, "text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
     assert [p["kind"] for p in st["players"]] == ["engine", "human"] and st["human_turn"]
 
 
 def test_fantasista_wave_where_the_rules_list_no_wave(server):
     """Seven silvers: more turns than the rules list (``TurnTable.truncated``); the wave is still built and played."""
     srv, api = server
-    st = api.ok("/api/new", {"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
                              "sfen": "4k4/4p4/9/9/9/9/SSSSSSS2/4K4/7B1 b - 1 f=ga;r=W"})
-    assert srv.session.game.state.turns()[0].truncated
+    assert api.session(srv).game.state.turns()[0].truncated
     assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
     start = api.ok("/api/wavestep", {"moves": []})
     assert start["token"] == "wave:" and {n["from"] for n in start["next"]} == {f"{f}g" for f in range(3, 10)}
     step = api.ok("/api/wavestep", {"moves": ["3g3f", "9g9f", "6g5f"]})
-    assert step["token"] == srv.session.game.state.canonical("wave:3g3f,6g5f,9g9f")
+    assert step["token"] == api.session(srv).game.state.canonical("wave:3g3f,6g5f,9g9f")
     assert "5g5f" not in {n["move"] for n in step["next"]} and "8g8f" in {n["move"] for n in step["next"]}
     before = api.ok("/api/state")
     status, data = api.call("/api/wavestep", {"moves": ["9g9f", "8g9f"]})
@@ -525,3 +529,246 @@ def test_fantasista_wave_where_the_rules_list_no_wave(server):
     unchanged(api, before)
     st = api.ok("/api/move", {"move": step["token"]})
     assert all(st["board"]["squares"][q]["letter"] == "S" for q in ("3f", "5f", "9f"))
+
+
+# ------------------------------------------------------------------------------------------ security (issue 22)
+def raw_http(port: int, data: bytes, timeout: float = 30.0) -> bytes:
+    """Send ``data`` as it is on a new connection; everything the server answers until it closes (or goes quiet)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except TimeoutError:
+            chunks.append(b"<still open>")
+    return b"".join(chunks)
+
+
+def request(port: int, method: str, path: str, body: bytes = b"", host: str | None = None,
+            headers: dict | None = None, close: bool = True) -> bytes:
+    head = {"Host": host or f"127.0.0.1:{port}", "Content-Length": str(len(body)), **(headers or {})}
+    if close:
+        head["Connection"] = "close"
+    lines = [f"{method} {path} HTTP/1.1"] + [f"{k}: {v}" for k, v in head.items() if v is not None]
+    return raw_http(port, ("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+
+
+def status_of(answer: bytes) -> tuple[int, dict]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    length = int(re.search(rb"Content-Length: (\d+)", head).group(1))
+    return status, json.loads(body[:length].decode())
+
+
+def evil_players(marker) -> list:
+    """The attack of issue 22: a page asks for an engine whose command would create ``marker``."""
+    return [{"kind": "engine", "command": f"{sys.executable} -c \"open({str(marker)!r}, 'w')\""}, "human"]
+
+
+def test_a_page_of_another_site_starts_no_process(server, tmp_path, capfd):
+    """A cross-origin ``text/plain`` POST (what ``fetch(..., {mode: "no-cors"})`` sends), a request through a
+    foreign Host name (DNS rebinding) and a JSON POST without the page's token get 403 and start nothing."""
+    srv, api = server
+    port = srv.server_address[1]
+    marker = tmp_path / "ran"
+    before = api.ok("/api/state")
+    body = json.dumps({"players": evil_players(marker)}).encode()
+    attacks = [
+        # the no-cors fetch of the issue: text/plain, from another origin, no token
+        ({"Content-Type": "text/plain;charset=UTF-8", "Origin": "http://evil.example"}, None),
+        # even with the page's token and game, text/plain is refused
+        ({"Content-Type": "text/plain", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game}, None),
+        # JSON but no token, or a wrong one
+        ({"Content-Type": "application/json", "X-Fantasista-Game": api.game}, None),
+        ({"Content-Type": "application/json", "X-Fantasista-Token": "x" * 43, "X-Fantasista-Game": api.game}, None),
+        # everything right but the Host: a DNS-rebinding name, another port, a missing Host
+        ({"Content-Type": "application/json", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game},
+         f"evil.example:{port}"),
+        ({"Content-Type": "application/json", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game},
+         f"127.0.0.1:{port + 1}"),
+    ]
+    for headers, host in attacks:
+        for path in ("/api/new", "/api/load", "/api/session", "/api/move"):
+            status, data = status_of(request(port, "POST", path, body, host=host, headers=headers))
+            assert status == 403, (path, headers, host, data)
+            assert data["error"]
+    status, data = status_of(request(port, "OPTIONS", "/api/new", headers={
+        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}))
+    assert status == 403  # no CORS preflight passes
+    # a rebinding page cannot read the page (and its token) either
+    answer = request(port, "GET", "/", host=f"evil.example:{port}")
+    assert status_of(answer)[0] == 403 and api.token.encode() not in answer
+    assert status_of(request(port, "GET", "/api/state", host="evil.example",
+                             headers={"X-Fantasista-Game": api.game}))[0] == 403
+    # the page itself may not name a command either (400), nor an engine the server does not offer
+    status, data = api.call("/api/new", {"players": evil_players(marker)})
+    assert status == 400 and "never names an engine command" in data["error"]
+    status, data = api.call("/api/new", {"players": [{"kind": "engine", "engine": "sh"}, "human"]})
+    assert status == 400 and "unknown engine 'sh'" in data["error"]
+    time.sleep(1.0)
+    assert not marker.exists()
+    assert len(srv.sessions) == 1
+    unchanged(api, before)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_page_carries_the_token_and_the_engines_by_name(server):
+    srv, api = server
+    assert api.token == srv.token and len(srv.token) >= 40
+    engines = api.ok("/api/engines")
+    assert engines == [{"name": "fantasista", "builtin": True}, {"name": "random", "builtin": False}]
+    st = api.ok("/api/new", {"players": [{"kind": "engine", "engine": "random", "nodes": 40}, "human"],
+                             "replace": True})
+    assert st["players"][0] == {"kind": "engine", "name": "random", "engine": "random", "depth": None,
+                                "movetime": None, "nodes": 40, "builtin": False}
+    other = make_server(0)
+    try:
+        assert other.token != srv.token  # per server
+    finally:
+        other.server_close()
+
+
+def test_malformed_requests_get_their_status_and_no_traceback(server, capfd):
+    srv, api = server
+    port = srv.server_address[1]
+    api.ok("/api/move", {"move": "7g7f"})
+    before = api.ok("/api/state")
+    good = {"Content-Type": "application/json", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game}
+
+    def post(path: str, body: bytes, length: str | None = None) -> tuple[int, dict]:
+        headers = dict(good)
+        if length is not None:
+            headers["Content-Length"] = length
+        return status_of(request(port, "POST", path, body, headers=headers))
+
+    for length in ("abc", "-5", "1e3", "0x10", "", "5, 7"):
+        status, data = post("/api/move", b'{"move": "3c3d"}', length)
+        assert status == 400 and "Content-Length" in data["error"], (length, data)
+    deep = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    status, data = post("/api/new", deep)
+    assert status == 400 and "nests deeper" in data["error"]
+    status, data = post("/api/new", b'{"a": ' + b"[" * 40 + b"]" * 40 + b"}")
+    assert status == 400 and "nests deeper" in data["error"]
+    for body, words in [({"options": "x"}, "'options' must be an object"),
+                        ({"players": "human"}, "'players' must be a list"),
+                        ({"players": ["human", {"kind": "engine", "depth": "deep"}]}, "depth must be an integer"),
+                        ({"players": ["human", {"kind": "engine", "nodes": 10**30}]}, "nodes must be an integer"),
+                        ({"players": ["human", {"kind": "engine", "depth": True}]}, "depth must be an integer"),
+                        ({"players": ["human", {"kind": "engine", "options": {"Debug Log File": "/tmp/x"}}]},
+                         "engine options"),
+                        ({"variant": 5}, "'variant' must be"), ({"sfen": ["x"]}, "'sfen' must be"),
+                        ({"seed": 1.5}, "'seed' must be"), ({"replace": "yes"}, "'replace' must be")]:
+        status, data = api.call("/api/new", body)
+        assert status == 400 and words in data["error"], (body, data)
+    for path, body, words in [("/api/move", {"move": 5}, "'move' must be"),
+                              ("/api/move", [1, 2], "JSON object"),
+                              ("/api/load", {"text": 7}, "'text' must be"),
+                              ("/api/load", {"text": "x", "players": "y"}, "'players' must be"),
+                              ("/api/turnstep", {"actions": "1i1h"}, "'actions' must be"),
+                              ("/api/turnstep", {"actions": [1]}, "'actions' must be"),
+                              ("/api/turnstep", {"actions": [], "ends": "yes"}, "'ends' must be"),
+                              ("/api/turnend", {"end": 0, "actions": {}}, "'actions' must be"),
+                              ("/api/wavestep", {"moves": [None]}, "'moves' must be")]:
+        status, data = api.call(path, body)
+        assert status == 400 and words in data["error"], (path, body, data)
+    for raw, words in [(b'{"move": NaN}', "not JSON"), (b'{"move": "7g7f"', "not JSON"),
+                       (b'\xff\xfe', "not UTF-8"), (b'{"seed": ' + b"9" * 5000 + b"}", "not JSON")]:
+        status, data = post("/api/new", raw)
+        assert status == 400 and words in data["error"], (raw[:20], data)
+    status, data = status_of(request(port, "GET", "/api/state?since=1&wait=nan", headers=good))
+    assert status == 400 and "wait" in data["error"]
+    status, data = status_of(request(port, "GET", "/api/state", headers={"X-Fantasista-Game": "nope"}))
+    assert status == 404 and data["no_game"]
+    unchanged(api, before)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_body_over_the_limit_gets_413_and_the_connection_is_closed(server):
+    """The unread body is never taken for further requests: the server answers 413 and closes."""
+    srv, api = server
+    port = srv.server_address[1]
+    smuggled = (f"POST /api/resign HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                f"X-Fantasista-Token: {api.token}\r\nX-Fantasista-Game: {api.game}\r\nContent-Length: 2\r\n\r\n{{}}")
+    api.ok("/api/move", {"move": "7g7f"})
+    head = (f"POST /api/load HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            f"X-Fantasista-Token: {api.token}\r\nX-Fantasista-Game: {api.game}\r\n"
+            f"Content-Length: {MAX_BODY + 1}\r\n\r\n").encode()
+    answer = raw_http(port, head + smuggled.encode() * 20, timeout=10)
+    assert answer.count(b"HTTP/1.1 ") == 1 and b"<still open>" not in answer  # one answer, then closed
+    status, data = status_of(answer)
+    assert status == 413 and "too large" in data["error"]
+    assert api.ok("/api/state")["result"] is None  # the smuggled resign was not run
+    # a refused (403) request's body is not read either: closed as well
+    answer = raw_http(port, (f"POST /api/new HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: text/plain\r\n"
+                             f"Content-Length: {len(smuggled)}\r\n\r\n{smuggled}").encode(), timeout=10)
+    assert answer.count(b"HTTP/1.1 ") == 1 and status_of(answer)[0] == 403
+    assert api.ok("/api/state")["result"] is None
+
+
+def test_host_option_warns_and_names_the_hosts_it_answers(capsys):
+    server = server_from_args(["--host", "0.0.0.0", "--port", "0", "--allow-host", "shogi.lan",
+                               "--engine", "yane=/opt/yane/YaneuraOu -x"])
+    try:
+        err = capsys.readouterr().err
+        assert "WARNING" in err and "0.0.0.0" in err
+        port = server.server_address[1]
+        assert {f"localhost:{port}", f"127.0.0.1:{port}", f"shogi.lan:{port}"} <= server.allowed_hosts
+        assert server.engines["yane"] == ["/opt/yane/YaneuraOu", "-x"] and "fantasista" in server.engines
+    finally:
+        server.server_close()
+    server = server_from_args(["--port", "0"])
+    try:
+        assert server.server_address[0] == "127.0.0.1" and capsys.readouterr().err == ""
+    finally:
+        server.server_close()
+    for bad in ("yane", "human=/bin/x", "a b=/bin/x", "x="):
+        with pytest.raises(ValueError):
+            parse_engine_arg(bad)
+
+
+# ------------------------------------------------------------------------------------------ one game per tab
+def test_each_tab_has_its_own_game_and_replacing_an_unfinished_one_asks(server):
+    srv, tab_a = server
+    tab_b = Api(srv.server_address[1])
+    assert tab_b.game != tab_a.game and len(srv.sessions) == 2
+    tab_a.ok("/api/new", {"variant": "shogi", "players": ["human", "human"]})  # nothing played yet: no question
+    tab_a.ok("/api/move", {"move": "7g7f"})
+    a_before = tab_a.ok("/api/state")
+    st = tab_b.ok("/api/new", {"variant": "daishogi2017", "players": ["human", "human"]})
+    assert st["variant"]["id"] == "daishogi2017"
+    unchanged(tab_a, a_before)  # another tab's new game never replaces this one
+    # this tab's unfinished game: the page is asked to confirm (409), and nothing changes until it does
+    for path, body in (("/api/new", {"variant": "enokian"}), ("/api/load", {"text": "   1 ２六歩(27)\n"})):
+        status, data = tab_a.call(path, body)
+        assert status == 409 and data["confirm"] and "not finished" in data["error"]
+        unchanged(tab_a, a_before)
+    st = tab_a.ok("/api/new", {"variant": "enokian", "replace": True})
+    assert st["variant"]["id"] == "enokian" and st["game"] == a_before["game"] + 1
+    # a finished game is replaced without asking
+    tab_b.ok("/api/move", {"move": tab_b.ok("/api/state")["legal"][0]["token"]})
+    tab_b.ok("/api/resign", {})
+    assert tab_b.ok("/api/new", {"variant": "shogi"})["variant"]["id"] == "shogi"
+    # a reloaded page takes its game back by id; an unknown id gets a new game
+    again = tab_a.ok("/api/session", {"id": tab_a.game})
+    assert again == {"id": tab_a.game, "resumed": True}
+    fresh = tab_a.ok("/api/session", {"id": "from-a-restarted-server"})
+    assert not fresh["resumed"] and fresh["id"] not in (tab_a.game, tab_b.game)
+
+
+def test_too_many_tabs_take_the_place_of_the_idle_longest(server, monkeypatch):
+    import gui.server as server_module
+
+    srv, tab_a = server
+    monkeypatch.setattr(server_module, "MAX_SESSIONS", 2)
+    tab_b = Api(srv.server_address[1])
+    status, data = tab_a.call("/api/session", {})
+    assert status == 503 and "games are open" in data["error"] and len(srv.sessions) == 2
+    srv.sessions[tab_a.game].last_seen -= server_module.SESSION_IDLE + 1
+    fresh = tab_b.ok("/api/session", {})
+    assert tab_a.game not in srv.sessions and set(srv.sessions) == {tab_b.game, fresh["id"]}
+    status, data = tab_a.call("/api/state")
+    assert status == 404 and data["no_game"]

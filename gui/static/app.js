@@ -34,13 +34,64 @@ const FACE_TITLE = { x: "upside down 100", v: "upright 10", s: "on its side 5", 
 
 const $ = (id) => document.getElementById(id);
 
+// The server's token, written into this page when it was served: every request carries it (a page of another
+// site cannot read it). gameId is this tab's game on the server (kept in sessionStorage across reloads).
+const TOKEN = document.querySelector('meta[name="fantasista-token"]').content;
+const GAME_KEY = "fantasista-game";
+let gameId = null;
+
 async function api(path, body) {
-  const opts = body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body) };
+  const headers = { "X-Fantasista-Token": TOKEN };
+  if (gameId) headers["X-Fantasista-Game"] = gameId;
+  const opts = { headers };
+  if (body !== undefined) {
+    opts.method = "POST";
+    headers["Content-Type"] = "application/json";
+    opts.body = JSON.stringify(body);
+  }
   const res = await fetch(path, opts);
   const data = await res.json();
-  if (!res.ok) throw new Error(data.error || res.statusText);
+  if (!res.ok) {
+    const err = new Error(data.error || res.statusText);
+    err.status = res.status;
+    err.data = data;
+    throw err;
+  }
   return data;
+}
+
+// One game per tab. A duplicated tab copies sessionStorage, so before taking the stored game back the page asks
+// the other tabs whether one of them is showing it; if so this tab starts its own game.
+const tabs = "BroadcastChannel" in window ? new BroadcastChannel("fantasista-tabs") : null;
+if (tabs) tabs.addEventListener("message", (ev) => {
+  if (gameId && ev.data && ev.data.ask === gameId) tabs.postMessage({ have: gameId });
+});
+
+function shownElsewhere(id) {
+  if (!tabs) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const listen = (ev) => { if (ev.data && ev.data.have === id) done(true); };
+    const done = (value) => { tabs.removeEventListener("message", listen); resolve(value); };
+    tabs.addEventListener("message", listen);
+    tabs.postMessage({ ask: id });
+    setTimeout(() => done(false), 250);
+  });
+}
+
+async function openGame() {
+  let wanted = sessionStorage.getItem(GAME_KEY);
+  if (wanted && await shownElsewhere(wanted)) wanted = null;
+  const r = await api("/api/session", wanted ? { id: wanted } : {});
+  gameId = r.id;
+  sessionStorage.setItem(GAME_KEY, gameId);
+}
+
+// Replacing an unfinished game asks first: the server answers 409 {confirm: true} unless "replace" is sent.
+function askConfirm(text, yes) {
+  $("confirm-text").textContent = text + " ";
+  $("confirm").hidden = false;
+  $("confirm-yes").onclick = () => { $("confirm").hidden = true; yes(); };
+  $("confirm-no").onclick = () => { $("confirm").hidden = true; };
 }
 
 function showError(msg) {
@@ -49,9 +100,13 @@ function showError(msg) {
   el.hidden = !msg;
 }
 
-async function post(path, body) {
+// ``what`` names a request that replaces the game (new game, load): asked first when the game is unfinished;
+// ``done`` runs once it is accepted, before the new state is drawn.
+async function post(path, body, what, done) {
+  $("confirm").hidden = true;
   try {
     const st = await api(path, body || {});
+    if (done) done(st);
     showError("");
     prefix = [];
     planPick.clear();
@@ -62,6 +117,11 @@ async function post(path, body) {
     else renderMarks();
     return st;
   } catch (e) {
+    if (what && e.status === 409 && e.data && e.data.confirm) {
+      askConfirm(`This tab's game is not finished: ${what} replaces it.`,
+        () => post(path, { ...body, replace: true }, what, done));
+      return null;
+    }
     showError(e.message);
     return null;
   }
@@ -121,9 +181,8 @@ function syncForm(st) {
   st.players.forEach((p, side) => {
     const sel = $("player-" + side);
     if (!sel) return;
-    sel.value = p.kind === "human" ? "human" : p.builtin ? "engine" : "usi";
+    sel.value = p.kind === "human" ? "human" : p.engine;
     if (p.kind !== "engine") return;
-    if (!p.builtin) $("usi-command").value = p.command;
     if (limitSet) return;
     for (const kind of ["depth", "movetime", "nodes"]) {
       if (p[kind] !== null && p[kind] !== undefined) {
@@ -134,15 +193,27 @@ function syncForm(st) {
       }
     }
   });
-  $("usi-command-label").hidden = ![0, 1].some((s) => $("player-" + s).value === "usi");
+}
+
+// The players offered: a person, and each engine the server offers (by name: the page never sends a command).
+function fillPlayers(engines) {
+  for (const side of [0, 1]) {
+    const sel = $("player-" + side);
+    for (const e of engines) {
+      const o = document.createElement("option");
+      o.value = e.name;
+      o.textContent = e.builtin ? "Fantasista engine" : e.name;
+      sel.appendChild(o);
+    }
+  }
+  if (engines.some((e) => e.builtin)) $("player-1").value = engines.find((e) => e.builtin).name;
 }
 
 function playerSpec(side) {
-  const kind = $("player-" + side).value;
-  if (kind === "human") return "human";
-  const spec = { kind: "engine" };
+  const name = $("player-" + side).value;
+  if (name === "human") return "human";
+  const spec = { kind: "engine", engine: name };
   spec[$("limit-kind").value] = parseInt($("limit-value").value || "3", 10);
-  if (kind === "usi") spec.command = $("usi-command").value;
   return spec;
 }
 
@@ -152,9 +223,10 @@ function startGame() {
   const seed = $("seed").value.trim();
   const body = { variant: $("variant").value, options, players: [playerSpec(0), playerSpec(1)] };
   if (seed) body.seed = parseInt(seed, 10);
-  flipped = body.players[0] !== "human" && body.players[1] === "human";
-  lastRollKey = lastCardKey = "";
-  return post("/api/new", body);
+  return post("/api/new", body, "a new game", () => {
+    flipped = body.players[0] !== "human" && body.players[1] === "human";
+    lastRollKey = lastCardKey = "";
+  });
 }
 
 // ---------------------------------------------------------------------------------------------- click matching
@@ -840,10 +912,10 @@ async function save(fmt) {
   }
 }
 
-// A JSON record brings its players (persons, our engine); the form's players play where it names none (KIF, CSA)
-// and instead of an engine the record names by a command (a file never starts a program).
+// A JSON record brings its players (persons, engines the server offers, by name); the form's players play where it
+// names none (KIF, CSA) and instead of an engine the server does not offer (a file never starts a program).
 async function loadText(text) {
-  await post("/api/load", { text, default_players: [playerSpec(0), playerSpec(1)] });
+  await post("/api/load", { text, default_players: [playerSpec(0), playerSpec(1)] }, "the loaded record");
 }
 
 // ---------------------------------------------------------------------------------------------- polling
@@ -859,13 +931,15 @@ async function poll() {
 }
 
 async function init() {
+  try {
+    await openGame();
+  } catch (e) {
+    showError(e.message);
+    return;
+  }
   variants = await api("/api/variants");
   fillVariants();
-  for (const side of [0, 1]) {
-    $("player-" + side).onchange = () => {
-      $("usi-command-label").hidden = ![0, 1].some((s) => $("player-" + s).value === "usi");
-    };
-  }
+  fillPlayers(await api("/api/engines"));
   $("start").onclick = startGame;
   $("undo").onclick = () => post("/api/undo");
   $("redo").onclick = () => post("/api/redo");
