@@ -311,3 +311,123 @@ def test_back_to_shogi(dialog):
            "setoption name USI_Variant value shogi", "position startpos moves 7g7f")
     assert "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2" in "\n".join(
         dialog.since(dialog("d")))
+
+
+# ----------------------------------------------------------------------------------------------- issue 22
+# a decision node of each game and a later position to send while the search runs
+DURING_SEARCH = {
+    "fantasista": (["7g7f"], ["7g7f", "3c3d"]),
+    "turncoat": (["plan=6a,7c", "plan=?"], ["plan=6a,7c", "plan=?", "7g7f"]),
+    "mawarikudoi": (["throw=uddd"], ["throw=dddd"]),
+    "enokian": (["card=KS"], ["card=QS"]),
+}
+
+
+@pytest.mark.parametrize("variant", sorted(DURING_SEARCH))
+def test_position_and_d_during_a_search_change_only_the_next_go(dialog, variant):
+    # the search owns its state: position / d sent while it runs change what the next go sees, nothing else
+    first, second = DURING_SEARCH[variant]
+    dialog(f"setoption name USI_Variant value {variant}", "isready", "position startpos moves " + " ".join(first))
+    for _ in range(3):
+        start = dialog("go infinite")
+        for _ in range(10):
+            dialog("position startpos moves " + " ".join(second), "d", "position startpos moves " + " ".join(first),
+                   "d", "position startpos moves " + " ".join(second))
+        dialog("stop")
+        lines = dialog.since(start)
+        best = [line for line in lines if line.startswith("bestmove")]
+        assert len(best) == 1 and best[0].split()[1] in _state(variant, first).legal_actions(), lines
+        assert not any("error" in line for line in lines), lines
+        dialog("position startpos moves " + " ".join(first))
+    dialog("position startpos moves " + " ".join(second))
+    best, _ = dialog.go("depth 1")
+    assert best in _state(variant, second).legal_actions()
+
+
+def test_fantasista_turn_generator_is_per_thread():
+    # the generator's buffers are overwritten by each run: two threads generating at once each get their own
+    import threading
+
+    from engine.variants.fantasista import turngen
+
+    a, b = _state("fantasista", ["7g7f"]), _state("fantasista", ["7g7f", "3c3d", "8h2b+"])
+    want = {id(a): sorted(turngen.legal_turns(a.bd)[0]), id(b): sorted(turngen.legal_turns(b.bd)[0])}
+    bad = []
+
+    def run(state):
+        for _ in range(40):
+            if sorted(turngen.legal_turns(state.bd)[0]) != want[id(state)]:
+                bad.append(1)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in (a, b, a, b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not bad
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(turngen.generator()))
+    t.start()
+    t.join()
+    assert seen[0] is not turngen.generator()
+
+
+def test_fantasista_long_search_prints_progress_every_second(dialog):
+    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves 7g7f")
+    start = dialog("go infinite")
+    time.sleep(2.6)
+    dialog("stop")
+    lines = dialog.since(start)
+    progress = [line.split() for line in lines if line.startswith("info time ")]
+    assert len(progress) >= 2, lines
+    nodes = [int(w[w.index("nodes") + 1]) for w in progress]
+    assert nodes[0] > 0 and nodes == sorted(nodes) and all("nps" in w for w in progress)
+    assert sum(1 for line in lines if line.startswith("bestmove")) == 1
+
+
+@pytest.mark.parametrize("params", ["depth 0", "depth -1", "nodes 0", "", "searchmoves 7g7f",
+                                    "nodes 99999999999999999999", "btime 99999999999999999999 wtime 5",
+                                    "movetime 99999999999999999999"])
+@pytest.mark.parametrize("variant", ["fantasista", "enokian"])
+def test_odd_go_lines_answer_at_once(dialog, variant, params):
+    first = DURING_SEARCH[variant][0]
+    dialog(f"setoption name USI_Variant value {variant}", "isready", "position startpos moves " + " ".join(first))
+    start = dialog(f"go {params}".strip())
+    if "9999" in params:
+        time.sleep(0.2)
+        dialog("stop")
+    dialog.wait(20)
+    lines = dialog.since(start)
+    best = [line for line in lines if line.startswith("bestmove")]
+    assert len(best) == 1 and best[0].split()[1] in _state(variant, first).legal_actions(), lines
+    assert not any("failed" in line or "Error" in line for line in lines), lines
+
+
+def _with(sfen: str, board: str | None = None, hand: str | None = None, number: str | None = None) -> str:
+    f = sfen.split(" ")
+    f[0], f[2], f[3] = board or f[0], hand or f[2], number or f[3]
+    return " ".join(f)
+
+
+@pytest.mark.parametrize("variant", ["fantasista", "turncoat", "mawarikudoi", "enokian"])
+def test_sfen_validation_for_every_variant(dialog, variant):
+    start_sfen = _state(variant, []).sfen()
+    dialog(f"setoption name USI_Variant value {variant}", "position startpos")
+    bad = [_with(start_sfen, number="0"), _with(start_sfen, number="99999999999999999999"),
+           _with(start_sfen, number="-4"), _with(start_sfen, hand="40P")]
+    if variant in ("fantasista", "turncoat"):
+        bad += [_with(start_sfen, board="lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSG1GSNL"),
+                _with(start_sfen, board="lnsg1gsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL")]
+    for sfen in bad:
+        start = dialog("position sfen " + sfen)
+        out = dialog.since(start)
+        assert len(out) == 1 and out[0].startswith("info string error position not changed: "), (sfen, out)
+        assert "Error" not in out[0] and len(out[0]) > 50, out
+        assert dialog.sfen() == start_sfen
+    if variant == "fantasista":
+        start = dialog("position sfen 4k4/9/9/9/9/9/9/9/9 b 2G 1 f=hh")  # tsume: the attacker has no king
+        assert dialog.since(start) == []
+        best, _ = dialog.go("depth 1")
+        tsume = games.build_state("fantasista", ["sfen", "4k4/9/9/9/9/9/9/9/9", "b", "2G", "1", "f=hh"], [],
+                                  games.option_getter({}))
+        assert best in tsume.legal_actions()
