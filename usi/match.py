@@ -703,6 +703,15 @@ _WORKER_STOP = _WorkerStop()  # per process; only a pool worker's initializer in
 _LIVE_REFEREES: "weakref.WeakSet[Referee]" = weakref.WeakSet()
 
 
+def abort_now(executor: Any = None) -> None:
+    """An abort: SIGKILL every engine of this process's games and the workers of ``executor`` (a process pool),
+    with SIGINT ignored meanwhile so that nothing cuts the killing short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for ref in list(_LIVE_REFEREES):
+        ref.kill_now()
+    _signal_workers(executor, signal.SIGKILL)
+
+
 def _pool_worker_init() -> None:
     """Pool workers share the terminal's process group: a Ctrl-C there is the runner's to handle, not theirs."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -1248,10 +1257,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         finally:
             close()
     except MatchAborted:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # nothing may cut the killing short
-        for ref in list(_LIVE_REFEREES):
-            ref.kill_now()
-        _signal_workers(executor, signal.SIGKILL)
+        abort_now(executor)
         _write_stderr(f"aborted: the finished games are in {out}/games.jsonl (no summary written); "
                       f"continue with: fantasista-match --resume {out}")
         os._exit(128 + (control.signum or signal.SIGINT))

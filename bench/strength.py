@@ -1,0 +1,316 @@
+"""The shogi strength bench: gauntlets of our engine against the engines users already have (issue 24).
+
+::
+
+    python -m bench.strength                           # 100 games each against fairy-stockfish and gpsusi, byoyomi 1 s
+    python -m bench.strength --opponent fairy-stockfish --games 100 --quick       # byoyomi 300 ms
+    python -m bench.strength --opponent fairy-stockfish --games 40 --nodes 20000  # equal nodes a move
+    python -m bench.strength --report                  # pool the ledger's lines by opponent and control
+
+A run is one ``fantasista-match`` gauntlet (:mod:`usi.match`: our referee, fresh processes per game, each engine's
+warm-up first) of our engine (``python -m usi``, ``USI_Hash 64``) against the chosen opponents, both from Debian:
+
+- ``fairy-stockfish`` (``/usr/games/fairy-stockfish``, Fairy-Stockfish 11.1, classical evaluation): ``Threads 1``,
+  ``Hash 64``;
+- ``gpsusi`` (``/usr/games/gpsusi``, gpsshogi 0.7.0): ``Thread 1``, ``BookDepth 0`` (no opening book: the openings
+  are ours). It has no node limit (``go nodes`` is not obeyed), so an equal-nodes run leaves it out.
+
+Colours alternate over the balanced opening set ``bench/openings/shogi-balanced.txt`` (each opening a game pair,
+colours swapped; ``--shuffle`` orders it with the seed). Controls: byoyomi 1 s a move (the default), ``--quick``
+byoyomi 300 ms, ``--byoyomi S``, or ``--nodes N`` for both engines. The report gives per opponent the W/D/L, score,
+Elo with its 95% interval (pentanomial: the game pair is the unit), the pentanomial counts, the endings and the mean
+depth each engine reported (the last ``info depth`` of each of its moves, from the runner's records).
+
+Every complete run appends one line per opponent to the ledger ``bench/strength/shogi-gauntlet.tsv`` (date, commit,
+opponent, control, games, W/D/L, pentanomial, score, Elo and interval, mean depths, endings, command), so figures of
+several runs and sessions can be pooled (``--report``) and re-checked. A run stopped by Ctrl-C prints what it played
+and writes no ledger line (``fantasista-match --resume`` on its output directory completes the match).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as _dt
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+from usi import match as M
+from usi import stats
+
+LEDGER = Path(__file__).parent / "strength" / "shogi-gauntlet.tsv"
+OPENINGS = Path(__file__).parent / "openings" / "shogi-balanced.txt"
+COLUMNS = ("date", "commit", "opponent", "control", "games", "wins", "draws", "losses", "pentanomial", "score",
+           "elo", "elo_lower", "elo_upper", "depth_ours", "depth_opponent", "endings", "command")
+OURS = "fantasista"
+#: the opponents: name -> (binary, engine settings for ``EngineSpec.parse`` ({hash}: the hash size), obeys ``go
+#: nodes``, Debian package)
+OPPONENTS = {
+    "fairy-stockfish": ("/usr/games/fairy-stockfish", ["option.Threads=1", "option.Hash={hash}"], True,
+                        "fairy-stockfish"),
+    "gpsusi": ("/usr/games/gpsusi", ["option.Thread=1", "option.BookDepth=0"], False, "gpsshogi"),
+}
+BYOYOMI_S, QUICK_S = 1.0, 0.3
+
+
+# ------------------------------------------------------------------ figures
+def mean_depths(records: Iterable[dict]) -> dict[str, Optional[float]]:
+    """Mean reported depth per engine name over all its moves with a depth (opening moves have none).
+
+    The mover of ply ``i`` is the side to move of the start position for even ``i``.
+
+    >>> r = {"start_sfen": "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", "sente": "a",
+    ...      "gote": "b", "depths": [None, None, 8, 12, 10, 14]}
+    >>> mean_depths([r])
+    {'a': 9.0, 'b': 13.0}
+    """
+    total: dict[str, list] = {}
+    for r in records:
+        first = 0 if r.get("start_sfen", "b").split()[1:2] != ["w"] else 1
+        names = (r["sente"], r["gote"])
+        for i, d in enumerate(r.get("depths") or []):
+            acc = total.setdefault(names[(first + i) % 2], [0, 0])
+            if d is not None:
+                acc[0] += d
+                acc[1] += 1
+    return {k: (s / n if n else None) for k, (s, n) in total.items()}
+
+
+def figures(st: stats.MatchStats) -> dict:
+    """Score, Elo and its 95% interval with the game pair as the unit (the trinomial one when no pair is complete)."""
+    if sum(st.penta):
+        elo, lo, hi = stats.pentanomial_elo(st.penta)
+    else:
+        elo, lo, hi = st.elo()
+    return {"score": st.score, "elo": elo, "elo_lower": lo, "elo_upper": hi}
+
+
+def _num(x: Optional[float], fmt: str = "{:.1f}") -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float) and math.isinf(x):
+        return "+inf" if x > 0 else "-inf"
+    return fmt.format(x)
+
+
+def _float(text: str) -> Optional[float]:
+    return None if text in ("-", "") else float(text)
+
+
+def describe(opponent: str, control: str, wdl: Sequence[int], penta: Sequence[int], fig: dict,
+             depth_ours: Optional[float], depth_opp: Optional[float], endings: str = "") -> str:
+    """The lines a run or a pooled report prints for one opponent."""
+    w, d, l = wdl
+    return (f"{OURS} vs {opponent} at {control}: {w + d + l} games, +{w} ={d} -{l}, score {100 * fig['score']:.1f}%\n"
+            f"  Elo {_num(fig['elo'], '{:+.0f}')} [{_num(fig['elo_lower'], '{:+.0f}')}, "
+            f"{_num(fig['elo_upper'], '{:+.0f}')}] (95%, game pairs), pentanomial {list(penta)}\n"
+            f"  mean depth: {OURS} {_num(depth_ours)}, {opponent} {_num(depth_opp)}"
+            + (f"\n  endings: {endings}" if endings else ""))
+
+
+# ------------------------------------------------------------------- ledger
+def commit_id() -> str:
+    """The current commit, with ``+dirty`` when tracked files differ from it (the figures may not be its own)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return (head or "unknown") + ("+dirty" if dirty else "")
+
+
+def ledger_line(opponent: str, control: str, st: stats.MatchStats, depths: dict, command: str,
+                commit: str, date: Optional[str] = None) -> dict:
+    fig = figures(st)
+    return {"date": date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "commit": commit,
+            "opponent": opponent, "control": control, "games": str(st.games), "wins": str(st.wins),
+            "draws": str(st.draws), "losses": str(st.losses), "pentanomial": ",".join(map(str, st.penta)),
+            "score": f"{fig['score']:.4f}", "elo": _num(fig["elo"]), "elo_lower": _num(fig["elo_lower"]),
+            "elo_upper": _num(fig["elo_upper"]), "depth_ours": _num(depths.get(OURS), "{:.2f}"),
+            "depth_opponent": _num(depths.get(opponent), "{:.2f}"),
+            "endings": ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items())), "command": command}
+
+
+def append_ledger(path: Path, rows: Sequence[dict]) -> None:
+    """Append rows (a header first when the file is new)."""
+    new = not path.exists() or path.stat().st_size == 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, COLUMNS, delimiter="\t", lineterminator="\n")
+        if new:
+            w.writeheader()
+        for row in rows:
+            w.writerow(row)
+
+
+def read_ledger(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    for n, row in enumerate(rows, 2):
+        if set(row) != set(COLUMNS) or None in row.values():
+            raise ValueError(f"{path}:{n}: not a ledger line ({len(COLUMNS)} tab-separated columns)")
+    return rows
+
+
+def pooled_report(rows: Sequence[dict]) -> str:
+    """Pool ledger lines by (opponent, control): W/D/L and pentanomial counts add up; the mean depths are averaged
+    weighted by games (each line's mean is over its moves: an approximation when game lengths differ)."""
+    groups: dict[tuple, list] = {}
+    for row in rows:
+        groups.setdefault((row["opponent"], row["control"]), []).append(row)
+    out = []
+    for (opp, control), lines in sorted(groups.items()):
+        st = stats.MatchStats(OURS, opp)
+        st.wins = sum(int(r["wins"]) for r in lines)
+        st.draws = sum(int(r["draws"]) for r in lines)
+        st.losses = sum(int(r["losses"]) for r in lines)
+        st.penta = [sum(int(r["pentanomial"].split(",")[i]) for r in lines) for i in range(5)]
+
+        def depth(key: str) -> Optional[float]:
+            got = [(_float(r[key]), int(r["games"])) for r in lines if _float(r[key]) is not None]
+            n = sum(g for _, g in got)
+            return sum(d * g for d, g in got) / n if n else None
+
+        commits = sorted({r["commit"] for r in lines})
+        out.append(describe(opp, control, (st.wins, st.draws, st.losses), st.penta, figures(st), depth("depth_ours"),
+                            depth("depth_opponent"))
+                   + f"\n  pooled from {len(lines)} ledger line(s), commits {', '.join(commits)}")
+    return "\n".join(out) if out else "the ledger is empty"
+
+
+# ---------------------------------------------------------------------- run
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.strength", description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--opponent", action="append", choices=sorted(OPPONENTS),
+                   help="an opponent (repeatable; default: both)")
+    p.add_argument("--games", type=int, default=100, help="games against each opponent (default 100)")
+    control = p.add_mutually_exclusive_group()
+    control.add_argument("--quick", action="store_true", help=f"byoyomi {int(QUICK_S * 1000)} ms a move")
+    control.add_argument("--byoyomi", type=float, help=f"byoyomi in seconds a move (default {BYOYOMI_S:g})")
+    control.add_argument("--nodes", type=int, help="nodes a move for both engines (equal nodes)")
+    p.add_argument("--engine-cmd", default="python -m usi", help="our engine's command (default: python -m usi)")
+    p.add_argument("--hash", type=int, default=64, help="hash MB for the engines that have one (default 64)")
+    p.add_argument("--concurrency", type=int, default=1,
+                   help="games at a time (default 1: on 2 cores a second game at once skews timed controls)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--shuffle", action="store_true", help="shuffle the openings with the seed")
+    p.add_argument("--openings", default=str(OPENINGS), help="openings file (default: the balanced set)")
+    p.add_argument("--margin", type=int, default=1000, help="ms of grace before a time forfeit (default 1000)")
+    p.add_argument("--out", help="directory for the records (default matches/strength-<date-time>)")
+    p.add_argument("--ledger", default=str(LEDGER), help="the ledger (default bench/strength/shogi-gauntlet.tsv)")
+    p.add_argument("--no-ledger", action="store_true", help="do not append to the ledger")
+    p.add_argument("--report", action="store_true", help="print the ledger pooled by opponent and control; no games")
+    p.add_argument("--quiet", action="store_true")
+    return p
+
+
+def control_of(args: argparse.Namespace) -> tuple[str, M.TimeControl]:
+    if args.nodes is not None:
+        return f"nodes {args.nodes}", M.TimeControl(nodes=args.nodes)
+    seconds = QUICK_S if args.quick else args.byoyomi if args.byoyomi is not None else BYOYOMI_S
+    ms = int(round(seconds * 1000))
+    return f"byoyomi {ms}ms", M.TimeControl(main=0, byoyomi=ms)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    ledger = Path(args.ledger)
+    if args.report:
+        try:
+            print(pooled_report(read_ledger(ledger)))
+        except ValueError as exc:
+            print(f"bench.strength: error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    opponents = args.opponent or sorted(OPPONENTS)
+    label, tc = control_of(args)
+    try:
+        if args.games < 1:
+            raise ValueError("--games must be at least 1")
+        if args.nodes is not None and args.nodes < 1:
+            raise ValueError("--nodes must be at least 1")
+        for name in opponents:
+            if not Path(OPPONENTS[name][0]).exists():
+                raise ValueError(f"{OPPONENTS[name][0]} not found (Debian: apt-get install {OPPONENTS[name][3]})")
+            if args.nodes is not None and not OPPONENTS[name][2]:
+                raise ValueError(f"{name} has no node limit (it does not obey go nodes): use a time control, "
+                                 "or --opponent fairy-stockfish")
+        openings = M.read_openings(args.openings)
+    except ValueError as exc:
+        print(f"bench.strength: error: {exc}", file=sys.stderr)
+        return 2
+    if args.shuffle:
+        import random
+
+        random.Random(args.seed).shuffle(openings)
+    ours = M.EngineSpec.parse([f"cmd={args.engine_cmd}", f"name={OURS}", f"option.USI_Hash={args.hash}"])
+    engines = [ours]
+    for name in opponents:
+        binary, settings, _, _ = OPPONENTS[name]
+        engines.append(M.EngineSpec.parse([f"cmd={binary}", f"name={name}",
+                                           *(s.format(hash=args.hash) for s in settings)]))
+    settings = M.MatchSettings(tc=tc, margin=args.margin, move_timeout=120.0)
+    out = Path(args.out or f"matches/strength-{_dt.datetime.now():%Y%m%d-%H%M%S}")
+    command = "python -m bench.strength " + " ".join(shlex.quote(a) for a in argv)
+    commit = commit_id()
+
+    def show(line: str) -> None:
+        if not args.quiet:
+            print("\r" + line, end="", file=sys.stderr, flush=True)
+
+    control = M.StopControl()
+    restore = control.install()
+    executor, close = M.make_executor(args.concurrency)
+    try:
+        try:
+            for line in M.warm_up(engines, settings, 900.0, show, control):
+                show(line)
+        except ValueError as exc:
+            print(f"\nbench.strength: error: {exc}", file=sys.stderr)
+            return 2
+        result = M.run_match(engines, games=args.games, settings=settings, openings=openings, seed=args.seed,
+                             executor=executor, out=out, formats=("kif",), progress=show, gauntlet=True,
+                             control=control)
+    except M.MatchInterrupted:
+        print("\nbench.strength: stopped during the warm-up; nothing played", file=sys.stderr)
+        return 128 + (control.signum or 2)
+    except M.MatchAborted:
+        M.abort_now(executor)
+        print("\nbench.strength: aborted; no ledger line", file=sys.stderr, flush=True)
+        return 128 + (control.signum or 2)
+    finally:
+        close()
+        restore()
+    if not args.quiet:
+        print(file=sys.stderr)
+    rows = []
+    for name in opponents:
+        st = result.stats[f"{OURS} vs {name}"]
+        depths = mean_depths(r for r in result.records if name in (r["sente"], r["gote"]))
+        endings = ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items()))
+        print(describe(name, label, (st.wins, st.draws, st.losses), st.penta, figures(st), depths.get(OURS),
+                       depths.get(name), endings))
+        rows.append(ledger_line(name, label, st, depths, command, commit))
+    print(f"records: {out}/games.jsonl")
+    if result.interrupted:
+        print(f"stopped by {result.interrupted}: {len(result.records)} of {result.scheduled} games played; no ledger "
+              "line (a ledger line is a whole run)")
+        return 128 + (control.signum or 2)
+    if not args.no_ledger:
+        append_ledger(ledger, rows)
+        print(f"ledger: {len(rows)} line(s) appended to {ledger}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
