@@ -365,9 +365,10 @@ class UsiEngine:
         _ = self.pos
         self.pos.legal_codes()
         searcher = self._ensure_searcher()
-        if not self._warm:
-            searcher.warmup()
-            self._warm = True
+        variant = self.opt("USI_Variant")
+        if self._warm != variant:  # the variant warmed last (False: none); the kernels differ by board layout
+            searcher.warmup(variant)
+            self._warm = variant
 
     # ------------------------------------------------------------------ the loop
     def loop(self, stream: TextIO) -> None:
@@ -522,6 +523,9 @@ class UsiEngine:
         except ValueError:
             mi = len(args)
         head, moves = args[:mi], args[mi + 1:]
+        if not head:
+            self.error("position not changed: startpos or sfen <sfen> must come before moves")
+            return
         variant = self.opt("USI_Variant")
         if self.is_game:
             try:
