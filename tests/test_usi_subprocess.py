@@ -139,6 +139,35 @@ def test_real_search_threads_stop_ponderhit_isready(raw):
     assert sum(line.startswith("bestmove") for line in raw.seen) == 3
 
 
+def test_odd_numbers_and_long_perft_keep_stderr_quiet_and_quit_works(raw):
+    # issue 22: a huge clock used to kill the timer thread with an OverflowError on stderr; a long go perft
+    # blocked the reader, so quit was ignored
+    raw.send("isready")
+    raw.expect("readyok", timeout=READY_TIMEOUT)
+    raw.send("position startpos")
+    for go in ("go btime 99999999999999999999 wtime 99999999999999999999", "go movetime 99999999999999999999",
+               "go nodes 99999999999999999999", "go byoyomi 99999999999999999999 btime 0 wtime 0"):
+        raw.send(go)
+        raw.expect("info depth 1", timeout=60)
+        raw.send("stop")
+        raw.expect("bestmove", timeout=10)
+    raw.send("go depth 0")
+    raw.expect("bestmove", timeout=10)
+    raw.send("position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 40P 1")
+    assert raw.expect("info string error") == ("info string error position not changed: 58 pawns (with their "
+                                                "promoted forms), but the set has 18")
+    raw.send("position startpos")
+    raw.send("go perft 9")
+    raw.send("isready")
+    raw.expect("readyok", timeout=10)
+    t0 = time.monotonic()
+    raw.send("quit")
+    assert raw.proc.wait(timeout=30) == 0
+    assert time.monotonic() - t0 < 10
+    assert raw.proc.stderr.read() == ""
+    assert sum(line.startswith("bestmove") for line in raw.seen) == 5
+
+
 # ---------------------------------------------------------------------------------------------- cshogi
 import cshogi.usi as cshogi_usi  # noqa: E402  (in the test extra: fail, never skip)
 
