@@ -715,3 +715,22 @@ def test_go_that_cannot_start_still_answers_one_bestmove(dialog, monkeypatch):
                                    "bestmove resign",
                                    "info string error go could not start a search: RuntimeError: no thread",
                                    "checkmate timeout"]
+
+
+def test_sfen_validation_dai_shogi(dialog):
+    start_sfen = Position.startpos("daishogi2017").sfen()
+    dialog("setoption name USI_Variant value daishogi2017", "position startpos")
+    cases = [(start_sfen.replace("k", "1", 1).replace("K", "1", 1), "neither side has a king"),
+             (start_sfen.replace("k", "a", 1), "3 drunk elephants (with their promoted forms), but the set has 2"),
+             (start_sfen.replace("3m5m3", "3m1p3m3", 1), "97 pieces of the kinds P L N I C S G"),
+             (start_sfen.replace(" 1", " 0"), "the move number 0 is out of range")]
+    for sfen, message in cases:
+        start = dialog("position sfen " + sfen)
+        out = dialog.since(start)
+        assert len(out) == 1 and message in out[0], out
+    start = dialog("position sfen " + start_sfen.replace("k", "a", 1).replace("e", "1", 1))  # a prince, no king
+    assert dialog.since(start) == []
+    start = dialog("go infinite", "position startpos moves 7i7h", "d")
+    dialog("stop")
+    best = dialog.bestmove(start).split()[1]
+    assert Position.from_sfen(start_sfen.replace("k", "a", 1).replace("e", "1", 1), "daishogi2017").is_legal(best)

@@ -76,10 +76,21 @@ def _variant_info(set_id: str) -> tuple[dict[str, str], dict[str, int], frozense
     limits: Counter = Counter()
     for (letter, _), n in list(board.items()) + list(hands.items()):
         limits[family[letter]] += n
+    members: dict[str, list[str]] = {}
+    for p in v.pieces:
+        members.setdefault(family[p.letter], []).append(p.letter)
     names = {}
     for p in v.pieces:
         f = family[p.letter]
-        names.setdefault(f, p.name.split(" (")[0] + "s")
+        in_start = [x for x in members[f] if (x, 0) in board or (x, 1) in board or (x, 0) in hands]
+        if f in names:
+            continue
+        if len(members[f]) == 1:
+            names[f] = p.name.split(" (")[0] + "s"
+        elif len(in_start) <= 1:
+            names[f] = p.name.split(" (")[0] + "s (with their promoted forms)"
+        else:  # several kinds promote into one (dai shogi's gold): one limit for all of them
+            names[f] = f"pieces of the kinds {' '.join(members[f])} (one limit: they promote into a shared kind)"
     royals = frozenset(p.letter for p in v.pieces if p.royal)
     return family, dict(limits), royals, v.royal_rule == "check", names
 
@@ -109,8 +120,7 @@ def check_inventory(set_id: str, board: Counter, hands: Counter, side_to_move: i
             counts[family[letter]] += n
     for f, n in counts.items():
         if n > limits.get(f, 0):
-            raise SfenCheckError(f"{n} {names[f]}" + (" (with their promoted forms)" if len(
-                [x for x in family if family[x] == f]) > 1 else "") + f", but the set has {limits.get(f, 0)}")
+            raise SfenCheckError(f"{n} {names[f]}, but the set has {limits.get(f, 0)}")
     side_names = ("sente", "gote")
     for c in (0, 1):
         kings = sum(n for (letter, colour), n in board.items() if colour == c and letter in royals)
