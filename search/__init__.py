@@ -159,12 +159,18 @@ class Searcher:
         self._mate_proof.fill(UNKNOWN_PROOF)
         self._mate_disproof.fill(-1)
 
-    def warmup(self) -> None:
-        """Compile (or load from the disk cache) every kernel by running tiny searches."""
-        pos = Position.from_sfen("ln1g1g1nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1SP1PP/1PSPP1P2/2G2R3/LNK2G1NL b Pp 1")
-        self.search(pos, Limits(depth=3))
+    def warmup(self, variant: str = "shogi") -> None:
+        """Compile (or load from the disk cache) every kernel a search of ``variant`` calls, by running tiny searches
+        of one of its positions: numba compiles the kernels once per board layout, so dai shogi's 13x13 needs its
+        own (warmed with shogi positions, its first ``go`` compiled for 3 minutes on a loaded machine)."""
+        if variant == "shogi":
+            pos = Position.from_sfen("ln1g1g1nl/1ks2r3/1pppp1bpp/p3spp2/9/P1P1SP1PP/1PSPP1P2/2G2R3/LNK2G1NL b Pp 1")
+            mate = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/4K4 b G 1")
+        else:  # the start: no check there, the mate search still loads its kernels
+            pos = mate = Position.startpos(variant)
+        self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
         self.search(pos, Limits(depth=1, multipv=2))
-        self.mate_search(Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/4K4 b G 1"), max_nodes=10_000)
+        self.mate_search(mate, max_nodes=10_000)
         evaluate(pos)
         self.clear()
 

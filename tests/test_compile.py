@@ -46,7 +46,7 @@ def test_compile_prints_a_line_per_step_and_succeeds(tmp_path, monkeypatch):
     assert len(steps) == 2
     assert steps[0].startswith("[ 1/2] enokian      rules ") and steps[1].startswith("[ 2/2] enokian      engine")
     for ln, r in zip(steps, results):
-        assert f"{r.seconds:6.1f} s" in ln and f"({r.compiled} compiled, {r.cached} cached)" in ln
+        assert f"{r.seconds:6.1f} s, cpu {r.cpu:6.1f} s" in ln and f"({r.compiled} compiled, {r.cached} cached)" in ln
     assert lines[-1].startswith("done: 2 steps in ")
     # the second step ran the enokian search warm-up: some of its kernels were compiled or loaded
     assert results[1].compiled + results[1].cached > 0
@@ -203,12 +203,13 @@ def test_a_compile_killed_midway_never_breaks_the_next_start(tmp_path):
     cache = tmp_path / "cache"
     env = _env(cache, tmp_path)
     run = [sys.executable, str(tmp_path / "compiler.py")]
-    p = subprocess.Popen(run, env=env, stdout=subprocess.DEVNULL)
+    p = subprocess.Popen(run, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
     while not list(cache.glob("**/*.nbc")) and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
     p.send_signal(signal.SIGKILL)  # killed as its first data file appears, amid the other signatures' compiles
-    assert p.wait() == -signal.SIGKILL, "the compile ended before it could be killed"
+    assert p.wait() == -signal.SIGKILL, f"the compile ended before it could be killed: {p.stderr.read()[-2000:]!r}"
+    p.stderr.close()
     for index in cache.glob("**/*.nbi"):  # every data file an index names was written whole
         with open(index, "rb") as f:
             pickle.load(f)
@@ -257,6 +258,25 @@ def test_mawarikudoi_landing_table_from_the_disk_cache_equals_a_fresh_build():
     from search import mawarikudoi as M
 
     cached = M.rollout_tables().land
-    path = safecache.cache_file(M.__file__, "mawarikudoi-land", M.LAND_TABLE_SOURCES)
+    path = safecache.cache_file(M.__file__, "mawarikudoi-land", M.TABLE_SOURCES)
     assert path.is_file()
     assert np.array_equal(cached, M._build_land_table()["land"])
+
+
+def test_mawarikudoi_race_tables_from_the_disk_cache_equal_a_fresh_build():
+    from search import mawarikudoi as M
+
+    cached = M.race_tables()  # the default probabilities: from the disk cache (written now if it was missing)
+    assert safecache.cache_file(M.__file__, "mawarikudoi-race", M.TABLE_SOURCES).is_file()
+    fresh = M.RaceTables()
+    assert sorted(vars(cached)) == sorted(vars(fresh))
+    for name, value in vars(fresh).items():
+        if name == "seconds":
+            continue
+        got = getattr(cached, name)
+        if isinstance(value, dict):
+            assert list(got) == list(value) and all(np.array_equal(got[k], value[k]) for k in value), name
+        elif isinstance(value, np.ndarray):
+            assert got.dtype == value.dtype and np.array_equal(got, value), name
+        else:
+            assert got == value, name

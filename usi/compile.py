@@ -8,8 +8,8 @@ kernels from the cache in about a second. Each variant is two steps:
   moves and chance events applied, check, results, SFEN), and ``perft 2`` for the shogi-like games;
 - ``engine``: exactly what ``isready`` does for the variant (the searcher's or thinker's warm-up).
 
-A step prints a dot every few seconds while it runs, then its time and how many kernel signatures it compiled
-(``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still run;
+A step prints a dot every few seconds while it runs, then its wall and CPU time and how many kernel signatures it
+compiled (``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still run;
 the exit status is then 1. Temporary files left by a killed compile are removed first
 (:func:`engine.kernels.safecache.sweep_temporary_files`).
 """
@@ -49,6 +49,7 @@ class StepResult:
     compiled: int
     cached: int
     error: str | None = None
+    cpu: float = 0.0  # CPU seconds of this process (the wall time depends on what else the machine runs)
 
 
 def kernel_counts() -> tuple[int, int]:
@@ -208,23 +209,24 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
         out.write(f"[{i:2d}/{n}] {variant:<12s} {step:<6s} ")
         out.flush()
         c0, h0 = kernel_counts()
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         error = None
         with _Dots(out):
             try:
                 STEP_FUNCTIONS[step](variant)
             except Exception as exc:  # report and go on: the other variants still get compiled
                 error = f"{type(exc).__name__}: {exc}"
-        seconds = time.perf_counter() - t0
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         c1, h1 = kernel_counts()
-        r = StepResult(variant, step, seconds, c1 - c0, h1 - h0, error)
+        r = StepResult(variant, step, seconds, c1 - c0, h1 - h0, error, cpu)
         results.append(r)
         tail = f"FAILED: {error}" if error else f"({r.compiled} compiled, {r.cached} cached)"
-        out.write(f" {seconds:6.1f} s  {tail}\n")
+        out.write(f" {seconds:6.1f} s, cpu {cpu:6.1f} s  {tail}\n")
         out.flush()
     failed = [r for r in results if r.error]
-    total = time.perf_counter() - t_start
-    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s; "
+    total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
+    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
+              f"(cpu {cpu:.1f} s); "
               f"kernels cached under {os.environ.get('NUMBA_CACHE_DIR') or 'the __pycache__ of engine/, search/, eval/'}\n")
     out.flush()
     return results

@@ -69,7 +69,10 @@ def locked(directory: str | os.PathLike) -> Iterator[None]:
         fd = os.open(os.path.join(key, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                except OSError:  # a file system without flock (some network mounts): write unlocked, as numba does
+                    pass
             _held[key] = 1
             try:
                 yield
@@ -107,12 +110,15 @@ def sweep_temporary_files(directory: str | os.PathLike) -> list[Path]:
     if not d.is_dir():
         return []
     removed = []
-    with locked(d):
-        for f in d.iterdir():
-            if TMP_INFIX in f.name and f.is_file():
-                with contextlib.suppress(OSError):
-                    f.unlink()
-                    removed.append(f)
+    try:
+        with locked(d):
+            for f in d.iterdir():
+                if TMP_INFIX in f.name and f.is_file():
+                    with contextlib.suppress(OSError):
+                        f.unlink()
+                        removed.append(f)
+    except OSError:  # a read-only directory: nothing of ours can be in it
+        pass
     return removed
 
 
