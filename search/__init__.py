@@ -169,7 +169,7 @@ class Searcher:
         else:  # the start: no check there, the mate search still loads its kernels
             pos = mate = Position.startpos(variant)
         self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
-        self.search(pos, Limits(depth=1, multipv=2))
+        self.search(pos, Limits(depth=1, multipv=2), on_info=lambda info: None)  # info lines: the hashfull kernel
         self.mate_search(mate, max_nodes=10_000)
         evaluate(pos)
         self.clear()
