@@ -634,7 +634,9 @@ class StopControl:
         return self.reason is not None
 
     def request(self, reason: str = "stop requested") -> None:
-        """Stop after the games in progress are ended (thread-safe: only sets the flag)."""
+        """Stop from code (thread-safe: only sets the flag): no new game starts. Unlike a signal it interrupts no
+        wait, so an in-process game in progress finishes and is kept; pool workers' games are ended once the runner
+        next wakes (when some game finishes)."""
         if self.reason is None:
             self.reason = reason
 
