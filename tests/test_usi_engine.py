@@ -47,7 +47,7 @@ class FakeSearcher:
     def clear(self):
         self.calls.append(("clear", None))
 
-    def warmup(self):
+    def warmup(self, variant="shogi"):
         self.warmed = True
 
     def stop(self):
@@ -205,7 +205,7 @@ def test_isready_prints_heartbeat_while_warmup_is_slow(monkeypatch):
     monkeypatch.setattr(usi_engine, "HEARTBEAT_S", 0.05)
 
     class Slow(FakeSearcher):
-        def warmup(self):
+        def warmup(self, variant="shogi"):
             time.sleep(0.3)
 
     d = Dialog(searcher_factory=lambda mb, seed: Slow(mb, seed))
