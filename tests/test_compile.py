@@ -85,6 +85,14 @@ def test_fantasista_dash_dash_compile_runs_in_a_real_process():
     assert p.stderr == ""
 
 
+def test_measure_times_usi_and_isready_in_a_fresh_engine_process():
+    out = io.StringIO()
+    times = ucompile.measure_ready(["turncoat"], out=out)
+    assert list(times) == ["turncoat"] and all(t > 0 for t in times["turncoat"])
+    line = out.getvalue().splitlines()[0]
+    assert line.startswith("turncoat     usi -> usiok ") and "isready -> readyok" in line and "cpu" in line
+
+
 # ------------------------------------------------------------------------------------------ atomic files
 def test_open_for_write_leaves_nothing_on_an_interrupt(tmp_path):
     target = tmp_path / "table.bin"

@@ -19,6 +19,7 @@ import argparse
 import io
 import os
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -232,15 +233,76 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
     return results
 
 
+def _children_cpu() -> float:
+    """CPU seconds of the waited-for child processes so far (0 where the platform does not count them)."""
+    try:
+        import resource
+    except ImportError:
+        return 0.0
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = None,
+                  timeout_s: float = 1800.0) -> dict[str, tuple[float, float]]:
+    """Start a fresh engine process per variant (``python -m usi``, this checkout) and time ``usi`` → ``usiok`` and
+    ``setoption name USI_Variant value <id>`` + ``isready`` → ``readyok``; print a line each and return
+    ``{variant: (usiok_s, isready_s)}``. On a warm cache this is what a GUI waits for."""
+    out = out or sys.stdout
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    times = {}
+    for variant in variants:
+        cpu0 = _children_cpu()
+        p = subprocess.Popen([sys.executable, "-m", "usi"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+        try:
+            marks = []
+            for cmd, answer in (("usi", "usiok"), (f"setoption name USI_Variant value {variant}\nisready", "readyok")):
+                t0 = time.perf_counter()
+                p.stdin.write(cmd + "\n")
+                p.stdin.flush()
+                for line in p.stdout:
+                    if line.strip() == answer:
+                        break
+                else:
+                    raise RuntimeError(f"{variant}: the engine ended before {answer}")
+                if time.perf_counter() - t0 > timeout_s:
+                    raise RuntimeError(f"{variant}: no {answer} within {timeout_s:.0f} s")
+                marks.append(time.perf_counter() - t0)
+            p.stdin.write("quit\n")
+            p.stdin.flush()
+        finally:
+            p.stdin.close()
+            p.wait(timeout=60)
+        times[variant] = (marks[0], marks[1])
+        cpu = _children_cpu() - cpu0
+        out.write(f"{variant:<12s} usi -> usiok {marks[0]:5.2f} s   isready -> readyok {marks[1]:6.2f} s   "
+                  f"(the process's cpu, start to quit: {cpu:.2f} s)\n")
+        out.flush()
+    return times
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (``fantasista-compile``, ``fantasista --compile``, ``python -m usi.compile``)."""
     parser = argparse.ArgumentParser(prog="fantasista --compile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", action="append", choices=VARIANT_IDS, metavar="ID",
                         help=f"compile only this variant (repeatable; default all: {', '.join(VARIANT_IDS)})")
     parser.add_argument("--step", action="append", choices=STEPS, help="only this step (repeatable; default all three)")
+    parser.add_argument("--measure", action="store_true",
+                        help="then time usi and isready in a fresh engine process per variant")
+    parser.add_argument("--measure-only", action="store_true", help="only time usi and isready (no compile)")
     args = parser.parse_args(argv)
-    results = compile_all(args.variant or VARIANT_IDS, args.step or STEPS)
-    return 1 if any(r.error for r in results) else 0
+    variants = args.variant or VARIANT_IDS
+    failed = False
+    if not args.measure_only:
+        failed = any(r.error for r in compile_all(variants, args.step or STEPS))
+    if args.measure or args.measure_only:
+        try:
+            measure_ready(variants)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            print(f"measuring failed: {exc}")
+            failed = True
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
