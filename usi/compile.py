@@ -1,17 +1,21 @@
 """Compile every numba kernel of the six variants once, into the disk cache, with a line per step.
 
 Run it once after installing (``fantasista --compile``, ``fantasista-compile`` or ``python -m usi.compile``): a
-cold cache takes minutes (see ``docs/engine.md``, "Compile time"), after which every ``isready`` loads its
-kernels from the cache in about a second. Each variant is two steps:
+cold cache takes minutes (see ``docs/engine.md``, "The first start"), after which every ``isready`` loads its
+kernels from the cache in a second or two. Each variant is three steps:
 
+- ``engine``: exactly what ``isready`` does for the variant (the searcher's or thinker's warm-up), first, so that
+  on a cold cache its time is what a first ``isready`` would take;
 - ``rules``: a seeded random playout through the rules layer as the referee and the GUI use it (legal moves,
   moves and chance events applied, check, results, SFEN), and ``perft 2`` for the shogi-like games;
-- ``engine``: exactly what ``isready`` does for the variant (the searcher's or thinker's warm-up).
+- ``play``: four ``go depth 1`` decisions through the USI loop, for whatever a real search needs beyond the
+  warm-up (on a warm cache it loads nothing new: the warm-ups cover it).
 
 A step prints a dot every few seconds while it runs, then its wall and CPU time and how many kernel signatures it
-compiled (``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still run;
-the exit status is then 1. Temporary files left by a killed compile are removed first
-(:func:`engine.kernels.safecache.sweep_temporary_files`).
+compiled (``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still
+run; the exit status is then 1. Temporary files left by a killed compile are removed first
+(:func:`engine.kernels.safecache.sweep_temporary_files`). ``--measure`` then times ``usi`` and ``isready`` in a
+fresh engine process per variant (:func:`measure_ready`).
 """
 from __future__ import annotations
 
@@ -65,8 +69,9 @@ def kernel_counts() -> tuple[int, int]:
         for obj in list(vars(mod).values()):
             if isinstance(obj, CPUDispatcher) and id(obj) not in seen:
                 seen.add(id(obj))
-                compiled += sum(obj._cache_misses.values())
-                cached += sum(obj._cache_hits.values())
+                stats = obj.stats  # numba's per-signature counters of compiles and cache loads
+                compiled += sum(stats.cache_misses.values())
+                cached += sum(stats.cache_hits.values())
     return compiled, cached
 
 
@@ -228,7 +233,7 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
     total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
     out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
               f"(cpu {cpu:.1f} s); "
-              f"kernels cached under {os.environ.get('NUMBA_CACHE_DIR') or 'the __pycache__ of engine/, search/, eval/'}\n")
+              f"kernels cached under {os.environ.get('NUMBA_CACHE_DIR') or 'the __pycache__ of engine, search, eval'}\n")
     out.flush()
     return results
 
