@@ -231,9 +231,9 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
         out.flush()
     failed = [r for r in results if r.error]
     total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
+    where = os.environ.get("NUMBA_CACHE_DIR") or "the __pycache__ of engine/, search/, eval/"
     out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
-              f"(cpu {cpu:.1f} s); "
-              f"kernels cached under {os.environ.get('NUMBA_CACHE_DIR') or 'the __pycache__ of engine, search, eval'}\n")
+              f"(cpu {cpu:.1f} s); kernels cached under {where}\n")
     out.flush()
     return results
 
