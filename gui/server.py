@@ -389,7 +389,10 @@ class Handler(BaseHTTPRequestHandler):
         return self._json(session.state() if answer is None else answer)
 
     def _static(self, name: str) -> None:
-        path = (STATIC / name).resolve()
+        try:
+            path = (STATIC / name).resolve()
+        except (ValueError, OSError):  # a NUL byte, a name too long ...
+            raise HttpError(404, "no such file") from None
         if STATIC not in path.parents or not path.is_file():
             raise HttpError(404, f"no such file {name}")
         mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"

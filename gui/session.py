@@ -564,7 +564,9 @@ class Session:
             if stripped.startswith("{"):
                 try:
                     rec = json.loads(stripped)
-                except json.JSONDecodeError as exc:
+                except RecursionError:
+                    raise RequestError("malformed JSON record: nested too deeply") from None
+                except ValueError as exc:  # not JSON, or a number of more than 4,300 digits
                     raise RequestError(f"malformed JSON record: {exc}") from None
                 variant, start, tokens, options = _from_json_record(rec)
                 recorded = rec.get("players")
@@ -572,7 +574,7 @@ class Session:
                 recorded = None
                 variant, options = "shogi", {}
                 start, tokens = kifcsa.parse_record(stripped)
-        except kifcsa.RecordError as exc:
+        except (kifcsa.RecordError, ValueError, IndexError, KeyError) as exc:  # what a mangled file makes the reader
             raise RequestError(f"malformed record: {exc}") from None
         with self.lock:
             plies = [Ply(t, 0) for t in tokens]
@@ -757,8 +759,9 @@ def _recorded_players(recorded: Any, fallback: list, engines: dict[str, list[str
             out.append(p)
         elif isinstance(p, dict) and p.get("kind", "human") == "human":
             out.append("human")
-        elif isinstance(p, dict) and p.get("kind") == "engine" and (p.get("builtin") or p.get("engine") in engines):
-            out.append({"kind": "engine", "engine": BUILTIN if p.get("builtin") else p["engine"],
+        elif isinstance(p, dict) and p.get("kind") == "engine" and (
+                p.get("builtin") is True or (isinstance(p.get("engine"), str) and p["engine"] in engines)):
+            out.append({"kind": "engine", "engine": BUILTIN if p.get("builtin") is True else p["engine"],
                         **{k: p.get(k) for k in LIMITS}})
         else:
             out.append(fallback[side])
