@@ -117,6 +117,14 @@ class Api:
         assert status == 200, data
         return data
 
+    def new(self, body: dict) -> dict:
+        """``POST /api/new`` replacing this client's game whatever its state (the page would have asked first)."""
+        return self.ok("/api/new", {**body, "replace": True})
+
+    def load(self, body: dict) -> dict:
+        """``POST /api/load`` replacing this client's game whatever its state."""
+        return self.ok("/api/load", {**body, "replace": True})
+
     def session(self, server):
         """This client's game on ``server`` (a :class:`gui.session.Session`)."""
         return server.sessions[self.game]

@@ -71,7 +71,7 @@ class Gui:
         """The game of the tab the driver is on (its id is in the tab's sessionStorage)."""
         sid = self.wait(lambda: self.d.execute_script("return sessionStorage.getItem('fantasista-game')"),
                         what="the tab's game")
-        return self.sessions[sid]
+        return self.server.sessions[sid]
 
     def confirm_if_asked(self, timeout: float = 3.0) -> bool:
         """Click *Replace it* when the page asks before replacing an unfinished game."""
@@ -570,7 +570,8 @@ def test_new_game_form_follows_loaded_records(gui):
     gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", json.dumps(record))
     gui.click("#load-text")
     assert gui.confirm_if_asked()  # the loaded game is unfinished: the page asks before replacing it
-    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "fantasista", what="the record's players")
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "fantasista",
+             what="the record's players")
     assert value("#player-0") == "human" and (value("#limit-kind"), value("#limit-value")) == ("movetime", "250")
     assert "not started" in gui.text("#error")
     # a game started elsewhere with engines: the form shows its players and limits

@@ -76,7 +76,7 @@ def test_page_and_variants_are_served(server):
 
 def test_bad_requests_leave_the_game_unchanged(server):
     _, api = server
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
+    api.new({"variant": "shogi", "players": ["human", "human"]})
     api.ok("/api/move", {"move": "7g7f"})
     before = api.ok("/api/state")
     cases = [
@@ -111,7 +111,7 @@ def test_bad_requests_leave_the_game_unchanged(server):
 
 def test_moves_undo_redo_and_game_end(server):
     _, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"], "seed": 3})
+    st = api.new({"variant": "shogi", "players": ["human", "human"], "seed": 3})
     assert st["human_turn"] and len(st["legal"]) == 30 and not st["can_undo"]
     for mv in ("7g7f", "3c3d", "8h2b+"):
         st = api.ok("/api/move", {"move": mv})
@@ -132,7 +132,7 @@ def test_moves_undo_redo_and_game_end(server):
 
 def test_checkmate_ends_the_game(server):
     _, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
+    st = api.new({"variant": "shogi", "players": ["human", "human"], "sfen": "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"})
     assert {"token": "G*5b", "path": ["hand:G", "sq:5b"], "kinds": ["hand", "move"]} in st["legal"]
     st = api.ok("/api/move", {"move": "G*5b"})
     assert st["node"] == "terminal" and st["result"]["reason"] == "checkmate" and st["result"]["score"] == 1.0
@@ -141,21 +141,21 @@ def test_checkmate_ends_the_game(server):
 
 def test_records_round_trip_json_kif_csa(server):
     _, api = server
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
+    api.new({"variant": "shogi", "players": ["human", "human"]})
     for mv in ("7g7f", "3c3d", "8h2b+", "3a2b", "B*5e"):
         api.ok("/api/move", {"move": mv})
     moves = [h["token"] for h in api.ok("/api/state")["history"]]
     for fmt in ("json", "kif", "csa"):
         rec = api.ok(f"/api/record?format={fmt}")
         assert rec["name"].endswith("." + fmt)
-        api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
-        st = api.ok("/api/load", {"replace": True, "text": rec["text"], "players": ["human", "human"]})
+        api.new({"variant": "daishogi2017", "players": ["human", "human"]})
+        st = api.load({"text": rec["text"], "players": ["human", "human"]})
         assert st["variant"]["id"] == "shogi"
         assert [h["token"] for h in st["history"]] == moves, fmt
     assert "５五角打" in api.ok("/api/record?format=kif")["text"]
     status, data = api.call("/api/record?format=pdf")
     assert status == 400 and "unknown record format" in data["error"]
-    api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
+    api.new({"variant": "daishogi2017", "players": ["human", "human"]})
     status, data = api.call("/api/record?format=kif")
     assert status == 400 and "standard shogi only" in data["error"]
 
@@ -163,7 +163,7 @@ def test_records_round_trip_json_kif_csa(server):
 def test_daishogi_lion_double_move_and_json_record(server):
     _, api = server
     sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"  # a gote pawn on 6f
-    st = api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"], "sfen": sfen})
+    st = api.new({"variant": "daishogi2017", "players": ["human", "human"], "sfen": sfen})
     tokens = {a["token"]: a["path"] for a in st["legal"]}
     assert tokens["7g6f,6f5e"] == ["sq:7g", "sq:6f", "sq:5e"]
     assert tokens["7g6f"] == ["sq:7g", "sq:6f"]
@@ -172,16 +172,16 @@ def test_daishogi_lion_double_move_and_json_record(server):
     assert st["last_move"] == ["7g", "6f", "5e"]
     assert st["history"][0]["ja"] == "５五獅子(77) ６六経由"
     rec = api.ok("/api/record?format=json")
-    api.ok("/api/new", {"replace": True, "variant": "shogi"})
-    st = api.ok("/api/load", {"replace": True, "text": rec["text"]})
+    api.new({"variant": "shogi"})
+    st = api.load({"text": rec["text"]})
     assert st["variant"]["id"] == "daishogi2017" and st["history"][0]["token"] == "7g6f,6f5e"
     assert st["board"]["files"] == 13 and st["board"]["squares"]["5e"]["letter"] == "Z"
 
 
 def test_fantasista_rolls_after_ply_15(server):
     _, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "seed": 5,
-                             "options": {"fairy_sente": "hiko", "fairy_gote": "ginsara"}})
+    st = api.new({"variant": "fantasista", "players": ["human", "human"], "seed": 5,
+                  "options": {"fairy_sente": "hiko", "fairy_gote": "ginsara"}})
     rng = random.Random(1)
     while len([h for h in st["history"] if not h["event"]]) < 16 and st["node"] != "terminal":
         st = api.ok("/api/move", {"move": rng.choice(st["legal"])["token"]})
@@ -199,7 +199,7 @@ def test_fantasista_rolls_after_ply_15(server):
 
 def test_turncoat_engine_plan_never_reaches_the_page(server, tmp_path):
     srv, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "turncoat", "players": ["human", RANDOM], "seed": 1})
+    st = api.new({"variant": "turncoat", "players": ["human", RANDOM], "seed": 1})
     assert len(st["legal"]) == 332 and all(a["path"] == [a["token"]] for a in st["legal"])
     api.ok("/api/move", {"move": "plan:8b"})
     st = wait_for(api, lambda s: s["human_turn"])
@@ -233,13 +233,13 @@ def test_turncoat_defection_from_move_31():
 
 def test_enokian_cards_and_engine(server, tmp_path):
     _, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "enokian", "players": ["human", "human"], "seed": 9,
-                             "options": {"michizane": "9i"}})
+    st = api.new({"variant": "enokian", "players": ["human", "human"], "seed": 9,
+                  "options": {"michizane": "9i"}})
     assert st["events"]["card"]["token"].startswith("card=") and st["human_turn"]
     deck = st["panel"]["deck"]
     st = api.ok("/api/move", {"move": st["legal"][0]["token"]})
     assert st["panel"]["deck"] < deck and 0 <= st["panel"]["kings_left"] <= 4
-    api.ok("/api/new", {"replace": True, "variant": "enokian", "players": [RANDOM, "human"], "seed": 9})
+    api.new({"variant": "enokian", "players": [RANDOM, "human"], "seed": 9})
     st = wait_for(api, lambda s: len([h for h in s["history"] if not h["event"]]) >= 2 or s["result"])
     assert any(h["winprob"] is not None for h in st["history"]) or st["result"]
 
@@ -247,7 +247,7 @@ def test_enokian_cards_and_engine(server, tmp_path):
 def test_engine_vs_engine_shogi_with_our_engine(server):
     _, api = server
     ours = {"kind": "engine", "depth": 1}
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": [ours, "human"], "seed": 1})
+    api.new({"variant": "shogi", "players": [ours, "human"], "seed": 1})
     st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=600)
     assert st["result"] is None, st["error"]
     assert len(st["history"]) == 1 and st["history"][0]["depth"] == 1 and st["history"][0]["score"] is not None
@@ -260,7 +260,7 @@ def test_a_person_against_our_engine_in_every_variant(server, variant):
     srv, api = server
     ours = {"kind": "engine", "depth": 1}
     players = [ours, "human"] if variant == "enokian" else ["human", ours]
-    st = api.ok("/api/new", {"replace": True, "variant": variant, "players": players, "seed": 3})
+    st = api.new({"variant": variant, "players": players, "seed": 3})
     if variant != "enokian":
         assert st["human_turn"]
         if st["turn_build"]:  # mawarikudoi: the turn built action by action, then played whole
@@ -284,8 +284,8 @@ def test_a_person_against_our_engine_in_every_variant(server, variant):
 
 def test_mawarikudoi_turnstep_api_checks_each_action(server):
     _, api = server
-    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "seed": 2,
-                        "sfen": "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/g"})
+    api.new({"variant": "mawarikudoi", "players": ["human", "human"], "seed": 2,
+             "sfen": "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/g"})
     st = api.ok("/api/state")
     n = st["turn_build"]["steps"]
     step = api.ok("/api/turnstep", {"actions": []})
@@ -297,7 +297,7 @@ def test_mawarikudoi_turnstep_api_checks_each_action(server):
     if n > 1:
         step = api.ok("/api/turnstep", {"actions": ["1i1h"]})
         assert step["board"]["squares"]["1h"]["letter"] == "P" and step["left"] == n - 1
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
+    api.new({"variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/turnstep", {"actions": []})
     assert status == 400 and "mawarikudoi" in data["error"]
 
@@ -325,7 +325,7 @@ def _listed(ends: list) -> set:
 
 def test_mawarikudoi_turn_chosen_by_its_end(server):
     srv, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    st = api.new({"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
     assert st["turn_build"] == {"steps": 3}
     assert "ends" not in api.ok("/api/turnstep", {"actions": []})  # only when asked for
     step = api.ok("/api/turnstep", {"actions": [], "ends": True})
@@ -354,11 +354,11 @@ def test_mawarikudoi_turn_chosen_by_its_end(server):
     assert len(token.split(",")) == 3 and st["history"][0]["human"]
     assert st["board"]["squares"]["1h"]["letter"] == "P" and st["board"]["squares"]["1h"]["facing"] == "w"
     # a turn finished from its middle: the actions made, then the canonical path to the chosen end
-    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
+    api.new({"variant": "mawarikudoi", "players": ["human", "human"], "sfen": MAWARI_T3})
     far = next(e for e in rest if e["square"] == "1f")
     st = api.ok("/api/turnend", {"end": far["end"], "actions": ["1i1h"]})
     assert st["history"][0]["token"] == "1i1h,1h1g,1g1f"
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
+    api.new({"variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/turnend", {"end": far["end"]})
     assert status == 400 and "mawarikudoi" in data["error"]
 
@@ -367,8 +367,8 @@ def test_mawarikudoi_ends_after_a_stomp_allow_no_second_stomp(server):
     """The pawn stomps the higher enemy knight on 1h (relay to the lance); from there the listed ends are those of
     the step function, which allows one stomp a turn: no relay to the knight by stomping it again."""
     srv, api = server
-    api.ok("/api/new", {"replace": True, "variant": "mawarikudoi", "players": ["human", "human"],
-                        "sfen": "9/9/9/9/9/9/9/8n/8P b - 1 P1i:n:-:m/n1h:s:-:m/t3"})
+    api.new({"variant": "mawarikudoi", "players": ["human", "human"],
+             "sfen": "9/9/9/9/9/9/9/8n/8P b - 1 P1i:n:-:m/n1h:s:-:m/t3"})
     step = api.ok("/api/turnstep", {"actions": ["1i1h"], "ends": True})
     assert step["panel"]["sides"][0]["kanji"] == "香"
     assert _listed(step["ends"]) == _turn_outcomes(api.session(srv), ["1i1h"], set())
@@ -394,8 +394,8 @@ WAVE_SFEN = "4k4/4p4/9/9/9/9/2SSSS3/4S4/K8 b - 1 f=ga;r=W"  # five silvers; 5h5g
 
 def test_fantasista_wave_of_five_silvers_in_any_order(server):
     srv, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "sfen": WAVE_SFEN,
-                             "options": {"fairy_sente": "ginsara"}})
+    st = api.new({"variant": "fantasista", "players": ["human", "human"], "sfen": WAVE_SFEN,
+                  "options": {"fairy_sente": "ginsara"}})
     assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
     start = api.ok("/api/wavestep", {"moves": []})
     assert start["token"] == "wave:" and {n["from"] for n in start["next"]} == {"7g", "6g", "5g", "4g", "5h"}
@@ -421,21 +421,21 @@ def test_fantasista_wave_of_five_silvers_in_any_order(server):
     status, data = api.call("/api/wavestep", {"moves": []})  # gote to move, without a wave right
     assert status == 400 and "no silver wave" in data["error"]
     # two silvers trading destinations (5g4f with 4g5f) make the outcome of 5g5f with 4g4f: offered and accepted
-    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
-                        "sfen": "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=W"})
+    api.new({"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+             "sfen": "4k4/4p4/9/9/9/9/3SSS3/4K4/7B1 b - 1 f=ga;r=W"})
     assert "4g5f" in {n["move"] for n in api.ok("/api/wavestep", {"moves": ["5g4f"]})["next"]}
     traded = api.ok("/api/wavestep", {"moves": ["4g5f", "5g4f"]})
     assert traded["token"] == "wave:4g4f,5g5f" and {n["from"] for n in traded["next"]} == {"6g"}
     # promotion: both spellings of a silver entering the zone are offered, and kept apart
-    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
-                        "sfen": "4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W"})
+    api.new({"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+             "sfen": "4k4/9/9/3SS4/9/9/9/9/4K4 b - 1 f=ga;r=W"})
     nxt = api.ok("/api/wavestep", {"moves": []})["next"]
     assert {(n["move"], n["to"], n["promote"]) for n in nxt if n["from"] == "5d" and n["to"] == "5c"} == {
         ("5d5c", "5c", False), ("5d5c+", "5c", True)}
     assert api.ok("/api/wavestep", {"moves": ["6d6c+", "5d5c"]})["token"] == "wave:5d5c,6d6c+"
     status, data = api.call("/api/wavestep", {"moves": ["5d5c", "5d5c+"]})
     assert status == 400 and "already moves" in data["error"]
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", "human"]})
+    api.new({"variant": "shogi", "players": ["human", "human"]})
     status, data = api.call("/api/wavestep", {"moves": []})
     assert status == 400 and "fantasista" in data["error"]
 
@@ -445,8 +445,8 @@ CARRIER_SFEN = "4k4/9/9/9/9/9/9/4K2G1/7B1 b - 1 f=ya;m=2i@"  # sente's bishop on
 
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
     _, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "sfen": CARRIER_SFEN,
-                             "options": {"fairy_sente": "yokaku"}})
+    st = api.new({"variant": "fantasista", "players": ["human", "human"], "sfen": CARRIER_SFEN,
+                  "options": {"fairy_sente": "yokaku"}})
     board = {a["token"]: a for a in st["legal"]}
     assert board["2h2i"]["path"] == ["sq:2h", "sq:2i"] and board["2h2i"]["kinds"] == ["move", "board"]
     assert all(a["kinds"][-1] != "board" for t, a in board.items() if t != "2h2i")
@@ -455,8 +455,8 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
     assert cell["letter"] == "B" and cell["rider"]["letter"] == "G" and "2h" not in st["board"]["squares"]
     assert st["history"][-1]["ja"].startswith("２九金")
     # the carrier with its rider captured by a gote rook from 2a: both pieces go to gote's hand
-    api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"],
-                        "sfen": "4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G"})
+    api.new({"variant": "fantasista", "players": ["human", "human"],
+             "sfen": "4k2r1/9/9/9/9/9/9/4K4/7B1 w - 2 f=ya;m=2i@G"})
     st = api.ok("/api/state")
     assert st["board"]["squares"]["2i"]["rider"]["letter"] == "G"
     st = api.ok("/api/move", {"move": "2a2i+"})
@@ -467,11 +467,11 @@ def test_fantasista_boarding_a_carrier_and_capturing_it_with_its_rider(server):
 
 def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
     _, api = server
-    a = api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    a = api.new({"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
     record = {"variant": "fantasista", "options": {"fairy_sente": "yokaku", "fairy_gote": "ginsara",
                                                    "reserved": "2"}, "moves": ["7g7f"]}
-    b = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "players": [{"kind": "engine", "engine": "random",
-                                                                      "nodes": 50}, "human"]})
+    b = api.load({"text": json.dumps(record), "players": [{"kind": "engine", "engine": "random",
+                                                           "nodes": 50}, "human"]})
     assert b["game"] == a["game"] + 1 and b["options"] == record["options"]
     assert a["players"][1]["builtin"] is True and a["players"][1]["depth"] == 2
     assert b["players"][0]["builtin"] is False and b["players"][0]["engine"] == "random"
@@ -482,12 +482,12 @@ def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
 
 def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_path):
     srv, api = server
-    api.ok("/api/new", {"replace": True, "variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
+    api.new({"variant": "shogi", "players": ["human", {"kind": "engine", "depth": 2}]})
     api.ok("/api/move", {"move": "7g7f"})
     wait_for(api, lambda s: s["human_turn"])
     record = json.loads(api.ok("/api/record?format=json")["text"])
-    api.ok("/api/new", {"replace": True, "variant": "daishogi2017", "players": ["human", "human"]})
-    st = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "default_players": ["human", "human"]})
+    api.new({"variant": "daishogi2017", "players": ["human", "human"]})
+    st = api.load({"text": json.dumps(record), "default_players": ["human", "human"]})
     assert [p["kind"] for p in st["players"]] == ["human", "engine"] and st["players"][1]["builtin"]
     assert st["players"][1]["depth"] == 2 and not st["error"]
     # a record naming programs: "builtin" runs only our engine whatever the command says; any other engine
@@ -496,7 +496,7 @@ def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_p
     record["players"] = [{"kind": "engine", "builtin": True, "command": f"touch {evil}", "nodes": 30},
                          {"kind": "engine", "command": f"touch {evil}", "depth": 1}]
     record["moves"], record["history"] = ["7g7f"], ["7g7f"]  # gote to move: nobody thinks on load
-    st = api.ok("/api/load", {"replace": True, "text": json.dumps(record), "default_players": ["human", "human"]})
+    st = api.load({"text": json.dumps(record), "default_players": ["human", "human"]})
     assert st["players"][0]["builtin"] and st["players"][0]["nodes"] == 30
     assert api.session(srv).players[0].command != ["touch", str(evil)] and st["players"][1]["kind"] == "human"
     assert "not started" in st["error"] and "gote's engine" in st["error"]
@@ -507,15 +507,15 @@ def test_a_json_record_brings_its_players_but_never_runs_a_program(server, tmp_p
     assert status == 400 and "'players' must be a list of two" in data["error"]
     unchanged(api, before)
     # KIF: no players in the file, the default ones play
-    st = api.ok("/api/load", {"replace": True, "text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
+    st = api.load({"text": "   1 ７六歩(77)\n", "default_players": ["engine", "human"]})
     assert [p["kind"] for p in st["players"]] == ["engine", "human"] and st["human_turn"]
 
 
 def test_fantasista_wave_where_the_rules_list_no_wave(server):
     """Seven silvers: more turns than the rules list (``TurnTable.truncated``); the wave is still built and played."""
     srv, api = server
-    st = api.ok("/api/new", {"replace": True, "variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
-                             "sfen": "4k4/4p4/9/9/9/9/SSSSSSS2/4K4/7B1 b - 1 f=ga;r=W"})
+    st = api.new({"variant": "fantasista", "players": ["human", "human"], "options": {"fairy_sente": "ginsara"},
+                  "sfen": "4k4/4p4/9/9/9/9/SSSSSSS2/4K4/7B1 b - 1 f=ga;r=W"})
     assert api.session(srv).game.state.turns()[0].truncated
     assert st["wave_build"] and not any(a["token"].startswith("wave:") for a in st["legal"])
     start = api.ok("/api/wavestep", {"moves": []})
