@@ -1,4 +1,4 @@
-"""One game on the server: the true history, the players (people at the screen or USI engines), undo/redo,
+"""One game on the server (one per page / tab, see :mod:`gui.server`): the true history, the players (people at the screen or USI engines), undo/redo,
 records, and the JSON state each page receives.
 
 The session owns the game like the match referee does: it draws chance events (rolls, throws, cards) from its
