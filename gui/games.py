@@ -231,6 +231,10 @@ def _fantasista_kanji() -> dict[str, str]:
 
 
 FAIRY_CHOICES = ["hiko", "ayumi", "yokaku", "ginsara"]
+#: Fantasista: "choose" leaves the side's fairy (or reserved result) to its player, a pre-game decision
+#: (``fairy:<name>[,reserved:<result>]``); "default" follows the both-sides "rolls 9-18" option.
+RESERVED_SIDE_CHOICES = ["default", "choose", "4-8", "nothing"] + [f"{f}:{r}" for f in FAIRY_CHOICES
+                                                                   for r in ("1", "2", "3", "4-8")]
 
 
 def variant_infos() -> dict[str, VariantInfo]:
@@ -243,10 +247,14 @@ def variant_infos() -> dict[str, VariantInfo]:
         VariantInfo("daishogi2017", "Dai shogi (2017)", "2017年版普通唱導集大将棋", 13, 13,
                     kanji=_daishogi_kanji()),
         VariantInfo("fantasista", "Ousho Fantasista", "王将ファンタジスタ", kanji=_fantasista_kanji(), options=[
-            {"name": "fairy_sente", "label": "sente fairy", "choices": FAIRY_CHOICES, "default": "hiko"},
-            {"name": "fairy_gote", "label": "gote fairy", "choices": FAIRY_CHOICES, "default": "ayumi"},
+            {"name": "fairy_sente", "label": "sente fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "hiko"},
+            {"name": "fairy_gote", "label": "gote fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "ayumi"},
             {"name": "reserved", "label": "rolls 9-18", "choices": ["4-8", "1", "2", "3", "nothing"],
-             "default": "4-8"}]),
+             "default": "4-8"},
+            {"name": "reserved_sente", "label": "sente's 9-18", "choices": RESERVED_SIDE_CHOICES,
+             "default": "default"},
+            {"name": "reserved_gote", "label": "gote's 9-18", "choices": RESERVED_SIDE_CHOICES,
+             "default": "default"}]),
         VariantInfo("turncoat", "Turncoat shogi", "寝返り将棋", kanji=STANDARD_KANJI),
         VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI),
         VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1,
@@ -305,8 +313,11 @@ class GuiGame:
     def _game_options(self) -> dict:
         o, vid = self.options, self.info.id
         if vid == "fantasista":
-            return {"fairies": (o.get("fairy_sente", "hiko"), o.get("fairy_gote", "ayumi")),
-                    "reserved": o.get("reserved", "4-8")}
+            both = o.get("reserved", "4-8")
+            side = [o.get("reserved_sente", "default"), o.get("reserved_gote", "default")]
+            return {"fairies": tuple(None if f == "choose" else f
+                                     for f in (o.get("fairy_sente", "hiko"), o.get("fairy_gote", "ayumi"))),
+                    "reserved": tuple(both if r == "default" else None if r == "choose" else r for r in side)}
         if vid == "enokian":
             return {"michizane": o.get("michizane", "1a")}
         return {}
@@ -389,7 +400,8 @@ class GuiGame:
         out: dict[str, Any] = {}
         if vid == "fantasista":
             extra = dict(item.split("=", 1) for item in s.sfen().split()[4].split(";") if "=" in item)
-            out["fairies"] = [FAIRY_CHOICES[i] for i in s.fairy]
+            out["fairies"] = [FAIRY_CHOICES[i] if i is not None else "choose" for i in s.fairy]
+            out["reserved"] = [r if r is not None else "choose" for r in s.reserved]
             rights = [[], []]
             for count, letter in re.findall(r"(\d*)([A-Za-z])", extra.get("r", "")):
                 name = {"A": "awakening", "C": "curtain", "W": "wave", "E": "emblem"}[letter.upper()]
@@ -406,10 +418,14 @@ class GuiGame:
             out["pending"] = extra.get("n", "")
             from engine.variants.fantasista import roll_effect
 
-            rolls = [t for t in self.played if t.startswith("roll=")]
+            rolls = [i for i, t in enumerate(self.played) if t.startswith("roll=")]
             if rolls:
-                n = int(rolls[-1].split("=")[1])
-                out["last_roll"] = {"n": n, "effect": roll_effect(n, s.reserved)}
+                n = int(self.played[rolls[-1]].split("=")[1])
+                # the roller is the side not to move right after its roll; each turn played since flips the side
+                since = sum(1 for t in self.played[rolls[-1] + 1:] if "=" not in t.split(",")[0]
+                            and not t.startswith("target:"))
+                roller = (1 - s.bd.stm + since) % 2
+                out["last_roll"] = {"n": n, "effect": roll_effect(n, s.reserved[roller] or "4-8")}
         elif vid == "enokian":
             cards = list(s.remaining_cards())
             out["deck"] = len(cards)

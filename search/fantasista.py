@@ -60,8 +60,8 @@ from engine.kernels import DirectCall
 from engine.variants.fantasista import kernels as FK
 from engine.variants.fantasista import pieces as PC
 from engine.variants.fantasista.board import Board
-from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, roll_effect
-from engine.variants.fantasista.turngen import desc_text, tables, to_array
+from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, magic_of, roll_effect
+from engine.variants.fantasista.turngen import desc_text, grow_wave, tables, to_array
 from search import fantasista_kernels as FKS
 from search.fantasista_kernels import EXACT, LMR_FULL_TURNS, LOWER, UPPER
 
@@ -126,12 +126,25 @@ def piece_square_table(positional: bool = True) -> np.ndarray:
 
 
 def roll_rows(reserved: str) -> list[tuple[str, float]]:
-    """The distinct table rows of a d20 roll with their probabilities (identical outcomes merged)."""
+    """The distinct table rows of a d20 roll with their probabilities (identical outcomes merged), one ``reserved``
+    result for the roller's own table ("1", "2", "3", "4-8", "nothing")."""
     rows: dict[str, float] = {}
     for n in range(1, 21):
         r = roll_effect(n, reserved)
         rows[r] = rows.get(r, 0.0) + 0.05
     return sorted(rows.items())
+
+
+def roll_rows_per_side(fairy, reserved) -> list[tuple[tuple, float]]:
+    """The rows of a d20 roll for a game: the faces grouped by what they give each side, ``((table, row) of sente,
+    (table, row) of gote)`` with :func:`magic_of` (each side's fairy and its own reserved result), in the order of
+    their first face, most probable first (a stable sort: with both reserved results at 4-8 these are the rows of
+    :func:`roll_rows`, in its order)."""
+    rows: dict[tuple, float] = {}
+    for n in range(1, 21):
+        label = tuple(magic_of(n, FAIRIES[fairy[c]], reserved[c]) for c in (0, 1))
+        rows[label] = rows.get(label, 0.0) + 0.05
+    return sorted(rows.items(), key=lambda rp: -rp[1])
 
 
 class TransTable:
@@ -275,8 +288,10 @@ class FantasistaSearcher:
         self._evaluate_many, self._prune_twin_drops = DirectCall(FK.evaluate_many), DirectCall(FKS.prune_twin_drops)
         self._set_fairies([0, 0])
 
-    def _set_fairies(self, fairy) -> None:
+    def _set_fairies(self, fairy, reserved=None) -> None:
+        """The game's fairies and reserved results (a pair; None: this searcher's ``reserved`` for both sides)."""
         self.fairy = list(fairy)
+        self._reserved_pair = [self.reserved, self.reserved] if reserved is None else list(reserved)
         # E.magic (the kernel's per-colour roll term) stays 0: a roll is a chance node in the full-width part and
         # is ignored by the quiescence for stand pat and captures alike (see the module docstring).
         magic = [0, 0]
@@ -287,8 +302,9 @@ class FantasistaSearcher:
                             np.array(magic, np.int32), np.array([EVAL_BOUND], np.int32),
                             np.array(DROP_WEIGHT, np.int32),
                             piece_square_table(self.positional))
-        self.rows = sorted(roll_rows(self.reserved), key=lambda rp: -rp[1])  # most probable outcome first
-        per_colour = [self._roll_table(FAIRIES[f]) for f in self.fairy]
+        # most probable outcome first
+        self.rows = roll_rows_per_side(self.fairy, self._reserved_pair)
+        per_colour = [self._roll_table(c) for c in (0, 1)]
         self.roll_arrays = (np.array([p for _, p in self.rows], np.float64),) + tuple(
             np.array([t[k] for t in per_colour], np.int64) for k in range(3))
         self._kernel_arrays()
@@ -326,9 +342,12 @@ class FantasistaSearcher:
         """Best turn for the side to move of ``game``; iterative deepening to ``depth`` or until the time or node
         budget runs out (the deepest completed iteration answers, or the unfinished one once it has searched the previous
         best turn)."""
-        self._set_fairies(game.fairy)
+        if game.pregame_side() is not None:  # the fairy (and reserved result): not a search (choose_pregame)
+            token, worth, _ = self.choose_pregame(game)
+            return FantasistaResult(token, worth, 0, 0, [token])
+        self._set_fairies(game.fairy, game.reserved)
         if game.phase == "target":
-            return self._best_target(game)
+            return self._best_target(game, depth=depth, node_limit=node_limit)
         self.nodes = 0
         self.chance_nodes = 0
         self.node_limit = node_limit
@@ -389,10 +408,17 @@ class FantasistaSearcher:
                     n = self._prune_twin_drops(st, G, n)
             if n >= 0:
                 return n
+            if G.info[FK.I_OVERFLOW] == FK.OVERFLOW_WAVE:  # a silver wave's seen-set: grow it, leave out nothing
+                G, self.g2 = grow_wave(G, self.g2)
+                self.bufs[ply] = G
+                self._ply_bufs.clear()
+                continue
             cap = int(G.info[FK.I_CAP])
             if cap >= 1 << 14:
-                return int(G.info[FK.I_N])  # keep what fits
-            G = self.bufs[ply] = FK.make_genbuf(cap * 2)
+                # keep what fits: a node of more than 16,384 turns (a wave of many silvers) is searched through
+                # its first 16,384 (the game layer lists them all, part by part: turngen.legal_turns)
+                return int(G.info[FK.I_N])
+            G = self.bufs[ply] = FK.make_genbuf(cap * 2, 0, len(G.wkeys))
             self._ply_bufs.clear()
 
     def _order(self, st, n, ply, mnum, hint_hash):
@@ -654,12 +680,13 @@ class FantasistaSearcher:
         self.tt.chance[key] = (result, flag)
         return result
 
-    def _roll_table(self, fairy: str) -> tuple[list[int], list[int], list[int]]:
-        """``self.rows`` of ``fairy``'s d20 for the kernels: per row its kind and two arguments
+    def _roll_table(self, c: int) -> tuple[list[int], list[int], list[int]]:
+        """``self.rows`` as colour ``c`` receives them, for the kernels: per row its kind and two arguments
         (:func:`.fantasista_kernels._receive_into`), as :meth:`_receive` applies them."""
         kinds, a, b = [], [], []
         for r, _ in self.rows:
-            eff = ROW_EFFECT[fairy].get(r, ())
+            fairy, row = r[c]
+            eff = ROW_EFFECT[fairy].get(row, ()) if fairy else ()
             k, x, y = FKS.R_NOTHING, 0, 0
             if eff and eff[0] == "th":
                 k, x, y = FKS.R_TOKENS, eff[1], eff[2]
@@ -679,8 +706,11 @@ class FantasistaSearcher:
     def _receive(self, row: np.ndarray, r: str) -> list[np.ndarray]:
         """Kernel rows after the roller (the side not to move) receives table row ``r`` (several for a target)."""
         c = 1 - int(row[FK.ST_STM])
-        fairy = FAIRIES[self.fairy[c]]
-        eff = ROW_EFFECT[fairy].get(r, ())
+        if isinstance(r, str):  # a row of the roller's own table (roll_rows)
+            fairy = FAIRIES[self.fairy[c]]
+        else:  # a row of self.rows: what each side receives
+            fairy, r = r[c]
+        eff = ROW_EFFECT[fairy].get(r, ()) if fairy else ()
         if not eff:
             return [row]
         x = row.copy()
@@ -720,22 +750,83 @@ class FantasistaSearcher:
         i = int(self._order(st, n, 0, mnum, None)[0])
         return desc_text(self.bufs[0].odesc[i])
 
-    def _best_target(self, game: FantasistaState) -> FantasistaResult:
-        """Magic target (a decision of the roller that costs no move): the one leaving the opponent worst off."""
-        best, best_v = None, None
-        for act in game.legal_actions():
+    def _best_target(self, game: FantasistaState, depth: int = 2, node_limit: int = 0) -> FantasistaResult:
+        """Magic target (ayumi 3 / yokaku 3: a decision of the roller that costs no move), chosen by search: each
+        eligible target is played and the opponent's position searched ``depth`` plies (``node_limit`` shared out
+        among the targets); the target whose position is worst for the opponent wins (the first on a tie). With
+        ``depth`` 0 the static evaluation decides (the greedy player; it ties every pawn of equal square value)."""
+        best, best_v, nodes, done = None, None, 0, depth
+        acts = game.legal_actions()
+        for act in acts:
             g = game.copy()
             g.apply(act)
-            v = -self.evaluate(to_array(g.bd), g.move_number)  # the opponent is to move
+            if depth <= 0:
+                v = -self.evaluate(to_array(g.bd), g.move_number)  # the opponent is to move
+            elif g.result() is not None:
+                v = (1 if g.result()[0] == (1.0 if g.bd.stm == 1 else 0.0) else -1) * MATE
+            else:
+                r = self.search(g, depth=depth, node_limit=node_limit // max(len(acts), 1))
+                v, nodes, done = -r.score, nodes + r.nodes, min(done, r.depth)
             if best_v is None or v > best_v:
                 best, best_v = act, v
-        return FantasistaResult(best, best_v or 0.0, 0, 0, [best] if best else [])
+        return FantasistaResult(best, best_v or 0.0, done if depth > 0 else 0, nodes, [best] if best else [])
+
+    def choose_pregame(self, game: FantasistaState) -> tuple[str, float, list[tuple[str, float]]]:
+        """The pre-game decision of :meth:`FantasistaState.pregame_side`: the fairy (and the reserved result, when
+        not fixed) whose magic is worth most by this searcher's evaluation (see :func:`magic_worth`). Returns the
+        token, its worth and every candidate's worth (best first)."""
+        c = game.pregame_side()
+        worth = [(tok, magic_worth(self, tok)) for tok in game.pregame_actions()]
+        ranked = sorted(worth, key=lambda tw: -tw[1])  # stable: the first in the list on a tie
+        return ranked[0][0], ranked[0][1], ranked
+
+
+def magic_worth(searcher: FantasistaSearcher, token: str) -> float:
+    """**[design]** Expected worth of one magic for the side that takes pre-game decision ``token``
+    (``fairy:<name>[,reserved:<result>]``): the mean over the 20 faces of what the magic adds to the side's static
+    value (:meth:`FantasistaSearcher.evaluate`, the search's own yardstick) in the start position, a target at its
+    best square. Magics are the whole difference between the fairies, and each side gets about one every 15 plies
+    whatever it chooses, so their worth by the evaluation the search plays with is the criterion (measured table:
+    docs/fantasista.md, "The pre-game decision")."""
+    from engine.variants.fantasista.state import FAIRY_TOKEN, START_BOARD
+
+    m = FAIRY_TOKEN.fullmatch(token)
+    fairy, reserved = m.group(1), m.group(2) or "4-8"
+    base = FantasistaState.from_sfen(f"{START_BOARD} b - 1 f=hh")
+    st = to_array(base.bd)
+    s0 = searcher.evaluate(st, 1)
+    total = 0.0
+    for n in range(1, 21):
+        table, row = magic_of(n, fairy, reserved)
+        if not table:
+            continue
+        old = searcher.fairy
+        searcher.fairy = [FAIRIES.index(table), FAIRIES.index(table)]
+        after = searcher._receive(_roller_view(st), row)
+        searcher.fairy = old
+        total += 0.05 * (max(searcher.evaluate(_mover_view(x), 1) for x in after) - s0)
+    return total
+
+
+def _roller_view(st: np.ndarray) -> np.ndarray:
+    """``st`` with gote to move, so that sente is the roller (:meth:`FantasistaSearcher._receive`)."""
+    x = st.copy()
+    x[FK.ST_STM] = 1
+    return x
+
+
+def _mover_view(st: np.ndarray) -> np.ndarray:
+    x = st.copy()
+    x[FK.ST_STM] = 0
+    return x
 
 
 def greedy_turn(game: FantasistaState, searcher: FantasistaSearcher | None = None) -> str:
     """The one-ply greedy player: the turn with the best static value after it (no look-ahead, no rolls)."""
     s = searcher or FantasistaSearcher(chance_aware=False)
-    s._set_fairies(game.fairy)
+    if game.pregame_side() is not None:
+        return s.choose_pregame(game)[0]
+    s._set_fairies(game.fairy, game.reserved)
     if game.phase == "target":
-        return s._best_target(game).best
+        return s._best_target(game, depth=0).best
     return game.canonical(s._greedy(to_array(game.bd), game.move_number))

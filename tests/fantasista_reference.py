@@ -313,6 +313,7 @@ def candidate_turns(p: Pos):
         for pair in pairs:
             q = p.clone()
             q.rights[c]["C"] -= 1
+            q.curtain_pass = not pair  # the seed's one pass: no free square around the king
             for s in pair:
                 q.sq[s] = Piece(c, "S", token=True)
             res.append(q)
@@ -351,12 +352,22 @@ def drop_mates(q: Pos, c, t) -> bool:
     return not legal_outcomes(test, stop_at_first=True)
 
 
+def _without_rights(o: tuple) -> tuple:
+    return o[:5] + o[7:]
+
+
 def legal_outcomes(p: Pos, stop_at_first: bool = False) -> set:
+    """Outcomes of the legal turns. A turn after which everything but the rights is as before (a gale horse or an
+    awakened rook out and back, an empty wave) is a pass in disguise and no turn; only the curtain with no free
+    square passes (spec, 2026-12-02)."""
     c = p.turn
     out = set()
+    before = _without_rights(outcome(p))
     for q in candidate_turns(p):
         k = king_at(q, c)
         if k is not None and attacked(q, k, 1 - c):
+            continue
+        if not getattr(q, "curtain_pass", False) and _without_rights(outcome(q)) == before:
             continue
         q.turn = 1 - c
         out.add(outcome(q))

@@ -273,7 +273,7 @@ def test_silver_wave_order_matters():
     a = actions(g)
     assert "wave:5g5f,5h5g" in a
     assert "wave:5h5g,5g5f" not in a  # illegal order: 5g is still occupied
-    assert "wave:" in a
+    assert "wave:" not in a  # an empty wave is a pass in disguise (test_fantasista_turns.py)
     # Two independent moves in either order are one turn: the other order is accepted and stored canonically.
     one = g.copy()
     one.apply("wave:5g4f,5h6g")
@@ -359,7 +359,10 @@ def test_own_king_must_be_safe_at_the_end_of_the_turn():
     # Awakening: the first leg may uncover the own king if the second leg closes the line again.
     g = state({"5i": "K", "5e": "R", "5a": "r", "1a": "k"}, extra="f=hh;r=A")
     a = actions(g)
-    assert "5e4e" not in a and "5e4e,4e4a" not in a and g.canonical("5e4e,4e5e") == "5e1e,1e5e"
+    assert "5e4e" not in a and "5e4e,4e4a" not in a
+    with pytest.raises(GameError):  # out and back: no turn (a pass in disguise, test_fantasista_turns.py)
+        g.canonical("5e4e,4e5e")
+    assert g.canonical("5e5d,5d5c") in a and not any(t.startswith("5e4e,") or t.startswith("5e6e,") for t in a)
 
 
 def test_illegal_token_rejected_state_unchanged():
@@ -569,7 +572,7 @@ def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:
                 g.apply(f"roll={rng.randint(1, 20)}")
                 continue
             acts = g.legal_actions()
-            if g.phase == "move" and not g.turns()[0].truncated:
+            if g.phase == "move":
                 plain, full, fast, count, n_taking = _both_paths(g)
                 assert fast == full and count == len(full), g.sfen()
                 n += 1
@@ -596,7 +599,9 @@ def test_plain_fast_path_agrees_with_full_generator():
     the same outcomes (rows and keys) and count as the full generator, whose spell mode the reference test checks;
     the quiescence's ``capture_turns_k`` gives exactly the turns that took material, in order, plain or not."""
     seen = _fast_path_positions(70, seed=7)
-    for k, v in _fast_path_positions(70, seed=9).items():
+    # seed 23: a sword silver or fire dragon in a plain position (seed 9 had one until the empty wave stopped being a
+    # turn, 2026-12-02: the random games now take other paths)
+    for k, v in _fast_path_positions(70, seed=23).items():
         seen[k] += v
     assert all(seen.values()), seen
     assert _LAZY_SEEN[0] > 100  # drops whose rows were made lazily

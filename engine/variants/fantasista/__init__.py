@@ -9,7 +9,8 @@ Rules as implemented, the readings, piece letters and the turn notation: ``docs/
 >>> len(g.legal_actions()), g.node_kind().value
 (30, 'decision')
 """
-from .state import (FAIRIES, RESERVED_CHOICES, VARIANT_ID, FantasistaState, magic_after, new_game,
-                    roll_effect)
+from .state import (FAIRIES, RESERVED_CHOICES, RESERVED_RESULTS, VARIANT_ID, FantasistaState, magic_after, magic_of,
+                    new_game, normalize_reserved, roll_effect)
 
-__all__ = ["FAIRIES", "RESERVED_CHOICES", "VARIANT_ID", "FantasistaState", "magic_after", "new_game", "roll_effect"]
+__all__ = ["FAIRIES", "RESERVED_CHOICES", "RESERVED_RESULTS", "VARIANT_ID", "FantasistaState", "magic_after",
+           "magic_of", "new_game", "normalize_reserved", "roll_effect"]

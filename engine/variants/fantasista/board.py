@@ -342,7 +342,7 @@ def legal_turns(bd: Board) -> tuple[dict[str, Board], dict[str, str], dict[tuple
     for text, nb in _first_parts(bd):
         if text in spellings:
             continue
-        if nb.in_check(c):
+        if nb.in_check(c) or is_disguised_pass(bd, nb, text):
             continue
         nb.stm = 1 - c
         k = nb.key()
@@ -387,7 +387,7 @@ def follow_wave(bd: Board, text: str) -> Board | None:
             return None
         done.add(match[0])
         cur = match[1]
-    if cur.in_check(c):
+    if cur.in_check(c) or is_disguised_pass(bd, cur, text):
         return None
     cur.stm = 1 - c
     return cur
@@ -395,7 +395,15 @@ def follow_wave(bd: Board, text: str) -> Board | None:
 
 def has_legal_turn(bd: Board) -> bool:
     c = bd.stm
-    for _, nb in _first_parts(bd):
-        if not nb.in_check(c):
+    for text, nb in _first_parts(bd):
+        if not nb.in_check(c) and not is_disguised_pass(bd, nb, text):
             return True
     return False
+
+
+def is_disguised_pass(bd: Board, nb: Board, text: str) -> bool:
+    """**[reading, 2026-12-02]** A turn that leaves the position as it was (board, marks, hands, emblems; rights
+    aside from the one it spends) is no turn: a gale horse or an awakened rook out and back, an empty silver wave.
+    The only pass is the silver curtain with no free square around the king (``curtain:``)."""
+    return text != "curtain:" and nb.b == bd.b and nb.m == bd.m and nb.r == bd.r and nb.rm == bd.rm and \
+        nb.hand == bd.hand and nb.th == bd.th and nb.emblem == bd.emblem

@@ -49,6 +49,10 @@ TOKEN, INVINCIBLE, CARRIER = PC.TOKEN, PC.INVINCIBLE, PC.CARRIER
 
 PART_MOVE, PART_DROP, PART_CIP, PART_CURTAIN, PART_WAVE = 1, 2, 3, 4, 5
 SAFE = 4  # _emit flag: the turn cannot have left the mover's king attacked (no test needed)
+#: _emit flag: a multi-part turn that may leave the position as it was (a gale horse or an awakened rook out and
+#: back, an empty silver wave): such a "pass disguised as a turn" is not legal (docs/fantasista.md). Only the silver
+#: curtain with no free square passes.
+NOPASS = 16
 DESC_W = 128
 MAX_LEVELS = 20
 MAX_WAVE_SILVERS = 16
@@ -63,8 +67,12 @@ HSET = 1 << 15
 # I_COUNT: keep keys only (leaf counting); I_SINGLES: single moves counted apart from the outcomes (count mode);
 # I_CAPTURES: 0, or 1 + the enemy's piece count (enemy_pieces) before the turn: keep only the outcomes with fewer
 # (the turns that took material, for the quiescence; see capture_turns_k); I_LAZY: 1 = the plain path leaves the
-# rows of its ordinary drops unmade (``oflag`` OFLAG_LAZY, see :func:`make_lazy_row`)
-(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES, I_CAPTURES, I_LAZY) = range(9)
+# rows of its ordinary drops unmade (``oflag`` OFLAG_LAZY, see :func:`make_lazy_row`); I_PARTS, I_PART: with
+# I_PARTS > 1 only the outcomes whose key falls in part I_PART are kept (see :func:`in_part`: a position with more
+# turns than the buffers hold is generated part by part). I_OVERFLOW: 1 = too many outcomes or spellings for the
+# buffers, OVERFLOW_WAVE = the silver wave's seen-set (``wkeys``) is full (grow it; nothing was left out silently).
+(I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, I_COUNT, I_SINGLES, I_CAPTURES, I_LAZY, I_PARTS, I_PART) = range(11)
+OVERFLOW_WAVE = 2
 #: ``oflag`` of an outcome whose row ``out[i]`` is not made yet: an ordinary drop of the plain path with I_LAZY.
 OFLAG_LAZY = 8
 
@@ -82,9 +90,9 @@ GenBuf = namedtuple("GenBuf", [
     "wk", "wh", "mv", "cur",        # int8[L, S] positions per part level, uint64[L] their keys, moves, parts so far
     "out", "oh", "oflag", "odesc", "oslot",   # outcomes: positions, keys, flags, first spelling, hash-set slot
     "hset",                         # int32[HSET] outcome index per slot (-1 empty)
-    "wkeys", "wslots",              # wave (position, silvers done) seen-set and its used slots
+    "wkeys", "wslots",              # wave (position, silvers done) seen-set (a power of two) and its used slots
     "sp_desc", "sp_out",            # spellings (spell mode): parts, outcome index
-    "info",                         # int64[9]: I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, ... (see I_LAZY)
+    "info",                         # int64[11]: I_N, I_NS, I_OVERFLOW, I_CAP, I_SCAP, ... (see I_PART)
     "tmp",                          # int32[256] scratch: capture targets / wave silvers [0:48), curtain [64:72),
                                     # wave levels [96:224)
 ])
@@ -146,15 +154,19 @@ def make_tables() -> FTables:
                    base, nbr_n, nbr_sq, Z)
 
 
-def make_genbuf(cap: int = 4096, spell_cap: int = 0) -> GenBuf:
-    info = np.zeros(9, np.int64)
+def make_genbuf(cap: int = 4096, spell_cap: int = 0, wave: int = HSET) -> GenBuf:
+    """Buffers for ``cap`` outcomes, ``spell_cap`` spellings and a silver-wave seen-set of ``wave`` slots (a power
+    of two; half of it can be used)."""
+    if wave & (wave - 1) or wave < 2:
+        raise ValueError(f"the wave seen-set size must be a power of two, not {wave}")
+    info = np.zeros(11, np.int64)
     info[I_CAP] = cap
     info[I_SCAP] = spell_cap
     return GenBuf(np.zeros((MAX_LEVELS, S), np.int8), np.zeros(MAX_LEVELS, np.uint64),
                   np.zeros((MAX_LEVELS, MV_CAP, 4), np.int16), np.zeros(DESC_W, np.int16),
                   np.zeros((cap, S), np.int8), np.zeros(cap, np.uint64), np.zeros(cap, np.int8),
                   np.zeros((cap, DESC_W), np.int16), np.zeros(cap, np.int32),
-                  np.full(HSET, -1, np.int32), np.zeros(HSET, np.uint64), np.zeros(HSET, np.int32),
+                  np.full(HSET, -1, np.int32), np.zeros(wave, np.uint64), np.zeros(wave, np.int32),
                   np.zeros((max(spell_cap, 1), DESC_W), np.int16), np.zeros(max(spell_cap, 1), np.int32),
                   info, np.zeros(256, np.int32))
 
@@ -495,14 +507,23 @@ def enemy_pieces(st, c):
 def _emit(w, h, T, G, c, spell, flag):
     """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes.
     ``flag``: 1 = a pawn drop to test for uchifuzume (kept in ``oflag``), | SAFE = the caller knows the king is safe
-    (see :func:`generate`), so the attack test is skipped."""
+    (see :func:`generate`), so the attack test is skipped; | NOPASS = a turn that may leave the position as it was
+    (compared with ``G.wh[0]``, the root's key without its rights): then it is no turn."""
+    h2 = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
+    if G.info[I_PARTS] > 1 and not in_part(h2, G.info[I_PARTS], G.info[I_PART]):
+        return
+    if flag & NOPASS:
+        hr = h
+        for i in range(ST_RIGHTS, ST_RIGHTS + 6):
+            hr ^= T.Z[i, w[i] & 127]
+        if hr == G.wh[0]:
+            return  # a pass disguised as a turn (rights aside, the position is the root's)
     if G.info[I_CAPTURES] != 0 and enemy_pieces(w, c) >= G.info[I_CAPTURES] - 1:
         return  # capture mode: this turn took nothing
     k = w[ST_KSQ + c]
     if not (flag & SAFE) and k >= 0 and attacked(w, T, np.int64(k), np.int64(1 - c)):
         return
     flag &= 1
-    h2 = h ^ T.Z[ST_STM, c] ^ T.Z[ST_STM, 1 - c]
     mask = HSET - 1
     slot = np.int64(h2 & np.uint64(mask))
     idx = -1
@@ -546,6 +567,12 @@ def _emit(w, h, T, G, c, spell, flag):
 
 
 @kernel
+def in_part(h, parts, part):
+    """Whether an outcome key belongs to part ``part`` of ``parts`` (its high bits: the hash set uses the low ones)."""
+    return np.int64((h >> np.uint64(40)) % np.uint64(parts)) == part
+
+
+@kernel
 def _follow(T, G, c, spell, lvl, sq, layer, part_k):
     """Every follow-up move of the piece on (sq, layer) in wk[lvl]: emit each as the turn's part ``part_k``."""
     w = G.wk[lvl]
@@ -556,7 +583,7 @@ def _follow(T, G, c, spell, lvl, sq, layer, part_k):
         _copy(w, w2)
         h2 = apply_move(w2, G.wh[lvl], T, np.int64(sq), np.int64(layer), np.int64(mv[j, 0]), np.int64(mv[j, 1]), np.int64(mv[j, 2]), np.int64(mv[j, 3]))
         _set_part(G.cur, np.int64(part_k), PART_MOVE, np.int64(sq), np.int64(mv[j, 0]), np.int64(mv[j, 1]), np.int64(mv[j, 2] | (layer << 1)))
-        _emit(w2, h2, T, G, np.int64(c), spell, 0)
+        _emit(w2, h2, T, G, np.int64(c), spell, NOPASS)
 
 
 @kernel
@@ -568,6 +595,10 @@ def generate(st, h0, T, G, spell, uchi, stop):
     G.info[I_NS] = 0
     G.info[I_OVERFLOW] = 0
     c = st[ST_STM]
+    hr = h0  # the root's key without its rights: a turn that comes back to it is no turn (NOPASS)
+    for i in range(ST_RIGHTS, ST_RIGHTS + 6):
+        hr ^= T.Z[i, st[i] & 127]
+    G.wh[0] = hr
     cur = G.cur
     mv0 = G.mv[0]
     w1 = G.wk[1]
@@ -655,7 +686,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
     _drops(st, h0, T, G, c, spell, uchi, np.int64(quiet_safe))
     if stop and G.info[I_N] > 0:
         return G.info[I_N]
-    _rights(st, h0, T, G, c, spell, np.int64(quiet_safe))
+    _rights(st, h0, T, G, c, spell, np.int64(quiet_safe), stop)
     return G.info[I_N]
 
 
@@ -717,7 +748,7 @@ def _drops(st, h0, T, G, c, spell, uchi, safe):
 
 
 @kernel
-def _rights(st, h0, T, G, c, spell, safe):
+def _rights(st, h0, T, G, c, spell, safe, stop):
     cur = G.cur
     w1 = G.wk[1]
     if st[ST_RIGHTS + 3 * c + 1] > 0 and st[ST_KSQ + c] >= 0:
@@ -760,14 +791,16 @@ def _rights(st, h0, T, G, c, spell, safe):
                 _set_part(cur, 0, PART_CURTAIN, np.int64(s1), np.int64(s2), 0, 0)
             if s2 >= 0:
                 _follow(T, G, np.int64(c), spell, 1, np.int64(s2), 0, 1)
-    if st[ST_RIGHTS + 3 * c + 2] > 0:
-        _wave(st, h0, T, G, c, spell)
+    if st[ST_RIGHTS + 3 * c + 2] > 0 and not (stop and G.info[I_N] > 0):
+        _wave(st, h0, T, G, c, spell, stop)
 
 
 @kernel
-def _wave(st, h0, T, G, c, spell):
+def _wave(st, h0, T, G, c, spell, stop):
     """Silver wave: each own unpromoted silver (riders after lower pieces) moves at most once, in any order; a
-    (position, silvers done) pair is expanded once, in the Python generator's depth-first order."""
+    (position, silvers done) pair is expanded once, in the Python generator's depth-first order. When the seen-set
+    ``G.wkeys`` is full the generation stops with ``I_OVERFLOW`` = OVERFLOW_WAVE (the caller grows it): no wave is
+    left out silently. ``stop``: return at the first legal turn."""
     scode = S_ + 32 * c
     ns = 0
     for s in range(81):
@@ -793,7 +826,7 @@ def _wave(st, h0, T, G, c, spell):
     lvl = 1
     done[1] = 0
     entering = True
-    mask = HSET - 1
+    mask = len(G.wkeys) - 1
     si = G.tmp[128:128 + MAX_LEVELS]
     mi = G.tmp[160:160 + MAX_LEVELS]
     mn = G.tmp[192:192 + MAX_LEVELS]
@@ -810,14 +843,18 @@ def _wave(st, h0, T, G, c, spell):
                     seen = True
                     break
                 slot = (slot + 1) & mask
-            if seen or nused >= HSET // 2:
+            if seen:
                 lvl -= 1
                 continue
+            if nused >= len(G.wkeys) // 2 or G.info[I_OVERFLOW] != 0 or (stop and G.info[I_N] > 0):
+                if nused >= len(G.wkeys) // 2:
+                    G.info[I_OVERFLOW] = OVERFLOW_WAVE
+                break
             G.wkeys[slot] = key
             G.wslots[nused] = slot
             nused += 1
             cur[0] = lvl
-            _emit(G.wk[lvl], G.wh[lvl], T, G, np.int64(c), spell, 0)
+            _emit(G.wk[lvl], G.wh[lvl], T, G, np.int64(c), spell, NOPASS)
             si[lvl] = -1
             mi[lvl] = 0
             mn[lvl] = 0
@@ -1286,6 +1323,9 @@ def legal_turns_k(st, h0, T, G, G2, spell):
         if G.oflag[i] == 1:
             k = generate(G.out[i], G.oh[i], T, G2, NO_SPELL, np.int64(0), np.int64(1))
             _clear(G2)
+            if k == 0 and G2.info[I_OVERFLOW] == OVERFLOW_WAVE:
+                G.info[I_OVERFLOW] = OVERFLOW_WAVE  # the defender's waves did not fit: grow G2's seen-set too
+                return -1
             if k == 0:
                 G.oflag[i] = 2
                 removed += 1
@@ -1338,13 +1378,17 @@ def capture_turns_k(st, h0, T, G, G2):
 
 @kernel
 def has_legal_turn(st, h0, T, G, G2):
+    """1 when the side to move has a legal turn, 0 when not, -1 when a wave seen-set overflowed (grow it)."""
     n = generate(st, h0, T, G, NO_SPELL, np.int64(1), np.int64(1))
     _clear(G)
+    if n == 0 and G.info[I_OVERFLOW] == OVERFLOW_WAVE:
+        return -1
     if n == 0:
-        return False
+        return 0
     if G.oflag[0] != 1:
-        return True
-    return legal_turns_k(st, h0, T, G, G2, NO_SPELL) != 0
+        return 1
+    k = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
+    return -1 if k < 0 else (1 if k != 0 else 0)
 
 
 @kernel

@@ -26,13 +26,22 @@ VARIANT_ID = "fantasista"
 START_BOARD = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
 FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
 FAIRY_LETTERS = "hayg"
-#: Effects of a roll after the ``reserved`` mapping: "1", "2", "3", "4-8", "nothing".
+#: The rows of a fairy's table: "1", "2", "3", "4-8" (and "nothing", 19-20).
+TABLE_ROWS = ("1", "2", "3", "4-8")
+#: **[reading, 2026-12-02]** What a side's rolls 9-18 give (its *reserved* result), chosen per side before the game:
+#: ``4-8`` (nothing added: as its own 4-8, the default), ``<fairy>:<row>`` (any result of any of the four tables,
+#: e.g. ``ginsara:1`` silver curtain for a hiko player) or ``nothing``; ``1``, ``2``, ``3`` are short for the own
+#: fairy's row (the former single option).
 RESERVED_CHOICES = ("4-8", "1", "2", "3", "nothing")
+RESERVED_RESULTS = ("4-8", "nothing") + tuple(f"{f}:{r}" for f in FAIRIES for r in TABLE_ROWS)
 RIGHT_LETTERS = "ACWE"  # awakening, curtain, wave, emblem (sente upper case, gote lower case)
+#: The pre-game decision: ``fairy:<name>`` and, when the side's reserved result is not fixed, ``,reserved:<r>``.
+FAIRY_TOKEN = re.compile(r"fairy:([a-z]+)(?:,reserved:([a-z0-9:-]+))?")
 
 
 def roll_effect(n: int, reserved: str = "4-8") -> str:
-    """The table row a d20 roll selects: "1", "2", "3", "4-8" or "nothing" (9-18 follow the ``reserved`` option)."""
+    """The table row a d20 roll selects: "1", "2", "3", "4-8" or "nothing"; 9-18 give the ``reserved`` result
+    (which may name another fairy's row, ``ginsara:1``: see :func:`magic_of`)."""
     if not 1 <= n <= 20:
         raise ValueError(f"a d20 roll is 1..20, not {n}")
     if n <= 3:
@@ -44,6 +53,32 @@ def roll_effect(n: int, reserved: str = "4-8") -> str:
     return "nothing"
 
 
+def normalize_reserved(value: str, fairy: str | None) -> str:
+    """A side's reserved result in its one spelling: ``4-8``, ``nothing`` or ``<fairy>:<row>`` (the own fairy's
+    ``4-8`` is ``4-8``; ``1``-``3`` name the own fairy's rows). ``ValueError`` for anything else."""
+    v = str(value).strip().lower()
+    if v in ("1", "2", "3") and fairy is not None:
+        v = f"{fairy}:{v}"
+    if v == f"{fairy}:4-8":
+        v = "4-8"
+    if v not in RESERVED_RESULTS:
+        raise ValueError(f"a reserved result is one of 4-8, nothing, 1, 2, 3 or <fairy>:<1|2|3|4-8> with a fairy of "
+                         f"{', '.join(FAIRIES)}; not {value!r}")
+    return v
+
+
+def magic_of(n: int, fairy: str, reserved: str = "4-8") -> tuple[str, str]:
+    """(table, row) of what roll ``n`` gives a side of ``fairy`` with that ``reserved`` result: the row of the own
+    table, or for 9-18 the reserved result's table and row; ("", "nothing") for nothing."""
+    eff = roll_effect(n, normalize_reserved(reserved, fairy))
+    if eff == "nothing":
+        return "", "nothing"
+    if ":" in eff:
+        table, row = eff.split(":")
+        return table, row
+    return fairy, eff
+
+
 def magic_after(ply: int) -> bool:
     """**[reading]** The side that has just played ply ``ply`` (counted from 1) receives a magic after 15k, 15k+1."""
     return ply >= 15 and ply % 15 in (0, 1)
@@ -52,17 +87,17 @@ def magic_after(ply: int) -> bool:
 class FantasistaState:
     """A game of Ousho Fantasista. ``FantasistaState(("hiko", "ayumi"))`` is the start position with those fairies.
 
-    Options: ``reserved`` (what rolls 9-18 give: one of :data:`RESERVED_CHOICES`), ``max_plies`` (a draw after that
-    many plies, 0 = none).
+    Options: ``reserved`` (what rolls 9-18 give: one result for both sides, or a pair (sente's, gote's); see
+    :data:`RESERVED_RESULTS`), ``max_plies`` (a draw after that many plies, 0 = none). A fairy or a reserved result
+    given as ``None`` is not fixed: the game then starts at the pre-game decision of that side (``fairy:<name>`` /
+    ``fairy:<name>,reserved:<result>``, sente first), seed rule 2.
     """
 
     variant_id = VARIANT_ID
 
-    def __init__(self, fairies=("hiko", "hiko"), reserved: str = "4-8", max_plies: int = 0) -> None:
-        if reserved not in RESERVED_CHOICES:
-            raise ValueError(f"reserved must be one of {RESERVED_CHOICES}, not {reserved!r}")
-        self.fairy = [FAIRIES.index(f) if isinstance(f, str) else int(f) for f in fairies]
-        self.reserved = reserved
+    def __init__(self, fairies=("hiko", "hiko"), reserved="4-8", max_plies: int = 0) -> None:
+        self.fairy = [None if f is None else FAIRIES.index(f) if isinstance(f, str) else int(f) for f in fairies]
+        self._set_reserved(reserved)
         self.max_plies = max_plies
         self.bd = Board()
         self.move_number = 1
@@ -76,9 +111,11 @@ class FantasistaState:
 
     # ------------------------------------------------------------ creation
     @classmethod
-    def from_sfen(cls, sfen: str, reserved: str = "4-8", max_plies: int = 0) -> "FantasistaState":
+    def from_sfen(cls, sfen: str, reserved="4-8", max_plies: int = 0) -> "FantasistaState":
+        """A state from an extended SFEN; ``reserved`` applies when the SFEN has no ``s=`` item."""
         g = cls.__new__(cls)
-        g.reserved, g.max_plies = reserved, max_plies
+        g.max_plies = max_plies
+        g._reserved_default = reserved
         g.bd = Board()
         g.phase, g.pending = "move", ""
         g._hist, g._checks, g._cache = [], [], None
@@ -90,13 +127,14 @@ class FantasistaState:
             raise GameError(f"bad move number {fields[3]!r}")
         g.move_number = int(fields[3])
         g._load_extra(fields[4])
+        del g._reserved_default
         g._validate()
         g._record()
         return g
 
     def copy(self) -> "FantasistaState":
         g = FantasistaState.__new__(FantasistaState)
-        g.fairy, g.reserved, g.max_plies = self.fairy[:], self.reserved, self.max_plies
+        g.fairy, g.reserved, g.max_plies = self.fairy[:], self.reserved[:], self.max_plies
         g.bd = self.bd.copy()
         g.move_number, g.phase, g.pending = self.move_number, self.phase, self.pending
         g._hist, g._checks, g._cache = self._hist[:], self._checks[:], self._cache
@@ -134,13 +172,26 @@ class FantasistaState:
             if "=" not in item:
                 raise GameError(f"bad state item {item!r} (expected key=value)")
             k, v = item.split("=", 1)
-            if k in items or k not in "frmhn" or len(k) != 1:
+            if k in items or k not in "frmhns" or len(k) != 1:
                 raise GameError(f"unknown or repeated state item {k!r}")
             items[k] = v
         f = items.get("f", "")
-        if len(f) != 2 or any(ch not in FAIRY_LETTERS for ch in f):
-            raise GameError(f"f= needs two fairy letters from {FAIRY_LETTERS!r}, got {f!r}")
-        self.fairy = [FAIRY_LETTERS.index(ch) for ch in f]
+        if len(f) != 2 or any(ch not in FAIRY_LETTERS + "-" for ch in f):
+            raise GameError(f"f= needs two fairy letters from {FAIRY_LETTERS!r} (- not chosen yet), got {f!r}")
+        self.fairy = [None if ch == "-" else FAIRY_LETTERS.index(ch) for ch in f]
+        if "s" in items:
+            parts = items["s"].split(",")
+            if len(parts) != 2:
+                raise GameError(f"s= needs two reserved results (sente's, gote's), got {items['s']!r}")
+            try:
+                self._set_reserved(tuple(_reserved_from_sfen(x) for x in parts))
+            except ValueError as exc:
+                raise GameError(str(exc)) from None
+        else:
+            try:
+                self._set_reserved(self._reserved_default)
+            except ValueError as exc:
+                raise GameError(str(exc)) from None
         bd = self.bd
         for count, letter in _hand_tokens(items.get("r", "")):
             c = 0 if letter.isupper() else 1
@@ -209,7 +260,9 @@ class FantasistaState:
                 row += _letter(code)
             rows.append(row + (str(empty) if empty else ""))
         hand = _format_hand(bd.hand, PC.HAND_ORDER) or "-"
-        items = ["f=" + "".join(FAIRY_LETTERS[x] for x in self.fairy)]
+        items = ["f=" + "".join("-" if x is None else FAIRY_LETTERS[x] for x in self.fairy)]
+        if self.reserved != ["4-8", "4-8"]:
+            items.append("s=" + ",".join(_reserved_to_sfen(x) for x in self.reserved))
         rights = ""
         for c in (0, 1):
             for i, letter in enumerate(RIGHT_LETTERS):
@@ -246,15 +299,70 @@ class FantasistaState:
         return f"FantasistaState.from_sfen({self.sfen()!r})"
 
     # ---------------------------------------------------------------- nodes
+    # ------------------------------------------------------------ pre-game decision
+    def _set_reserved(self, reserved) -> None:
+        """Both sides' reserved results from one value or a pair; ``None`` = to be chosen at the pre-game node."""
+        pair = (reserved, reserved) if reserved is None or isinstance(reserved, str) else tuple(reserved)
+        if len(pair) != 2:
+            raise ValueError(f"reserved is one result or a pair (sente's, gote's), not {reserved!r}")
+        self.reserved = [None if r is None else normalize_reserved(
+            r, None if self.fairy[c] is None else FAIRIES[self.fairy[c]]) for c, r in enumerate(pair)]
+
+    def pregame_side(self) -> int | None:
+        """The side whose pre-game decision (fairy, reserved result) is due, sente first; None once both are set."""
+        for c in (0, 1):
+            if self.fairy[c] is None or self.reserved[c] is None:
+                return c
+        return None
+
+    def pregame_actions(self) -> list[str]:
+        """The pre-game decision tokens of :meth:`pregame_side`: ``fairy:<name>`` for a fixed reserved result
+        (the fixed fairy only, when it is fixed), with ``,reserved:<result>`` for every result when it is not."""
+        c = self.pregame_side()
+        if c is None:
+            return []
+        names = FAIRIES if self.fairy[c] is None else (FAIRIES[self.fairy[c]],)
+        out = []
+        for f in names:
+            if self.reserved[c] is not None:
+                out.append(f"fairy:{f}")
+            else:
+                out += [f"fairy:{f},reserved:{r}" for r in RESERVED_RESULTS if r != f"{f}:4-8"]
+        return out
+
+    def _apply_pregame(self, token: str) -> None:
+        m = FAIRY_TOKEN.fullmatch(token)
+        c = self.pregame_side()
+        if not m or m.group(1) not in FAIRIES:
+            raise GameError(f"the pre-game decision of {'sente' if c == 0 else 'gote'} is due: fairy:<{'|'.join(FAIRIES)}>"
+                            f"[,reserved:<result>], not {token!r}")
+        f = FAIRIES.index(m.group(1))
+        if self.fairy[c] is not None and self.fairy[c] != f:
+            raise GameError(f"this side's fairy is fixed ({FAIRIES[self.fairy[c]]}), not {m.group(1)}")
+        try:
+            res = normalize_reserved(m.group(2), m.group(1)) if m.group(2) else None
+        except ValueError as exc:
+            raise GameError(str(exc)) from None
+        if self.reserved[c] is not None and res is not None and res != self.reserved[c]:
+            raise GameError(f"this side's reserved result is fixed ({self.reserved[c]}), not {m.group(2)}")
+        self.fairy[c] = f
+        if self.reserved[c] is None:
+            self.reserved[c] = res if res is not None else "4-8"
+
+    # ---------------------------------------------------------------- nodes
     def node_kind(self) -> NodeKind:
         if self.phase == "roll":
             return NodeKind.CHANCE
-        if self.phase == "target":
+        if self.phase == "target" or self.pregame_side() is not None:
             return NodeKind.DECISION
         return NodeKind.TERMINAL if self.result() is not None else NodeKind.DECISION
 
     def side_to_move(self) -> int:
-        """The side to decide: the roller while a magic target is chosen, else the side whose turn it is."""
+        """The side to decide: the roller while a magic target is chosen, the choosing side before the game, else the
+        side whose turn it is."""
+        pre = self.pregame_side()
+        if pre is not None:
+            return pre
         return 1 - self.bd.stm if self.phase in ("roll", "target") else self.bd.stm
 
     def turns(self) -> tuple[dict[str, Board], dict[str, str], dict[tuple, str]]:
@@ -282,6 +390,8 @@ class FantasistaState:
         return out
 
     def legal_actions(self) -> list[str]:
+        if self.pregame_side() is not None:
+            return self.pregame_actions()
         if self.phase == "target":
             return [f"target:{PC.square_name(s)}" for s in self.target_squares()]
         if self.phase != "move" or self.result() is not None:
@@ -298,6 +408,9 @@ class FantasistaState:
         if not isinstance(token, str):
             raise GameError(f"a token must be a string, not {type(token).__name__}")
         token = token.strip()
+        if self.pregame_side() is not None:
+            self._apply_pregame(token)
+            return
         if self.phase == "roll":
             m = re.fullmatch(r"roll=(\d{1,2})", token)
             if not m or not 1 <= int(m.group(1)) <= 20:
@@ -322,8 +435,7 @@ class FantasistaState:
         if self.result() is not None:
             raise GameError(f"the game is over ({self.result()[1]})")
         text = self.canonical(token)
-        turns = self.turns()[0]
-        self.bd = turns[text] if text in turns else self._unlisted[text]
+        self.bd = self.turns()[0][text]
         ply = self.move_number
         self.move_number += 1
         if magic_after(ply):
@@ -337,10 +449,6 @@ class FantasistaState:
         if text not in turns and token.startswith("wave:"):
             nb = follow_wave(self.bd, token)  # another order of the same silver moves
             text = by_key.get(nb.key(), token) if nb is not None else token
-            if text not in turns and nb is not None and getattr(turns, "truncated", False):
-                # too many wave outcomes to list in this position: the wave is played as spelt
-                self._unlisted = {token: nb}
-                return token
         if text not in turns:
             raise GameError(f"illegal or malformed turn {token!r} in {self.sfen()}")
         return text
@@ -349,8 +457,7 @@ class FantasistaState:
         """The side that just moved receives the magic of roll ``n`` in its fairy's table."""
         c = 1 - self.bd.stm
         bd = self.bd.copy()
-        eff = roll_effect(n, self.reserved)
-        fairy = FAIRIES[self.fairy[c]]
+        fairy, eff = magic_of(n, FAIRIES[self.fairy[c]], self.reserved[c])
         self.phase = "move"
         if eff == "1":
             {"hiko": lambda: _add(bd.th[c], PC.D, 1), "ayumi": lambda: bd.emblem.__setitem__(c, True),
@@ -403,7 +510,7 @@ class FantasistaState:
         return "draw"
 
     def result(self) -> tuple[float, str] | None:
-        if self.phase != "move":
+        if self.phase != "move" or self.pregame_side() is not None:
             return None
         c = self.bd.stm
         lose = 1.0 if c == 1 else 0.0
@@ -419,8 +526,29 @@ class FantasistaState:
         return None
 
 
-def new_game(fairies=("hiko", "hiko"), reserved: str = "4-8", max_plies: int = 0) -> FantasistaState:
+def new_game(fairies=("hiko", "hiko"), reserved="4-8", max_plies: int = 0) -> FantasistaState:
     return FantasistaState(fairies, reserved, max_plies)
+
+
+def _reserved_to_sfen(r: str | None) -> str:
+    """``s=`` entry: ``-`` 4-8 (nothing added), ``n`` nothing, ``?`` not chosen yet, else table letter + row digit
+    (``4`` for 4-8): ``g1`` = ginsara's 1, silver curtain."""
+    if r is None:
+        return "?"
+    if r in ("4-8", "nothing"):
+        return "-" if r == "4-8" else "n"
+    table, row = r.split(":")
+    return FAIRY_LETTERS[FAIRIES.index(table)] + row[0]
+
+
+def _reserved_from_sfen(x: str) -> str | None:
+    if x == "?":
+        return None
+    if x in ("-", "n"):
+        return "4-8" if x == "-" else "nothing"
+    if len(x) == 2 and x[0] in FAIRY_LETTERS and x[1] in "1234":
+        return f"{FAIRIES[FAIRY_LETTERS.index(x[0])]}:{TABLE_ROWS['1234'.index(x[1])]}"
+    raise GameError(f"bad reserved entry {x!r} in s= (- 4-8, n nothing, ? not chosen, or a table letter and 1-4)")
 
 
 # ------------------------------------------------------------------ helpers

@@ -92,43 +92,58 @@ def desc_text(d) -> str:
     return text
 
 
+#: The most outcomes (and spellings / 4) one generator run keeps: past it the turns are generated part by part.
+MAX_CAP = 1 << 14
+#: The largest silver-wave seen-set (slots; half can be used: about 4 million wave positions, ~100 MB).
+MAX_WAVE = 1 << 23
+
+
+class TooManyTurns(RuntimeError):
+    """A position whose silver waves pass :data:`MAX_WAVE` positions: a clear error instead of a silent cut."""
+
+
+def grow_wave(G: FK.GenBuf, G2: FK.GenBuf) -> tuple[FK.GenBuf, FK.GenBuf]:
+    """``G`` and ``G2`` with a silver-wave seen-set four times larger (after ``I_OVERFLOW`` = ``OVERFLOW_WAVE``:
+    the wave left nothing out, it stopped); :class:`TooManyTurns` past :data:`MAX_WAVE`."""
+    size = 4 * max(len(G.wkeys), len(G2.wkeys))
+    if size > MAX_WAVE:
+        raise TooManyTurns(f"fantasista: a silver wave with more than {MAX_WAVE // 8} positions in one turn")
+    G3 = FK.make_genbuf(int(G.info[FK.I_CAP]), int(G.info[FK.I_SCAP]), size)
+    G3.info[FK.I_PARTS], G3.info[FK.I_PART] = G.info[FK.I_PARTS], G.info[FK.I_PART]
+    return G3, FK.make_genbuf(int(G2.info[FK.I_CAP]), 0, size)
+
+
 class Generator:
-    """Kernel buffers for one caller, grown when a position has more turns or spellings than they hold."""
+    """Kernel buffers for one caller, grown when a position has more turns, spellings or silver-wave positions
+    than they hold. A position with more than :data:`MAX_CAP` outcomes (a silver wave of many silvers: each silver
+    moves or stays, up to a product of 6^k) is generated *part by part*: run ``p`` of ``P`` keeps the outcomes whose
+    key falls in part ``p`` (:func:`.kernels.in_part`), so every turn is listed, none is dropped."""
 
     def __init__(self, cap: int = 1024, spell_cap: int = 4096) -> None:
         self.T = tables()
         self.G = FK.make_genbuf(cap, spell_cap)
         self.G2 = FK.make_genbuf(256)
 
-    truncated = False
-
-    def run(self, st: np.ndarray, spell: bool) -> int:
-        """Generate the turns of ``st``. A silver wave of many silvers can have more distinct outcomes than the
-        buffers hold (each silver moves or stays: up to a product of 6^k): then the turns are generated without the
-        wave and ``truncated`` is set (waves are still accepted by the game layer, see ``FantasistaState``)."""
-        self.truncated = False
+    def run(self, st: np.ndarray, spell: bool, parts: int = 1, part: int = 0) -> int | None:
+        """Generate the turns of ``st`` (only part ``part`` of ``parts``) into ``self.G``; their number, or None
+        when they are more than :data:`MAX_CAP` (the caller splits them into more parts)."""
         h = key(st)
-        while True:
-            n = FK.legal_turns_k(st, h, self.T, self.G, self.G2, int(spell))
-            if n >= 0:
-                return n
-            cap = int(self.G.info[FK.I_CAP])
-            scap = int(self.G.info[FK.I_SCAP])
-            if cap >= 1 << 14:
-                c = int(st[FK.ST_STM])
-                i = FK.ST_RIGHTS + 3 * c + 2
-                if st[i] == 0:
-                    raise RuntimeError("fantasista: more than 16384 distinct turns in one position")
-                saved = int(st[i])
-                st2 = st.copy()
-                st2[i] = 0
-                n = FK.legal_turns_k(st2, key(st2), self.T, self.G, self.G2, int(spell))
-                if n < 0:
-                    raise RuntimeError("fantasista: more than 16384 distinct turns in one position")
-                self.G.out[:n, i] = saved
-                self.truncated = True
-                return n
-            self.G = FK.make_genbuf(cap * 2, scap * 2)
+        try:
+            while True:
+                self.G.info[FK.I_PARTS], self.G.info[FK.I_PART] = parts, part
+                n = FK.legal_turns_k(st, h, self.T, self.G, self.G2, int(spell))
+                if n >= 0:
+                    return n
+                if self.G.info[FK.I_OVERFLOW] == FK.OVERFLOW_WAVE:
+                    self.G, self.G2 = grow_wave(self.G, self.G2)
+                    continue
+                cap = int(self.G.info[FK.I_CAP])
+                scap = int(self.G.info[FK.I_SCAP])
+                if cap >= MAX_CAP:
+                    return None
+                self.G = FK.make_genbuf(cap * 2, scap * 2, len(self.G.wkeys))
+        finally:
+            self.G.info[FK.I_PARTS], self.G.info[FK.I_PART] = 1, 0
 
 
 #: One generator per thread: its buffers are overwritten by every run, and the USI reader (``position``, ``d``) and
@@ -151,7 +166,11 @@ class TurnTable(Mapping):
         self.names, self.rows, self.keys = names, rows, keys
         self.index = {t: i for i, t in enumerate(names)}
         self._boards: dict[int, Board] = {}
-        self.truncated = False  # the silver wave's turns were too many to list (see Generator.run)
+        self.parts = 1  # how many generator runs listed the turns (see Generator)
+
+    #: Always False: every turn is listed, waves of many silvers part by part (before 2026-12-02 waves were left out
+    #: past 16,384 turns and this said so; kept for callers that still ask).
+    truncated = False
 
     def __getitem__(self, text: str) -> Board:
         i = self.index[text]
@@ -193,10 +212,32 @@ class _ByKey:
 
 
 def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
-    """Same answer as :func:`.board.legal_turns` (canonical texts, aliases, outcome keys), from the kernels."""
+    """Same answer as :func:`.board.legal_turns` (canonical texts, aliases, outcome keys), from the kernels; part by
+    part when the turns are more than one run holds (see :class:`Generator`)."""
     gen = generator()
-    n = gen.run(to_array(bd), True)
-    G = gen.G
+    st = to_array(bd)
+    parts = 1
+    while True:
+        chunks = []
+        for part in range(parts):
+            n = gen.run(st, True, parts, part)
+            if n is None:
+                break
+            chunks.append(_named(gen.G, n))
+        else:
+            break
+        parts *= 4
+    names = [t for c in chunks for t in c[0]]
+    rows = chunks[0][1] if parts == 1 else np.concatenate([c[1] for c in chunks])
+    keys = chunks[0][2] if parts == 1 else np.concatenate([c[2] for c in chunks])
+    table = TurnTable(names, rows, keys)
+    table.parts = parts
+    alias = {t: a for c in chunks for t, a in c[3].items()}
+    return table, alias, _ByKey(table)
+
+
+def _named(G: FK.GenBuf, n: int) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
+    """The canonical names, rows and keys of the ``n`` outcomes of a spell-mode run, and the other spellings."""
     ns = int(G.info[FK.I_NS])
     best: list = [None] * n
     spellings: dict[str, int] = {}
@@ -213,10 +254,8 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
         if best[o] is None or rank < best[o]:
             best[o] = rank
     names = [b[1] for b in best]
-    table = TurnTable(names, G.out[:n].copy(), G.oh[:n].copy())
-    table.truncated = gen.truncated
     alias = {t: names[o] for t, o in spellings.items() if names[o] != t}
-    return table, alias, _ByKey(table)
+    return names, G.out[:n].copy(), G.oh[:n].copy(), alias
 
 
 def perft(bd: Board, depth: int) -> int:

@@ -1,0 +1,222 @@
+"""Ousho Fantasista, issue 23: the choices made before and during the game. Reserved 9-18 per player (any result of
+any of the four tables, or 4-8), the fairy and the reserved result as pre-game decisions (asked with ``go``, answered
+``bestmove fairy:<name>[,reserved:<result>]``), and magic targets chosen by search (docs/fantasista.md)."""
+from __future__ import annotations
+
+import pytest
+
+from engine.game import GameError, NodeKind
+from engine.variants.fantasista import FantasistaState, new_game
+from engine.variants.fantasista.turngen import to_array
+from search.fantasista import FantasistaSearcher, magic_worth, roll_rows_per_side
+from usi import games
+
+from .test_fantasista import state
+from .test_usi_variants import Dialog
+
+
+# ------------------------------------------------------------------ reserved 9-18 per player
+def _roll(fairies: str, reserved: str, roll: int, roller: str = "b") -> FantasistaState:
+    """A roll due for ``roller`` (b: sente after ply 15, w: gote after ply 16) with extra state items."""
+    side, number = ("w", 16) if roller == "b" else ("b", 17)
+    g = state({"5i": "K", "5a": "k", "5g": "P", "8h": "B", "5c": "p", "2b": "b"}, side=side,
+              extra=f"f={fairies};{reserved}n=roll" if reserved else f"f={fairies};n=roll", number=number)
+    g.apply(f"roll={roll}")
+    return g
+
+
+def test_each_side_has_its_own_reserved_result_from_any_table():
+    # a hiko player that took silver curtain (ginsara 1) for its 9-18, gote (ayumi) with nothing added
+    g = new_game(("hiko", "ayumi"), reserved=("ginsara:1", "4-8"))
+    assert g.reserved == ["ginsara:1", "4-8"] and g.sfen().endswith(" f=ha;s=g1,-")
+    assert FantasistaState.from_sfen(g.sfen()).reserved == ["ginsara:1", "4-8"]
+    assert "r=C" in _roll("ha", "s=g1,-;", 12).sfen()        # sente: its 9-18 is the curtain
+    assert "h=R" in _roll("ha", "s=g1,-;", 5).sfen()         # 4-8 stays its own (a rook token)
+    assert "h=g2p" in _roll("ha", "s=g1,-;", 12, "w").sfen()  # gote: 9-18 as its 4-8 (two pawns and a gold)
+    g = _roll("gy", "s=-,a3;", 15, "w")                      # gote (yokaku) took ayumi 3: invincible target
+    assert g.phase == "target" and g.pending == "i" and g.legal_actions() == ["target:5c"]
+    g = _roll("gh", "s=y3,n;", 9)                            # sente (ginsara) took yokaku 3: a carrier
+    assert g.phase == "target" and g.pending == "c" and g.legal_actions() == ["target:8h"]
+    assert "h=" not in _roll("gh", "s=y3,n;", 18, "w").sfen()  # gote's 9-18 give nothing
+
+
+def test_the_former_single_option_still_applies_to_both_sides():
+    g = new_game(("hiko", "ginsara"), reserved="2")
+    assert g.reserved == ["hiko:2", "ginsara:2"] and "s=h2,g2" in g.sfen()
+    assert new_game(("hiko", "ayumi")).sfen().endswith(" f=ha")  # nothing added: no s= item
+    for bad in ("5", "hiko:9", "dragon:1", ""):
+        with pytest.raises(ValueError):
+            new_game(("hiko", "ayumi"), reserved=(bad, "4-8"))
+    with pytest.raises(GameError):
+        FantasistaState.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 1 f=ha;s=x1,-")
+
+
+@pytest.mark.parametrize("reserved", [("ginsara:1", "4-8"), ("4-8", "yokaku:3"), ("hiko:2", "nothing")])
+def test_search_receives_each_face_as_the_game_does(reserved):
+    """The search's roll rows follow each side's own reserved result: for every face, the positions the rules give
+    are among the search's row for that face (the target rows: all of them)."""
+    for fairies, roller in (("ha", "b"), ("ya", "w"), ("gy", "b")):
+        s = FantasistaSearcher()
+        g0 = _roll(fairies, None, 1, roller)  # only to get the fairies; rebuilt per face below
+        s._set_fairies(g0.fairy, reserved)
+        rows = roll_rows_per_side(g0.fairy, reserved)
+        assert abs(sum(p for _, p in rows) - 1) < 1e-9
+        for n in range(1, 21):
+            side, number = ("w", 16) if roller == "b" else ("b", 17)
+            g = state({"5i": "K", "5a": "k", "5g": "P", "8h": "B", "5c": "p", "2b": "b"}, side=side,
+                      extra=f"f={fairies};n=roll", number=number)
+            g.reserved = list(reserved)
+            before = to_array(g.bd)
+            g.apply(f"roll={n}")
+            want = {to_array(g.bd).tobytes()} if g.phase != "target" else set()
+            for t in (g.legal_actions() if g.phase == "target" else []):
+                g2 = g.copy()
+                g2.apply(t)
+                want.add(to_array(g2.bd).tobytes())
+            from engine.variants.fantasista import magic_of
+            from engine.variants.fantasista.state import FAIRIES
+            c = 0 if roller == "b" else 1
+            label = next(r for r, _ in rows if r[c] == magic_of(n, FAIRIES[g0.fairy[c]], reserved[c]))
+            got = {x.tobytes() for x in s._receive(before, label)}
+            assert want == got, (fairies, roller, n)
+
+
+def test_usi_reserved_options_per_side():
+    opt = games.option_getter({"FantasistaFairySente": "hiko", "FantasistaFairyGote": "ayumi",
+                               "FantasistaReservedSente": "ginsara:1", "FantasistaReserved": "3"})
+    g = games.new_state("fantasista", opt)
+    assert g.reserved == ["ginsara:1", "ayumi:3"]  # gote follows FantasistaReserved (default)
+    names = {o[0] for o in games.RULE_OPTIONS}
+    assert {"FantasistaReservedSente", "FantasistaReservedGote"} <= names
+    with pytest.raises(ValueError):
+        games.new_state("fantasista", games.option_getter({"FantasistaReservedGote": "hiko:7"}))
+    d = Dialog()
+    d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
+      "setoption name FantasistaReservedSente value hiko:2", "position startpos")
+    assert d.sfen().endswith(" f=ha;s=h2,-")
+
+
+def test_gui_offers_the_choices():
+    from gui.games import variant_infos
+
+    opts = {o["name"]: o for o in variant_infos()["fantasista"].options}
+    assert "choose" in opts["fairy_sente"]["choices"] and "ginsara:1" in opts["reserved_gote"]["choices"]
+    from gui.games import GuiGame
+
+    game = GuiGame(variant_infos()["fantasista"], {"fairy_sente": "choose", "reserved_sente": "choose",
+                                                  "reserved_gote": "hiko:1"})
+    assert game.state.pregame_side() == 0 and game.state.reserved == [None, "hiko:1"]
+    assert game.panel(None)["fairies"] == ["choose", "ayumi"]
+
+
+# ------------------------------------------------------------------ the pre-game decision
+def test_the_fairy_and_the_reserved_result_are_pre_game_decisions():
+    g = new_game((None, "ayumi"), reserved=(None, "4-8"))
+    assert g.node_kind() is NodeKind.DECISION and g.side_to_move() == 0 and g.result() is None
+    assert g.sfen().endswith(" f=-a;s=?,-")
+    assert FantasistaState.from_sfen(g.sfen()).sfen() == g.sfen()
+    acts = g.legal_actions()
+    assert "fairy:hiko,reserved:ginsara:1" in acts and "fairy:ginsara,reserved:4-8" in acts
+    assert "fairy:hiko,reserved:hiko:4-8" not in acts  # that is 4-8: one spelling
+    for bad in ("7g7f", "fairy:dragon", "fairy:hiko,reserved:hiko:9"):
+        with pytest.raises(GameError):
+            g.copy().apply(bad)
+    g.apply("fairy:ginsara,reserved:hiko:1")
+    assert g.fairy == [3, 1] and g.reserved == ["hiko:1", "4-8"] and g.side_to_move() == 0
+    assert "7g7f" in g.legal_actions() and g.sfen().endswith(" f=ga;s=h1,-")
+    g = new_game(("hiko", None))  # only gote's fairy open: the token without reserved
+    assert g.side_to_move() == 1 and g.legal_actions() == [f"fairy:{f}" for f in ("hiko", "ayumi", "yokaku",
+                                                                                  "ginsara")]
+    with pytest.raises(GameError):
+        g.copy().apply("fairy:ayumi,reserved:hiko:1")  # the reserved result is fixed (4-8)
+
+
+def test_the_engine_chooses_the_magic_worth_most():
+    g = new_game((None, None), reserved=(None, None))
+    s = FantasistaSearcher()
+    token, worth, ranked = s.choose_pregame(g)
+    assert ranked[0] == (token, worth) and worth == max(w for _, w in ranked) and len(ranked) == 4 * 17
+    assert worth > magic_worth(s, "fairy:ayumi,reserved:4-8")  # the choice is not the first listed
+    assert len({round(w, 3) for _, w in ranked}) > 10          # the criterion tells the choices apart
+    d = Dialog()
+    d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairySente value choose",
+      "setoption name FantasistaReservedSente value choose", "position startpos")
+    best, lines = d.go("depth 1")
+    assert best == token and best.startswith("fairy:") and ",reserved:" in best
+    d(f"position startpos moves {best}")
+    best2, _ = d.go("depth 1")
+    assert best2 in games.build_state("fantasista", ["startpos"], [best], games.option_getter(
+        {"FantasistaFairySente": "choose", "FantasistaReservedSente": "choose"})).legal_actions()
+
+
+class _InProcess:
+    """A referee's engine in-process: offers every fantasista option, rebuilds each ``position`` with
+    ``usi.games`` and answers with the one-ply greedy player (whose pre-game answer is the searcher's choice)."""
+
+    def __init__(self, cmd, timeout=None):
+        self.options = {o[0]: None for o in games.RULE_OPTIONS} | {"USI_Variant": None}
+        self.values: dict = {}
+        self.seen: list[str] = []
+
+    def configure(self, options): self.values.update(options)
+    def isready(self, timeout=None): pass
+    def new_game(self): pass
+    def gameover(self, result): pass
+    def quit(self, timeout=None): pass
+    def close(self): pass
+
+    def play(self, position, limit, timeout=None):
+        from search.fantasista import greedy_turn
+        from usi.client import Cp, UsiPlayResult
+
+        self.seen.append(position)
+        words = position.split()[1:]
+        mi = words.index("moves") if "moves" in words else len(words)
+        st = games.build_state("fantasista", words[:mi], words[mi + 1:], games.option_getter(self.values))
+        return UsiPlayResult(greedy_turn(st), info={"score": Cp(0), "depth": 1}, elapsed=0.01)
+
+
+def test_the_referee_asks_the_engines_for_their_fairies():
+    from usi import match as M
+    from usi.game_referee import GameReferee
+
+    opts = {"FantasistaFairySente": "choose", "FantasistaFairyGote": "choose", "FantasistaReservedGote": "choose"}
+    settings = M.MatchSettings(variant="fantasista", tc=M.TimeControl(depth=1), max_plies=6, variant_options=opts)
+    task = M.GameTask(0, 0, M.EngineSpec(["inproc"], "a"), M.EngineSpec(["inproc"], "b"), M.Opening(), settings, 5)
+    ref = GameReferee(task, engine_factory=_InProcess)
+    rec = ref.play()
+    assert rec["start_sfen"].endswith(" f=--;s=-,?")
+    first, second = rec["tokens"][:2]
+    s = FantasistaSearcher()
+    assert first == s.choose_pregame(new_game((None, None), reserved=("4-8", None)))[0] and "," not in first
+    assert second.startswith("fairy:") and ",reserved:" in second
+    assert ref.sent[0][0] == "position startpos" and ref.sent[1][0] == f"position startpos moves {first}"
+    final = FantasistaState.from_sfen(rec["final_sfen"])
+    assert None not in final.fairy and None not in final.reserved
+
+
+# ------------------------------------------------------------------ magic targets by search
+ISSUE_TARGET = ("7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f 2d3d roll=3").split()
+
+
+def test_magic_target_is_chosen_by_search():
+    g = new_game(("ayumi", "yokaku"))
+    for t in ISSUE_TARGET:
+        g.apply(t)
+    assert g.phase == "target" and len(g.legal_actions()) > 3
+    s = FantasistaSearcher()
+    static = s._best_target(g, depth=0)
+    assert static.best == "target:1g"  # the static value ties every pawn: the first one listed
+    values = {}
+    for act in g.legal_actions():
+        g2 = g.copy()
+        g2.apply(act)
+        values[act] = -FantasistaSearcher().search(g2, depth=4).score
+    r = s._best_target(g, depth=4)
+    assert values[r.best] == max(values.values()) and r.score == max(values.values())
+    assert len(set(values.values())) > 1 and r.best != "target:1g"
+    d = Dialog()
+    d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairySente value ayumi",
+      "setoption name FantasistaFairyGote value yokaku", "position startpos moves " + " ".join(ISSUE_TARGET))
+    best, _ = d.go("depth 4")
+    assert best == r.best
