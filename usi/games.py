@@ -30,6 +30,13 @@ GAME_VARIANTS = tuple(GAME_MODULES)
 
 FANTASISTA_FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
 FANTASISTA_RESERVED = ("4-8", "1", "2", "3", "nothing")
+#: A fairy option's values: a fairy, or ``choose`` (the side's fairy is a pre-game decision: ``go`` at the pre-game
+#: node is answered ``bestmove fairy:<name>[,reserved:<result>]``).
+FANTASISTA_FAIRY_CHOICES = FANTASISTA_FAIRIES + ("choose",)
+#: A per-side reserved option's values: ``default`` (what ``FantasistaReserved`` says), ``choose`` (a pre-game
+#: decision), or a result: ``4-8``, ``nothing``, ``<fairy>:<1|2|3|4-8>`` (any row of any fairy's table).
+FANTASISTA_RESERVED_SIDE = ("default", "choose", "4-8", "nothing") + tuple(
+    f"{f}:{r}" for f in FANTASISTA_FAIRIES for r in ("1", "2", "3", "4-8"))
 FANTASISTA_CHANCE_SIDES = ("both", "own", "opponent")
 #: Mawarikudoi face probabilities as USI spin options in per mille: (option, new_game keyword, default).
 MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceDown", "face_down", 450),
@@ -41,9 +48,11 @@ MAWARIKUDOI_FACE_NAMES = tuple(name for name, _, _ in MAWARIKUDOI_FACES)
 #: ``Option`` records. Names match ``docs/fantasista.md``, ``docs/enokian.md``, ``docs/mawarikudoi.md`` and
 #: ``docs/usi.md``. Most are rules; the ones in :data:`SEARCH_OPTION_NAMES` only configure the variant's engine.
 RULE_OPTIONS: tuple = (
-    ("FantasistaFairySente", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
-    ("FantasistaFairyGote", "combo", "hiko", None, None, FANTASISTA_FAIRIES, "fantasista"),
+    ("FantasistaFairySente", "combo", "hiko", None, None, FANTASISTA_FAIRY_CHOICES, "fantasista"),
+    ("FantasistaFairyGote", "combo", "hiko", None, None, FANTASISTA_FAIRY_CHOICES, "fantasista"),
     ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
+    ("FantasistaReservedSente", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
+    ("FantasistaReservedGote", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
     # false: the searcher ignores coming d20 rolls (the roll-blind baseline of search/fantasista.py)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
@@ -137,13 +146,21 @@ def rule_kwargs(variant_id: str, opt: Callable[[str], Any]) -> dict:
         fairies = (str(opt("FantasistaFairySente")).lower(), str(opt("FantasistaFairyGote")).lower())
         reserved = str(opt("FantasistaReserved"))
         for f in fairies:
-            if f not in FANTASISTA_FAIRIES:
-                raise ValueError(f"unknown fantasista fairy {f!r} (one of {', '.join(FANTASISTA_FAIRIES)})")
+            if f not in FANTASISTA_FAIRY_CHOICES:
+                raise ValueError(f"unknown fantasista fairy {f!r} (one of {', '.join(FANTASISTA_FAIRY_CHOICES)})")
         if reserved not in FANTASISTA_RESERVED:
             raise ValueError(f"FantasistaReserved takes one of {', '.join(FANTASISTA_RESERVED)}, not {reserved!r}")
+        sides = []
+        for name, f in (("FantasistaReservedSente", fairies[0]), ("FantasistaReservedGote", fairies[1])):
+            v = combo_value(name, opt(name), FANTASISTA_RESERVED_SIDE)
+            v = reserved if v == "default" else None if v == "choose" else v
+            if v in ("1", "2", "3") and f == "choose":
+                raise ValueError(f"FantasistaReserved {v} names a row of the own fairy's table, which is not chosen "
+                                 f"yet: set {name} (e.g. hiko:{v})")
+            sides.append(v)
         for name, (_, read) in FANTASISTA_SEARCH_SETTINGS.items():  # search options: checked, not rules
             read(name, opt(name))
-        return {"fairies": fairies, "reserved": reserved}
+        return {"fairies": tuple(None if f == "choose" else f for f in fairies), "reserved": tuple(sides)}
     if variant_id == "enokian" and str(opt("EnokianMichizane")) not in ("1a", "9i"):
         raise ValueError(f"EnokianMichizane takes 1a or 9i, not {opt('EnokianMichizane')!r}")
     if variant_id == "enokian":
@@ -184,7 +201,9 @@ def state_from_sfen(variant_id: str, sfen: str, opt: Callable[[str], Any]):
     kw = rule_kwargs(variant_id, opt)
     sfen_check.check_before(variant_id, sfen)  # the checks shared by every variant (usi/sfen_check.py)
     if variant_id == "fantasista":
-        state = mod.FantasistaState.from_sfen(sfen, reserved=kw["reserved"])
+        # the SFEN's s= item wins; a result left to the pre-game decision is 4-8 in a position sent as an SFEN
+        reserved = tuple("4-8" if r is None else r for r in kw["reserved"])
+        {KW} mod.FantasistaState.from_sfen(sfen, reserved=reserved)
     elif variant_id == "turncoat":
         state = mod.TurncoatGame.from_sfen(sfen)
     elif variant_id == "enokian":
@@ -322,6 +341,9 @@ class FantasistaThinker(Thinker):
     variant = "fantasista"
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
     MAX_DEPTH = 32
+    # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
+    # shared out). Depth 2-3 tied every pawn of the issue's case; depth 4 told them apart (docs/fantasista.md).
+    TARGET_DEPTH = 4
 
     def __init__(self, opt, seed=0):
         super().__init__(opt, seed)
@@ -329,20 +351,20 @@ class FantasistaThinker(Thinker):
 
         self._cls = FantasistaSearcher
         self._abortable = False
-        self.searcher = self._new_searcher(str(opt("FantasistaReserved")))
+        self.searcher = self._new_searcher()
 
     def _settings(self) -> dict[str, Any]:
         """The searcher's settings from the search options."""
         return {setting: read(name, self.opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
 
-    def _new_searcher(self, reserved: str):
-        searcher = self._cls(reserved=reserved, **self._settings())
+    def _new_searcher(self):
+        searcher = self._cls(**self._settings())  # the reserved results come with each game (state.reserved)
         # The hard limit or ``stop`` aborts the search; it answers from its deepest completed iteration.
         searcher.should_stop = lambda: self._abortable and self._limits is not None and self._limits.hard_passed()
         return searcher
 
     def clear(self) -> None:
-        self.searcher = self._new_searcher(str(self.opt("FantasistaReserved")))
+        self.searcher = self._new_searcher()
 
     def progress(self) -> int | None:
         return int(self.searcher.nodes)
@@ -359,11 +381,19 @@ class FantasistaThinker(Thinker):
 
         self._limits = limits
         s = self.searcher
-        if state.reserved != s.reserved or any(getattr(s, k) != v for k, v in self._settings().items()):
-            s = self.searcher = self._new_searcher(state.reserved)
-        if state.phase == "target":
-            r = s._best_target(state)
-            send(f"info depth 1 time {limits.elapsed_ms()} nodes {len(state.legal_actions())} "
+        if any(getattr(s, k) != v for k, v in self._settings().items()):
+            s = self.searcher = self._new_searcher()
+        if state.pregame_side() is not None:  # fairy (and reserved result): the magic worth most (magic_worth)
+            token, worth, _ = s.choose_pregame(state)
+            send(f"info depth 0 time {limits.elapsed_ms()} score cp {int(round(worth))} pv {token}")
+            return token
+        if state.phase == "target":  # each target searched as a decision (search.fantasista._best_target)
+            self._abortable = True
+            try:
+                r = s._best_target(state, depth=limits.depth or self.TARGET_DEPTH, node_limit=limits.nodes or 0)
+            finally:
+                self._abortable = False
+            send(f"info depth {max(r.depth, 1)} time {limits.elapsed_ms()} nodes {r.nodes} "
                  f"score cp {int(round(r.score))} pv {r.best}")
             return r.best
         # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
