@@ -203,7 +203,7 @@ def state_from_sfen(variant_id: str, sfen: str, opt: Callable[[str], Any]):
     if variant_id == "fantasista":
         # the SFEN's s= item wins; a result left to the pre-game decision is 4-8 in a position sent as an SFEN
         reserved = tuple("4-8" if r is None else r for r in kw["reserved"])
-        return mod.FantasistaState.from_sfen(sfen, reserved=reserved)
+        state = mod.FantasistaState.from_sfen(sfen, reserved=reserved)
     elif variant_id == "turncoat":
         state = mod.TurncoatGame.from_sfen(sfen)
     elif variant_id == "enokian":
