@@ -25,16 +25,20 @@ from eval import build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_GEN, CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES,
                       CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
-                      MAX_QUIETS, SearchTables, hashfull)
+                      CTL_FEATURES, FEAT_SEE, FEAT_STAGED, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
 from .see import see_buffer
 
-__all__ = ["Limits", "SearchInfo", "SearchResult", "Searcher", "evaluate", "bench_positions", "MAX_DEPTH",
+__all__ = ["FEATURES", "Limits", "SearchInfo", "SearchResult", "Searcher", "evaluate", "bench_positions", "MAX_DEPTH",
            "MATE", "MATE_BOUND"]
 
 NO_LIMIT = 1 << 62
+#: Search features by name (search.kernels.FEAT_*), each kept off by default until an SPRT against the engine
+#: without it accepts it (bench/strength/shogi-sprt.tsv).
+FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED}
+DEFAULT_FEATURES = 0
 TT_ENTRY_BYTES = 8 + 4 + 4 + 2 + 1 + 1
 MATE_TT_ENTRIES = 1 << 18
 
@@ -110,8 +114,12 @@ class Searcher:
     ``seed`` is accepted for API symmetry (the search is deterministic for a given node count).
     """
 
-    def __init__(self, hash_mb: int = 16, seed: int = 0) -> None:
+    def __init__(self, hash_mb: int = 16, seed: int = 0, features: int | None = None) -> None:
         self.seed = seed
+        #: selectivity features (bit set of FEATURES' values) for the next searches; see docs/search.md
+        self.features = DEFAULT_FEATURES if features is None else int(features)
+        if self.features & ~sum(FEATURES.values()):
+            raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -275,6 +283,7 @@ class Searcher:
         with self._lock:
             self._t0 = time.perf_counter()
             ctl[:] = 0
+            ctl[CTL_FEATURES] = self.features
             ctl[CTL_GEN] = self._gen_next()
             ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
             self._wake.clear()

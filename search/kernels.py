@@ -17,8 +17,9 @@ from collections import namedtuple
 import numpy as np
 
 from engine.kernels import kernel
-from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM,
-                                    do_move, generate, in_check, royal_square, undo_move)
+from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
+                                    ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
+                                    undo_move)
 from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
 
@@ -34,7 +35,7 @@ MATE = 32000
 MATE_BOUND = MATE - MAX_PLY  # |score| > MATE_BOUND: a mate score
 PERPETUAL = 20000        # score of the side that is perpetually checked into a repetition (the checker loses)
 REP_SCAN = 64            # how many plies back (game history included) a repetition is looked for
-MAX_QUIETS = 64          # quiet moves remembered per node for the history malus
+MAX_QUIETS = MAX_MOVES   # quiet moves remembered per node for the history malus (all of them)
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 NODE_DECISION, NODE_CHANCE = 0, 1
@@ -43,7 +44,12 @@ NODE_DECISION, NODE_CHANCE = 0, 1
 # CTL_CURRMOVE: the root move being searched (read by the USI engine's monitor thread for ``info currmove``).
 (CTL_STOP, CTL_NODES, CTL_NODE_LIMIT, CTL_SELDEPTH, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_GEN, CTL_ROOT_N,
  CTL_HORIZON, CTL_CURRMOVE) = range(10)
+CTL_FEATURES = 12  # bit set of FEAT_*: the selectivity features switched on for this search (Searcher.features)
 CTL_SIZE = 16
+
+# Search features that are kept off until an SPRT accepts them (docs/search.md, bench/strength/shogi-sprt.tsv).
+FEAT_SEE = 1     # SEE in quiescence and move-loop pruning, losing captures ordered last
+FEAT_STAGED = 2  # TT move tried before generation, counter-move ordering
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
@@ -302,18 +308,23 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
             return -MATE + ply
         S.mp[ply, MP_COUNTER] = 0
-        score_moves(P, T, E, S, ply, n, 0)
+        use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
+        score_moves(P, T, E, S, ply, n, 0, use_see)
         for i in range(n):
             mv = pick(S, ply, i, n)
             if not incheck:
                 code = P.board[(mv >> 8) & 0xFF]
-                gain = capture_value(T, E, P.board[mv & 0xFF])
+                victim = P.board[mv & 0xFF]
+                gain = capture_value(T, E, victim) if use_see else E.value[victim]
                 if mv & PROMOTE:
                     gain += E.value[T.promote_code[code]] - E.value[code]
                 if stand + gain + 200 <= alpha:  # delta pruning: even the full gain cannot lift alpha
                     continue
-                if S.mscore[ply, i] < ORD_CAPTURE:
-                    continue  # loses material in the exchange (SEE < 0, found by score_moves)
+                if use_see:
+                    if S.mscore[ply, i] < ORD_CAPTURE:
+                        continue  # loses material in the exchange (SEE < 0, found by score_moves)
+                elif E.value[code] > E.value[victim] + 60 and is_attacked(P, T, mv & 0xFF, 1 - us):
+                    continue  # a capture by a more valuable piece on a defended square (the cheap stand-in)
             do_move(P, T, mv)
             if P.st[ST_STM] == us:
                 v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
@@ -389,19 +400,22 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             S.moves[0, i] = S.root_moves[i]
             S.mscore[0, i] = n - i
     pm = P.moves[aply - 1] if aply > 0 else 0  # the opponent's last move (0: none or a null move)
+    use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
+    staged = (S.ctl[CTL_FEATURES] & FEAT_STAGED) != 0
     if not root:
         n = 0
         counter_move = 0
-        if pm != 0:
+        if pm != 0 and staged:
             counter_move = S.counter[P.board[pm & 0xFF], pm & 0xFF]
-        if T.params[P_TRY] != 0:
-            n = mp_init(P, T, E, S, ply, tt_move, counter_move, yes)  # the try test needs every move now
+        if T.params[P_TRY] != 0 or not staged:
+            # everything generated first (the try test needs every move; without FEAT_STAGED, as before)
+            n = mp_init(P, T, E, S, ply, tt_move, counter_move, yes, use_see)
             if n == 0:
                 return -MATE + ply
-            if _try_lost(P, T, S.moves[ply], n):
+            if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
                 return -MATE + ply  # the enemy royal reached the far rank out of reach: a completed try
         else:
-            mp_init(P, T, E, S, ply, tt_move, counter_move, no)
+            mp_init(P, T, E, S, ply, tt_move, counter_move, no, use_see)
 
     # 6. The move loop.
     best = -INF
@@ -432,6 +446,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             mscore = S.mp[ply, MP_SCORE]
         quiet = _is_quiet(P, mv)
         code = moving_code(P, mv)
+        if quiet and n_quiets < MAX_QUIETS:  # every quiet move tried (pruned ones too) gets the malus on a cutoff
+            S.quiets[ply, n_quiets] = mv
+            n_quiets += 1
         # Futility and late-move pruning of quiet moves that do not give check.
         prune = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
                  and (futile or (depth <= 4 and searched >= lmp_limit)))
@@ -439,8 +456,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             continue
         # SEE pruning at low depth: captures losing more than SEE_CAPTURE_MARGIN * depth, quiet moves (drops
         # included) that lose more than SEE_QUIET_MARGIN * depth^2 in the exchange on their square.
-        if (not root and searched > 0 and not incheck and best > -MATE_BOUND and depth <= SEE_PRUNE_DEPTH
-                and not _may_check(P, T, mv, eksq)):
+        if (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
+                and depth <= SEE_PRUNE_DEPTH and not _may_check(P, T, mv, eksq)):
             if quiet:
                 if not see_ge(P, T, E, mv, -SEE_QUIET_MARGIN * depth * depth, S.see_buf):
                     continue
@@ -482,9 +499,6 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if S.ctl[CTL_STOP] != 0:
             return 0
         searched += 1
-        if quiet and n_quiets < MAX_QUIETS:
-            S.quiets[ply, n_quiets] = mv
-            n_quiets += 1
         if root:
             S.root_scores[i] = v
         if v > best:
@@ -506,7 +520,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                             S.counter[P.board[pm & 0xFF], pm & 0xFF] = mv
                         bonus = min(depth * depth * 16, HISTORY_MAX // 2)
                         _history_add(S, code, mv & 0xFF, bonus)
-                        for j in range(n_quiets - 1):  # the quiet moves searched before it (it is the last)
+                        for j in range(n_quiets - 1):  # the quiet moves tried before it (it is the last)
                             m2 = S.quiets[ply, j]
                             _history_add(S, moving_code(P, m2), m2 & 0xFF, -bonus)
                     break

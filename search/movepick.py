@@ -19,7 +19,7 @@ stages after the TT move are score bands of one list rather than separate genera
 """
 from __future__ import annotations
 
-from engine.kernels import kernel
+from engine.kernels import inline_kernel, kernel
 from engine.kernels.movegen import DROP, GEN_SEARCH, PROMOTE, ST_STM, generate
 
 from .see import see_ge
@@ -34,7 +34,7 @@ HISTORY_MAX = 1 << 14         # |history| stays below this (gravity), so quiet m
 N_SELECT = 4                  # moves picked by selection before the rest is sorted once
 
 # Columns of S.mp[ply].
-MP_STAGE, MP_IDX, MP_N, MP_TT, MP_SCORE, MP_COUNTER = 0, 1, 2, 3, 4, 5
+MP_STAGE, MP_IDX, MP_N, MP_TT, MP_SCORE, MP_COUNTER, MP_SEE = 0, 1, 2, 3, 4, 5, 6
 MP_COLS = 8
 STAGE_TT, STAGE_GEN, STAGE_PICK = 0, 1, 2
 
@@ -73,8 +73,9 @@ def moving_code(P, mv):
 
 
 @kernel
-def score_moves(P, T, E, S, ply, n, tt_move):
-    """Ordering scores of ``S.moves[ply, :n]`` into ``S.mscore[ply]`` (bands above; ``tt_move`` gets ORD_TT)."""
+def score_moves(P, T, E, S, ply, n, tt_move, use_see):
+    """Ordering scores of ``S.moves[ply, :n]`` into ``S.mscore[ply]`` (bands above; ``tt_move`` gets ORD_TT).
+    Without ``use_see`` every capture stays in the capture band (no SEE, no losing-capture band)."""
     moves = S.moves[ply]
     sc = S.mscore[ply]
     k0 = S.killers[ply, 0]
@@ -96,7 +97,7 @@ def score_moves(P, T, E, S, ply, n, tt_move):
             s = E.value[victim] * 64 - E.value[code]
             if mv & PROMOTE:
                 s += (E.value[T.promote_code[code]] - E.value[code]) * 32
-            sc[i] = s + (ORD_CAPTURE if see_ge(P, T, E, mv, 0, S.see_buf) else ORD_BAD_CAPTURE)
+            sc[i] = s + (ORD_CAPTURE if not use_see or see_ge(P, T, E, mv, 0, S.see_buf) else ORD_BAD_CAPTURE)
         elif mv == k0:
             sc[i] = ORD_KILLER + 1
         elif mv == k1:
@@ -149,7 +150,7 @@ def sort_rest(S, ply, i, n):
 
 
 @kernel
-def _generate_stage(P, T, E, S, ply):
+def _generate_stage(P, T, E, S, ply, use_see):
     """Generate and score the moves; the TT move (already yielded) is taken out of the list."""
     n = generate(P, T, GEN_SEARCH, S.moves[ply])
     tt = S.mp[ply, MP_TT]
@@ -160,7 +161,7 @@ def _generate_stage(P, T, E, S, ply):
                 n -= 1
                 moves[i] = moves[n]
                 break
-    score_moves(P, T, E, S, ply, n, 0)
+    score_moves(P, T, E, S, ply, n, 0, use_see)
     S.mp[ply, MP_N] = n
     S.mp[ply, MP_IDX] = 0
     S.mp[ply, MP_STAGE] = STAGE_PICK
@@ -168,15 +169,17 @@ def _generate_stage(P, T, E, S, ply):
 
 
 @kernel
-def mp_init(P, T, E, S, ply, tt_move, counter_move, gen_now):
+def mp_init(P, T, E, S, ply, tt_move, counter_move, gen_now, use_see):
     """Start picking at ``ply``. ``gen_now``: generate at once (the TT move then stays in the list, first by its
     score) and return the number of legal search moves, for callers that need the whole list (the try rule);
-    otherwise return -1 and generate only after the TT move has been tried."""
+    otherwise return -1 and generate only after the TT move has been tried. ``use_see``: see
+    :func:`score_moves`."""
     S.mp[ply, MP_COUNTER] = counter_move
+    S.mp[ply, MP_SEE] = 1 if use_see else 0
     S.mp[ply, MP_SCORE] = 0
     if gen_now:
         n = generate(P, T, GEN_SEARCH, S.moves[ply])
-        score_moves(P, T, E, S, ply, n, tt_move)
+        score_moves(P, T, E, S, ply, n, tt_move, use_see)
         S.mp[ply, MP_TT] = 0
         S.mp[ply, MP_N] = n
         S.mp[ply, MP_IDX] = 0
@@ -187,7 +190,7 @@ def mp_init(P, T, E, S, ply, tt_move, counter_move, gen_now):
     return -1
 
 
-@kernel
+@inline_kernel
 def mp_next(P, T, E, S, ply):
     """The next move at ``ply`` (0 when none is left); its ordering score is left in ``S.mp[ply, MP_SCORE]``."""
     stage = S.mp[ply, MP_STAGE]
@@ -200,7 +203,7 @@ def mp_next(P, T, E, S, ply):
         S.mp[ply, MP_TT] = 0
         stage = STAGE_GEN
     if stage == STAGE_GEN:
-        _generate_stage(P, T, E, S, ply)
+        _generate_stage(P, T, E, S, ply, S.mp[ply, MP_SEE] != 0)
     i = S.mp[ply, MP_IDX]
     n = S.mp[ply, MP_N]
     if i >= n:

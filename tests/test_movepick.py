@@ -32,11 +32,11 @@ def _garbage_moves(pos: Position) -> list[int]:
     return out
 
 
-def _run_picker(searcher, p, tt, counter, killers, gen_now):
+def _run_picker(searcher, p, tt, counter, killers, gen_now, use_see=True):
     P, T, E = p.state, p.tables, build_eval_tables(p.variant)
     S = searcher._tables(p)
     S.killers[PLY, :] = killers
-    n = mp_init(P, T, E, S, PLY, tt, counter, gen_now)
+    n = mp_init(P, T, E, S, PLY, tt, counter, gen_now, use_see)
     out, scores = [], []
     while True:
         mv = int(mp_next(P, T, E, S, PLY))
@@ -108,3 +108,13 @@ def test_picker_yields_every_legal_move_once(variant, games, plies):
             caps = [m for m in legal_all if not (m >> 17) & 1 and pos.state.board[m & 0xFF] != 0]
             pos.push_unchecked(rng.choice(caps) if caps and rng.random() < 0.4 else rng.choice(legal_all))
     assert positions >= games * 20
+
+
+def test_picker_without_see_keeps_captures_in_their_band():
+    """Without FEAT_SEE a losing capture is ordered with the other captures (the order of the engine before SEE)."""
+    pos = Position.from_sfen("4k4/9/4s4/4p4/9/9/9/4R4/4K4 b - 1")  # RxP loses the rook to the silver
+    p = Searcher._prepare(pos)
+    rxp = pos.parse_move("5h5d").code
+    for use_see, band_ok in ((True, lambda sc: sc < ORD_BAD_CAPTURE // 2), (False, lambda sc: sc >= ORD_CAPTURE)):
+        _, out, scores = _run_picker(Searcher(hash_mb=1), p, 0, 0, [0, 0], False, use_see)
+        assert band_ok(scores[out.index(rxp)])

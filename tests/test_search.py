@@ -120,6 +120,24 @@ def test_tactics(searcher, sfen, firsts, gain):
     assert r.score_cp is not None and r.score_cp >= base + gain, (usi(pos, r.pv), r.score_cp, base)
 
 
+@pytest.mark.parametrize("features", ["see", "staged", "see+staged"])
+def test_selectivity_features_keep_mates_and_tactics(features):
+    """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
+    from search import FEATURES
+    s = Searcher(hash_mb=8, features=sum(FEATURES[f] for f in features.split("+")))
+    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
+        r = s.search(Position.from_sfen(sfen), Limits(depth=4))
+        assert r.mate == plies
+    for sfen, firsts, gain in TACTICS:
+        pos = Position.from_sfen(sfen)
+        r = s.search(pos, Limits(depth=4))
+        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
+        if firsts is not None:
+            assert pos.move_usi(r.best) in firsts
+    with pytest.raises(ValueError):
+        Searcher(hash_mb=1, features=1 << 20)
+
+
 def test_search_leaves_position_unchanged_and_streams_info(searcher):
     pos = Position.from_sfen(bench_positions[3])
     sfen, ply = pos.sfen(), pos.ply
