@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 import re
 import threading
-import time
 
 import engine
 from usi import games
@@ -166,7 +165,6 @@ def test_fuzz_every_variant(capfd):
     out = Sink()
     eng = UsiEngine(out=out)
     sent: list[str] = []
-    t0 = time.monotonic()
     for variant in VARIANTS:
         for line in _script(variant, rng):
             sent.append(line)
@@ -183,4 +181,4 @@ def test_fuzz_every_variant(capfd):
     assert eng.handle("quit") is False
     captured = capfd.readouterr()
     assert captured.err == "", captured.err[:2000]
-    assert len(sent) >= 6 * LINES_PER_VARIANT and time.monotonic() - t0 < 120
+    assert len(sent) >= 6 * LINES_PER_VARIANT
