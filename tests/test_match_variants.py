@@ -20,7 +20,9 @@ OURS = [f"cmd={sys.executable} -m usi", "name=ours"]
 
 
 def _task(variant: str, sente, gote, seed: int = 11, max_plies: int = 40, **options) -> M.GameTask:
-    settings = M.MatchSettings(variant=variant, tc=M.TimeControl(depth=1), max_plies=max_plies,
+    # ready_timeout: these games start our engine without the CLI's warm-up, so a cold numba cache (after a kernel
+    # change) compiles inside the game's own isready, which can pass the default 120 s under load
+    settings = M.MatchSettings(variant=variant, tc=M.TimeControl(depth=1), max_plies=max_plies, ready_timeout=900,
                                variant_options=options)
     return M.GameTask(0, 0, M.EngineSpec.parse(sente), M.EngineSpec.parse(gote), M.Opening(), settings, seed)
 
