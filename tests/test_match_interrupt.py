@@ -268,6 +268,13 @@ def test_a_second_signal_aborts_at_once(tmp_path):
     assert control.stopping and control.reason == "SIGINT"
     with pytest.raises(M.MatchAborted):
         control.handle(signal.SIGINT)
+    import threading  # off the main thread (a GUI's worker) signals cannot be caught: install is a no-op there
+
+    before = signal.getsignal(signal.SIGINT)
+    worker = threading.Thread(target=lambda: M.StopControl().install()())
+    worker.start()
+    worker.join()
+    assert signal.getsignal(signal.SIGINT) is before
 
     tag, out = f"tag-{uuid.uuid4().hex}", tmp_path / "m"
     proc = _start([*_engine_args(tag), "--games", "6", "--max-plies", "12", "--out", str(out)])

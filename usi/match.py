@@ -641,7 +641,11 @@ class StopControl:
             self.reason = reason
 
     def install(self) -> Callable[[], None]:
-        """Route SIGINT and SIGTERM to :meth:`handle` (main thread only); returns the function restoring them."""
+        """Route SIGINT and SIGTERM to :meth:`handle`; returns the function restoring them. Off the main thread
+        (a match run from a GUI's worker thread) signals cannot be caught: nothing is installed, :meth:`request`
+        still stops the match."""
+        if threading.current_thread() is not threading.main_thread():
+            return lambda: None
         old = {sig: signal.signal(sig, self.handle) for sig in (signal.SIGINT, signal.SIGTERM)}
 
         def restore() -> None:
