@@ -23,9 +23,9 @@ from engine import Position
 from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
 from eval import build_eval_tables, evaluate
 
-from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_GEN, CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES,
-                      CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
-                      CTL_FEATURES, FEAT_SEE, FEAT_STAGED, MAX_QUIETS, SearchTables, hashfull)
+from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
+                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_QS_TT, FEAT_SEE,
+                      FEAT_STAGED, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
@@ -37,7 +37,7 @@ __all__ = ["FEATURES", "Limits", "SearchInfo", "SearchResult", "Searcher", "eval
 NO_LIMIT = 1 << 62
 #: Search features by name (search.kernels.FEAT_*), each kept off by default until an SPRT against the engine
 #: without it accepts it (bench/strength/shogi-sprt.tsv).
-FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED}
+FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT}
 DEFAULT_FEATURES = 0
 TT_ENTRY_BYTES = 8 + 4 + 4 + 2 + 1 + 1
 MATE_TT_ENTRIES = 1 << 18
@@ -118,6 +118,8 @@ class Searcher:
         self.seed = seed
         #: selectivity features (bit set of FEATURES' values) for the next searches; see docs/search.md
         self.features = DEFAULT_FEATURES if features is None else int(features)
+        #: evaluation for the next searches (eval.EVAL_MODES: "hand" or "learned"; the USI option EvalMode)
+        self.eval_mode = "hand"
         if self.features & ~sum(FEATURES.values()):
             raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
@@ -305,7 +307,7 @@ class Searcher:
     def _search(self, pos: Position, limits: Limits, on_info) -> SearchResult:
         ctl = self._ctl
         p = self._prepare(pos)
-        P, T, E = p.state, p.tables, build_eval_tables(p.variant)
+        P, T, E = p.state, p.tables, build_eval_tables(p.variant, self.eval_mode)
         S = self._tables(p)
         legal_all = p.legal_codes().tolist()
         root = p.legal_codes("search").tolist()

@@ -50,6 +50,7 @@ CTL_SIZE = 16
 # Search features that are kept off until an SPRT accepts them (docs/search.md, bench/strength/shogi-sprt.tsv).
 FEAT_SEE = 1     # SEE in quiescence and move-loop pruning, losing captures ordered last
 FEAT_STAGED = 2  # TT move tried before generation, counter-move ordering
+FEAT_QS_TT = 4   # TT probes (cutoffs) in the quiescence search, null-window nodes
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
@@ -291,6 +292,16 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             return evaluate_k(P, T, E)  # long capture chains (13x13 boards, exchange captures): stop here
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
+        if (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0 and beta - alpha == 1:
+            # TT probe: an entry of the main search (depth >= 1, so deeper than any quiescence node) may settle it
+            qk = P.keys[aply]
+            qi = np.int64(qk & np.uint64(S.tt_key.shape[0] - 1))
+            if S.tt_key[qi] == qk:
+                tts = _score_from_tt(S.tt_score[qi], ply)
+                b = S.tt_bound[qi]
+                if (b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta)
+                        or (b == BOUND_UPPER and tts <= alpha)):
+                    return tts
         if incheck:
             n = generate(P, T, GEN_SEARCH, S.moves[ply])
             if n == 0:

@@ -120,7 +120,7 @@ def test_tactics(searcher, sfen, firsts, gain):
     assert r.score_cp is not None and r.score_cp >= base + gain, (usi(pos, r.pv), r.score_cp, base)
 
 
-@pytest.mark.parametrize("features", ["see", "staged", "see+staged"])
+@pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
