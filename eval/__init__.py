@@ -15,13 +15,19 @@ import numpy as np
 from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
-from .kernels import C_MOBILITY, C_TEMPO, EvalTables, evaluate_k, piece_mobility
+from .kernels import C_KP, C_MOBILITY, C_TEMPO, EvalTables, evaluate_k, piece_mobility
 
-__all__ = ["EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "piece_mobility", "piece_value"]
+__all__ = ["EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
+           "piece_mobility", "piece_value"]
+
+#: ``hand``: the hand-set terms of :mod:`eval.params`; ``learned``: the KP tables of :mod:`eval.kp` trained by
+#: :mod:`eval.train`, shipped in ``eval/weights/`` (a variant without a weights file keeps the hand-set terms).
+EVAL_MODES = ("hand", "learned")
 
 _MINORS = {"S", "G", "N"}
 _PROMOTED_MINORS = {"+P", "+L", "+N", "+S"}
-_CACHE: dict[int, EvalTables] = {}
+_CACHE: dict[tuple[int, str], EvalTables] = {}
+_NO_KP = np.zeros((1, 1, 1), np.int32)
 
 
 def _positional(letter: str, fwd_rank: int, n_ranks: int, edge_file: int, start_rank: int) -> int:
@@ -46,11 +52,22 @@ def piece_value(letter: str) -> int:
     return EP.PIECE_VALUES.get(letter, 0)
 
 
-def build_eval_tables(variant: Variant) -> EvalTables:
-    """Compile :mod:`eval.params` into kernel tables for ``variant`` (cached per variant object)."""
-    cached = _CACHE.get(id(variant))
+def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
+    """Kernel tables for ``variant`` (cached per variant object and mode): :mod:`eval.params` compiled, and in
+    ``learned`` mode the shipped KP tables (``eval/weights/kp_<variant>.npz``) when the variant has them."""
+    if mode not in EVAL_MODES:
+        raise ValueError(f"unknown evaluation mode {mode!r} (one of {', '.join(EVAL_MODES)})")
+    cached = _CACHE.get((id(variant), mode))
     if cached is not None:
         return cached
+    if mode == "learned":
+        from . import kp
+        path = kp.weights_path(variant.id)
+        E = build_eval_tables(variant, "hand")
+        if path.is_file():
+            E = kp_eval_tables(variant, *kp.load_weights(path, variant))
+        _CACHE[(id(variant), mode)] = E
+        return E
     g = variant.geometry
     n_sq, n_files, n_ranks = g.n_squares, g.n_files, g.n_ranks
     T = variant.tables
@@ -110,12 +127,29 @@ def build_eval_tables(variant: Variant) -> EvalTables:
     try_bonus = np.zeros(n_ranks, np.int32)
     if variant.try_rule:
         try_bonus[:len(EP.TRY_BONUS)] = EP.TRY_BONUS[:n_ranks]
+    mirror = np.array([g.square(n_files - 1 - g.file_of(sq), n_ranks - 1 - g.rank_of(sq)) for sq in range(n_sq)],
+                      np.int32)
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
-                   value=value, consts=consts, try_bonus=try_bonus, mobility=mobility)
-    _CACHE[id(variant)] = E
+                   value=value, consts=consts, try_bonus=try_bonus, mobility=mobility, kp=_NO_KP, kp_hand=_NO_KP,
+                   mirror=mirror)
+    _CACHE[(id(variant), "hand")] = E
     return E
 
 
-def evaluate(pos) -> int:
-    """Static evaluation of ``pos`` in centipawns, from the side to move's point of view."""
-    return int(evaluate_k(pos.state, pos.tables, build_eval_tables(pos.variant)))
+def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray) -> EvalTables:
+    """The hand-set tables of ``variant`` with the KP tables ``kp``, ``kp_hand`` switched on (not cached)."""
+    from .kp import kp_shape
+    want_kp, want_kh = kp_shape(variant)
+    if kp.shape != want_kp or kp_hand.shape != want_kh:
+        raise ValueError(f"KP tables of shapes {kp.shape}, {kp_hand.shape}; {variant.id} needs {want_kp}, {want_kh}")
+    E = build_eval_tables(variant, "hand")
+    consts = E.consts.copy()
+    consts[C_KP] = 1
+    return E._replace(kp=np.ascontiguousarray(kp, np.int32), kp_hand=np.ascontiguousarray(kp_hand, np.int32),
+                      consts=consts)
+
+
+def evaluate(pos, mode: str = "hand") -> int:
+    """Static evaluation of ``pos`` in centipawns, from the side to move's point of view (``mode``: see
+    :data:`EVAL_MODES`)."""
+    return int(evaluate_k(pos.state, pos.tables, build_eval_tables(pos.variant, mode)))

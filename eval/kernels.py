@@ -17,9 +17,13 @@ EvalTables = namedtuple("EvalTables", [
     "consts",     # int64[4]: [tempo, ...]
     "try_bonus",  # int32[n_ranks]: a royal's bonus by its distance from the far rank (zeros without a try rule)
     "mobility",   # int32[64]: centipawns per destination of a piece code, sente POV (all zero: no mobility term)
+    "kp",         # int32[n_sq, 2 n_pt, n_sq]: KP table of eval.kp (shape (1, 1, 1) when consts[C_KP] == 0)
+    "kp_hand",    # int32[n_sq, 2 n_pt, max hand + 1]: KP hand table of eval.kp (shape (1, 1, 1) likewise)
+    "mirror",     # int32[n_sq]: the square seen from the other side (180-degree rotation)
 ])
 C_TEMPO = 0
 C_MOBILITY = 1  # consts[C_MOBILITY] != 0: some piece code has a mobility weight
+C_KP = 2        # consts[C_KP] != 0: the KP tables replace material, piece-square, near-king and hand terms
 
 
 @kernel
@@ -60,6 +64,55 @@ def piece_mobility(board, T, code, sq):
 
 
 @kernel
+def kp_sum(P, T, E, k0, k1):
+    """The KP tables summed over the board and both hands, sente's view, kings on ``k0`` and ``k1`` (both >= 0):
+    ``f(sente) - f(gote)``, gote reading the tables on the rotated board (see :mod:`eval.kp`)."""
+    board = P.board
+    kp = E.kp
+    kh = E.kp_hand
+    m = E.mirror
+    npt = kp.shape[1] // 2
+    kb = m[k1]
+    s = 0
+    for sq in range(board.shape[0]):
+        code = board[sq]
+        if code == 0:
+            continue
+        pt = (code & 31) - 1
+        if (code >> 5) == 0:
+            s += kp[k0, pt, sq] - kp[kb, npt + pt, m[sq]]
+        else:
+            s += kp[k0, npt + pt, sq] - kp[kb, pt, m[sq]]
+    top = kh.shape[2] - 1
+    for h in range(T.hand_types.shape[0]):
+        pt = T.hand_types[h]
+        n0 = min(int(P.hands[0, pt]), top)
+        n1 = min(int(P.hands[1, pt]), top)
+        s += kh[k0, pt - 1, n0] + kh[k0, npt + pt - 1, n1] - kh[kb, pt - 1, n1] - kh[kb, npt + pt - 1, n0]
+    return s
+
+
+@kernel
+def _extra_terms(P, T, E):
+    """Mobility and try terms (the variants that have them), sente's view: what the KP tables leave out."""
+    s = 0
+    if E.consts[C_MOBILITY] != 0:
+        board = P.board
+        for sq in range(board.shape[0]):
+            code = board[sq]
+            if code != 0 and E.mobility[code] != 0:
+                s += E.mobility[code] * piece_mobility(board, T, code, sq)
+    if T.params[P_TRY] != 0:
+        last = T.params[P_N_RANKS] - 1
+        for c in range(2):
+            for i in range(P.st[ST_ROYALS + c]):
+                r = royal_square(P, T, c, i) % T.params[P_N_RANKS]
+                bonus = E.try_bonus[r if c == 0 else last - r]
+                s += bonus if c == 0 else -bonus
+    return s
+
+
+@kernel
 def evaluate_k(P, T, E):
     """Static evaluation in centipawns from the side to move's point of view."""
     board = P.board
@@ -68,6 +121,11 @@ def evaluate_k(P, T, E):
     if T.params[P_LAST_ROYAL] != 0:  # several royals may stand: king safety is measured around the first
         k0 = royal_square(P, T, 0, 0) if P.st[ST_ROYALS] > 0 else -1
         k1 = royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1
+    if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms below)
+        s = kp_sum(P, T, E, k0, k1) + _extra_terms(P, T, E)
+        if P.st[ST_STM] == 0:
+            return s + E.consts[C_TEMPO]
+        return -s + E.consts[C_TEMPO]
     s = 0
     mobility = E.consts[C_MOBILITY] != 0
     for sq in range(board.shape[0]):
