@@ -156,3 +156,35 @@ def test_learned_mode_without_weights_keeps_the_hand_set_evaluation():
     v = Position.startpos("daishogi2017").variant
     assert not KP.weights_path(v.id).exists()
     assert build_eval_tables(v, "learned") is build_eval_tables(v, "hand")
+
+
+def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
+    import io
+
+    from search import Limits, Searcher
+    from usi.engine import UsiEngine
+    from eval.train import CHECK_SFEN
+    made = []
+
+    def factory(hash_mb: int, seed: int) -> Searcher:
+        made.append(Searcher(hash_mb=hash_mb, seed=seed))
+        return made[-1]
+
+    eng = UsiEngine(out=io.StringIO(), searcher_factory=factory, limits_cls=Limits)
+    assert eng.opt("EvalMode") == "hand"
+    eng.cmd_setoption(["name", "EvalMode", "value", "learned"], "setoption name EvalMode value learned")
+    searcher = eng._ensure_searcher()
+    assert searcher.eval_mode == "learned"
+    pos = Position.from_sfen(CHECK_SFEN)
+    # the search reads the mode's tables: the same depth-2 search scores differently (hand 31, learned 51 when
+    # written); a search that ignored the mode would give equal scores
+    scores = {}
+    for mode in EVAL_MODES:
+        searcher.eval_mode = mode
+        searcher.clear()
+        res = searcher.search(pos, Limits(depth=2))
+        assert res.best in pos.legal_codes().tolist()
+        scores[mode] = res.score_cp
+    assert scores["hand"] != scores["learned"]
+    eng.cmd_setoption(["name", "EvalMode", "value", "neural"], "setoption name EvalMode value neural")
+    assert eng.opt("EvalMode") == "learned"  # a value outside the combo is refused in words

@@ -102,6 +102,9 @@ def default_options() -> dict[str, Option]:
         Option("DepthLimit", "spin", 0, 0, 127),
         Option("Seed", "spin", 0, 0, 2**31 - 1),
         Option("EnteringKingRule", "combo", "CSARule27", vars=ENTERING_KING_RULES),
+        # hand: eval/params.py; learned: the KP tables of eval/weights/ (docs/eval.md). Hand until an SPRT accepts
+        # the learned tables; a variant without a weights file keeps the hand-set evaluation.
+        Option("EvalMode", "combo", "hand", vars=("hand", "learned")),
     ]
     # each variant's rule options (usi/games.py); they only matter once USI_Variant selects that variant
     opts += [Option(name, kind, default, lo, hi, vars=tuple(vs)) for name, kind, default, lo, hi, vs, _
@@ -321,6 +324,8 @@ class UsiEngine:
         elif self._searcher_key[0] != key[0]:
             self._searcher.set_hash(key[0])
         self._searcher_key = key
+        if hasattr(self._searcher, "eval_mode"):  # test doubles made by a searcher factory may not have it
+            self._searcher.eval_mode = self.opt("EvalMode")
         if self._need_clear:
             self._searcher.clear()
             self._need_clear = False
