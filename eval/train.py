@@ -119,14 +119,28 @@ def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes
     tmp.replace(out)
 
 
-def _load_data(path: Path) -> dict:
-    if not Path(path).is_file():
-        raise ValueError(f"no training data file {path} (make one with: python -m eval.train gen)")
-    with np.load(path, allow_pickle=False) as z:
-        d = {k: z[k] for k in z.files}
-    if len(d.get("stm", [])) == 0:
-        raise ValueError(f"training data file {path} holds no positions")
-    return d
+_DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
+
+
+def _load_data(paths: list[Path]) -> dict:
+    """The positions of one or more ``gen`` files, concatenated (game ids offset so games stay apart)."""
+    parts = []
+    for path in paths:
+        if not Path(path).is_file():
+            raise ValueError(f"no training data file {path} (make one with: python -m eval.train gen)")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                d = {k: z[k] for k in _DATA_KEYS}
+        except (OSError, KeyError, ValueError) as exc:
+            raise ValueError(f"training data file {path} is not readable: {exc}") from None
+        if len(d["stm"]) == 0:
+            raise ValueError(f"training data file {path} holds no positions")
+        parts.append(d)
+    offset = 0
+    for d in parts:
+        d["game"] = d["game"] + offset
+        offset = int(d["game"].max()) + 1
+    return {k: np.concatenate([d[k] for d in parts]) for k in _DATA_KEYS}
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -145,7 +159,7 @@ def fit_scale(ev: np.ndarray, result: np.ndarray) -> float:
     return float(grid[int(np.argmin(losses))])
 
 
-def fit(data_path: Path, out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
+def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
         seed: int = 0) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
@@ -154,7 +168,7 @@ def fit(data_path: Path, out: Path | None, steps: int, lr: float, lam: float, l2
     from .params import TEMPO
     t0 = time.perf_counter()
     v = get_variant("shogi")
-    d = _load_data(data_path)
+    d = _load_data(data_paths)
     sign = np.where(d["stm"] == 0, 1.0, -1.0)
     idx, coef = KP.features(d["board"], d["hands"], v)
     coef = coef.astype(np.float64)
@@ -238,9 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--nodes", type=int, default=3000)
     g.add_argument("--seed", type=int, default=1)
     f = sub.add_parser("fit", help="Texel-style logistic fit of the KP tables")
-    f.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen files")
     f.add_argument("--out", type=Path, default=None, help="weights file (default eval/weights/kp_shogi.npz)")
-    f.add_argument("--steps", type=int, default=400)
+    f.add_argument("--steps", type=int, default=300)
     f.add_argument("--lr", type=float, default=1.0, help="Adam step, centipawns")
     f.add_argument("--lam", type=float, default=0.5, help="weight of the search score in the target (rest: result)")
     f.add_argument("--l2-kp", type=float, default=1e-6, help="L2 toward the hand-set values, per KP slot")

@@ -188,3 +188,24 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
     assert scores["hand"] != scores["learned"]
     eng.cmd_setoption(["name", "EvalMode", "value", "neural"], "setoption name EvalMode value neural")
     assert eng.opt("EvalMode") == "learned"  # a value outside the combo is refused in words
+
+
+def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
+    """The pipeline's fit on a slice of the committed data (two files, to exercise the merge): free of L2 it must
+    fit its training positions better than the hand-set prior, and what it writes loads."""
+    from eval.train import DEFAULT_DATA, fit
+    with np.load(DEFAULT_DATA) as z:
+        d = {k: z[k] for k in z.files}
+    first = d["game"] < 20
+    second = (d["game"] >= 20) & (d["game"] < 40)
+    paths = []
+    for name, rows in (("a.npz", first), ("b.npz", second)):
+        paths.append(tmp_path / name)
+        np.savez_compressed(paths[-1], **{k: (d[k][rows] if d[k].ndim else d[k]) for k in d})
+    out = tmp_path / "w.npz"
+    figures = fit(paths, out, steps=40, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0)
+    assert figures["positions"] == int(first.sum() + second.sum()) and figures["games"] == 40
+    assert figures["loss_train"] < figures["loss_hand_train"] - 1e-3
+    v = Position.startpos().variant
+    kp, kh = KP.load_weights(out, v)
+    assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
