@@ -84,6 +84,8 @@ RIDER_BONUS = 150
 #: hand, so a chance-aware search closes its king a turn before the roll (the roll-blind one only after it). Off by
 #: default: at 8 cp the chance-aware engine scored 0.44 against the roll-blind one (docs/fantasista.md, Strength).
 KING_DROP_CP = 8
+#: The largest silver-wave seen-set a search node grows to (slots): 2^20, about half a million wave positions.
+SEARCH_MAX_WAVE = 1 << 20
 DROP_WEIGHT = [0, 1, 1, 1, 2, 2, 2, 2] + [0] * 7 + [2] * 6 + [0] * 11  # P L N: 1; S G B R and the fairy tokens: 2
 DROP_ATTACK_CAP = 6
 
@@ -409,6 +411,8 @@ class FantasistaSearcher:
             if n >= 0:
                 return n
             if G.info[FK.I_OVERFLOW] == FK.OVERFLOW_WAVE:  # a silver wave's seen-set: grow it, leave out nothing
+                if len(G.wkeys) >= SEARCH_MAX_WAVE:
+                    return int(G.info[FK.I_N])  # a wave beyond the search's reach: keep what was found
                 G, self.g2 = grow_wave(G, self.g2)
                 self.bufs[ply] = G
                 self._ply_bufs.clear()

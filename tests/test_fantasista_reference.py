@@ -85,5 +85,6 @@ def test_agrees_with_reference_on_random_positions():
 
 @pytest.mark.slow
 def test_agrees_with_reference_on_600_positions():
-    seen = compare(600, seed=2026, python_too=True)
+    # seed 2033: every feature occurs (seed 2026 had no rider once the empty wave stopped being a turn, 2026-12-02)
+    seen = compare(600, seed=2033, python_too=True)
     assert all(seen.values()), seen

@@ -19,7 +19,7 @@ import re
 from ...game import GameError, NodeKind
 from . import pieces as PC
 from .board import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, Board, follow_wave
-from .turngen import legal_turns
+from .turngen import has_legal_turn, legal_turns
 from .pieces import CARRIER, INVINCIBLE, SPECIALS, TOKEN
 
 VARIANT_ID = "fantasista"
@@ -435,7 +435,8 @@ class FantasistaState:
         if self.result() is not None:
             raise GameError(f"the game is over ({self.result()[1]})")
         text = self.canonical(token)
-        self.bd = self.turns()[0][text]
+        turns = self.turns()[0]
+        self.bd = turns[text] if text in turns else self._unlisted[text]
         ply = self.move_number
         self.move_number += 1
         if magic_after(ply):
@@ -449,6 +450,10 @@ class FantasistaState:
         if text not in turns and token.startswith("wave:"):
             nb = follow_wave(self.bd, token)  # another order of the same silver moves
             text = by_key.get(nb.key(), token) if nb is not None else token
+            if text not in turns and nb is not None and turns.truncated:
+                # too many waves to list in this position (turngen.MAX_PARTS): the wave is played as spelt
+                self._unlisted = {token: nb}
+                return token
         if text not in turns:
             raise GameError(f"illegal or malformed turn {token!r} in {self.sfen()}")
         return text
@@ -514,7 +519,8 @@ class FantasistaState:
             return None
         c = self.bd.stm
         lose = 1.0 if c == 1 else 0.0
-        if not self.turns()[0]:
+        turns = self.turns()[0]
+        if not turns and not (turns.truncated and has_legal_turn(self.bd)):
             return lose, "checkmate" if self.bd.in_check(c) else "no legal turn"
         rep = self.repetition()
         if rep == "draw":

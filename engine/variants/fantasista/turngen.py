@@ -94,6 +94,9 @@ def desc_text(d) -> str:
 
 #: The most outcomes (and spellings / 4) one generator run keeps: past it the turns are generated part by part.
 MAX_CAP = 1 << 14
+#: The most parts a listing takes (each part runs the whole wave again): past 16 x 16,384 turns the waves are not
+#: listed (``TurnTable.truncated``) but accepted when played, and a mate test still searches them.
+MAX_PARTS = 16
 #: The largest silver-wave seen-set (slots; half can be used: about 4 million wave positions, ~100 MB).
 MAX_WAVE = 1 << 23
 
@@ -107,7 +110,7 @@ def grow_wave(G: FK.GenBuf, G2: FK.GenBuf) -> tuple[FK.GenBuf, FK.GenBuf]:
     the wave left nothing out, it stopped); :class:`TooManyTurns` past :data:`MAX_WAVE`."""
     size = 4 * max(len(G.wkeys), len(G2.wkeys))
     if size > MAX_WAVE:
-        raise TooManyTurns(f"fantasista: a silver wave with more than {MAX_WAVE // 8} positions in one turn")
+        raise TooManyTurns(f"fantasista: a silver wave with more than {MAX_WAVE // 2} positions in one turn")
     G3 = FK.make_genbuf(int(G.info[FK.I_CAP]), int(G.info[FK.I_SCAP]), size)
     G3.info[FK.I_PARTS], G3.info[FK.I_PART] = G.info[FK.I_PARTS], G.info[FK.I_PART]
     return G3, FK.make_genbuf(int(G2.info[FK.I_CAP]), 0, size)
@@ -168,8 +171,8 @@ class TurnTable(Mapping):
         self._boards: dict[int, Board] = {}
         self.parts = 1  # how many generator runs listed the turns (see Generator)
 
-    #: Always False: every turn is listed, waves of many silvers part by part (before 2026-12-02 waves were left out
-    #: past 16,384 turns and this said so; kept for callers that still ask).
+    #: True only when the waves are too many to list even part by part (:data:`MAX_PARTS`): the table then holds the
+    #: other turns; a wave is accepted when played (``FantasistaState.canonical``) and counted by the mate test.
     truncated = False
 
     def __getitem__(self, text: str) -> Board:
@@ -216,8 +219,38 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
     part when the turns are more than one run holds (see :class:`Generator`)."""
     gen = generator()
     st = to_array(bd)
+    wave = FK.ST_RIGHTS + 3 * int(st[FK.ST_STM]) + 2
+    truncated = False
+    try:
+        parts, chunks = _listed(gen, st, MAX_PARTS)
+    except TooManyTurns:
+        parts, chunks = MAX_PARTS * 4, None
+    if chunks is None:  # too many waves to list: the other turns, the wave right kept in their rows
+        if st[wave] == 0:
+            raise TooManyTurns("fantasista: more turns than can be listed in one position")
+        saved, st2 = int(st[wave]), st.copy()
+        st2[wave] = 0
+        parts, chunks = _listed(gen, st2, MAX_PARTS)
+        if chunks is None:
+            raise TooManyTurns("fantasista: more turns than can be listed in one position")
+        T = tables()
+        for c in chunks:
+            c[1][:, wave] = saved
+            c[2][:] = [np.uint64(FK.zhash(r, T)) for r in c[1]]
+        truncated = True
+    names = [t for c in chunks for t in c[0]]
+    rows = chunks[0][1] if len(chunks) == 1 else np.concatenate([c[1] for c in chunks])
+    keys = chunks[0][2] if len(chunks) == 1 else np.concatenate([c[2] for c in chunks])
+    table = TurnTable(names, rows, keys)
+    table.parts, table.truncated = parts, truncated
+    alias = {t: a for c in chunks for t, a in c[3].items()}
+    return table, alias, _ByKey(table)
+
+
+def _listed(gen: Generator, st: np.ndarray, max_parts: int) -> tuple[int, list | None]:
+    """(parts, named chunks) of every turn of ``st``, in 1, 4, 16, ... parts; (parts, None) past ``max_parts``."""
     parts = 1
-    while True:
+    while parts <= max_parts:
         chunks = []
         for part in range(parts):
             n = gen.run(st, True, parts, part)
@@ -225,15 +258,22 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
                 break
             chunks.append(_named(gen.G, n))
         else:
-            break
+            return parts, chunks
         parts *= 4
-    names = [t for c in chunks for t in c[0]]
-    rows = chunks[0][1] if parts == 1 else np.concatenate([c[1] for c in chunks])
-    keys = chunks[0][2] if parts == 1 else np.concatenate([c[2] for c in chunks])
-    table = TurnTable(names, rows, keys)
-    table.parts = parts
-    alias = {t: a for c in chunks for t, a in c[3].items()}
-    return table, alias, _ByKey(table)
+    return parts, None
+
+
+def has_legal_turn(bd: Board) -> bool:
+    """Whether the side to move of ``bd`` has a legal turn (stops at the first; waves included, their seen-set
+    grown as needed): the mate test of a position whose waves are too many to list."""
+    gen = generator()
+    st = to_array(bd)
+    h = key(st)
+    while True:
+        r = FK.has_legal_turn(st, h, gen.T, gen.G, gen.G2)
+        if r >= 0:
+            return r == 1
+        gen.G, gen.G2 = grow_wave(gen.G, gen.G2)
 
 
 def _named(G: FK.GenBuf, n: int) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
