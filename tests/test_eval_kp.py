@@ -62,6 +62,15 @@ def test_prior_tables_reproduce_the_hand_set_evaluation():
         assert int(evaluate_k(p.state, p.tables, E)) == evaluate(p, "hand")
 
 
+def test_prior_tables_with_mobility_and_several_royals():
+    """Dai shogi: the KP path keeps the variant's mobility and try terms and reads the first royal as the hand-set
+    evaluation does, so its prior tables also give the hand-set value."""
+    v = Position.startpos("daishogi2017").variant
+    E = kp_eval_tables(v, *KP.prior_tables(v))
+    for p in _random_positions(20, "daishogi2017", seed=4, every=7):
+        assert int(evaluate_k(p.state, p.tables, E)) == evaluate(p, "hand")
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_colour_flip_negates_the_value(seed):
     v = Position.startpos().variant
