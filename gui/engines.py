@@ -13,10 +13,12 @@ import shlex
 import sys
 from typing import Iterable, Optional
 
+from usi.client import DEBIAN_ENGINES
+
 #: The name of our own engine; the one a record's ``builtin`` player and the plain player ``"engine"`` mean.
 BUILTIN = "fantasista"
 #: Debian's USI engines, offered when their program is installed.
-SYSTEM_ENGINES = {"fairy-stockfish": "/usr/games/fairy-stockfish", "gpsusi": "/usr/games/gpsusi"}
+SYSTEM_ENGINES = DEBIAN_ENGINES
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 
 

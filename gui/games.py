@@ -21,6 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from usi.games import FANTASISTA_FAIRIES, FANTASISTA_RESERVED, FANTASISTA_RESERVED_SIDE
+
 _SQ = re.compile(r"\d{1,2}[a-m]")
 _WORD_PART = re.compile(r"^([a-z]+):(.*)$")
 _DROP = re.compile(r"^([A-Z]'?)\*")
@@ -106,7 +108,9 @@ def choice_label(token: str, others: list[str]) -> str:
 
 # ------------------------------------------------------------------------------------------ notation
 def ja_square(name: str) -> str:
-    """``7f`` -> ``７六``, ``13m`` -> ``１３十三``."""
+    """``7f`` -> ``７六``, ``13m`` -> ``１３十三``; ValueError for anything that is not a square name."""
+    if not re.fullmatch(r"[0-9]{1,2}[a-z]", name):
+        raise ValueError(f"{name!r} is not a square")
     file, rank = name[:-1], name[-1]
     return "".join(ZEN_DIGITS[int(ch)] for ch in file) + KANJI_RANKS[RANK_LETTERS.index(rank) + 1]
 
@@ -230,11 +234,11 @@ def _fantasista_kanji() -> dict[str, str]:
     return out
 
 
-FAIRY_CHOICES = ["hiko", "ayumi", "yokaku", "ginsara"]
-#: Fantasista: "choose" leaves the side's fairy (or reserved result) to its player, a pre-game decision
-#: (``fairy:<name>[,reserved:<result>]``); "default" follows the both-sides "rolls 9-18" option.
-RESERVED_SIDE_CHOICES = ["default", "choose", "4-8", "nothing"] + [f"{f}:{r}" for f in FAIRY_CHOICES
-                                                                   for r in ("1", "2", "3", "4-8")]
+# Fantasista's choices are the USI options' (usi/games.py, one definition): "choose" leaves the side's fairy (or
+# reserved result) to its player, a pre-game decision (``fairy:<name>[,reserved:<result>]``); "default" follows the
+# both-sides "rolls 9-18" option.
+FAIRY_CHOICES = list(FANTASISTA_FAIRIES)
+RESERVED_SIDE_CHOICES = list(FANTASISTA_RESERVED_SIDE)
 
 
 def variant_infos() -> dict[str, VariantInfo]:
@@ -249,7 +253,7 @@ def variant_infos() -> dict[str, VariantInfo]:
         VariantInfo("fantasista", "Ousho Fantasista", "王将ファンタジスタ", kanji=_fantasista_kanji(), options=[
             {"name": "fairy_sente", "label": "sente fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "hiko"},
             {"name": "fairy_gote", "label": "gote fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "ayumi"},
-            {"name": "reserved", "label": "rolls 9-18", "choices": ["4-8", "1", "2", "3", "nothing"],
+            {"name": "reserved", "label": "rolls 9-18", "choices": list(FANTASISTA_RESERVED),
              "default": "4-8"},
             {"name": "reserved_sente", "label": "sente's 9-18", "choices": RESERVED_SIDE_CHOICES,
              "default": "default"},
@@ -298,7 +302,10 @@ class GuiGame:
             except (engine.SfenError, ValueError) as exc:
                 raise GameFailure(f"bad start position: {exc}") from None
         else:
-            self.state = engine.new_game(info.id, **self._game_options())
+            try:
+                self.state = engine.new_game(info.id, **self._game_options())
+            except ValueError as exc:  # a setting the rules refuse (an unknown fairy, reserved "choose" with "1" ...)
+                raise GameFailure(f"{info.id} options refused: {exc}") from None
             if start_sfen and start_sfen != self.state.sfen():
                 loader = getattr(type(self.state), "from_sfen", None)
                 if loader is None:
@@ -473,7 +480,7 @@ class GuiGame:
 
     def _unlisted_wave_moves(self) -> list[str]:
         """Fantasista, a position whose waves are too many for the rules to list (``TurnTable.truncated``, past
-        16,384 turns): every single move of each own silver that may take part in a wave (the rules' own
+        ``MAX_PARTS`` x ``MAX_CAP`` turns, see engine/variants/fantasista/turngen.py): every single move of each own silver that may take part in a wave (the rules' own
         ``piece_moves``); empty elsewhere. Which sets of them make a wave is left to ``canonical``."""
         if self.info.id != "fantasista" or self.node() != "decision" or not self.state.turns()[0].truncated:
             return []
@@ -594,7 +601,16 @@ class GuiGame:
 
     # ------------------------------------------------------------------ notation
     def japanese(self, token: str, prev_to: str | None) -> str:
-        """KIF-style Japanese notation of ``token`` in the current position (before it is played)."""
+        """KIF-style Japanese notation of ``token`` in the current position (before it is played).
+
+        A token whose squares cannot be named (``target:zz``, ``plan:``) is refused with :class:`GameFailure`, the
+        error the move itself would get, never a server error."""
+        try:
+            return self._japanese(token, prev_to)
+        except (ValueError, IndexError, KeyError) as exc:
+            raise GameFailure(f"{token!r} is not a move of this game ({exc})") from None
+
+    def _japanese(self, token: str, prev_to: str | None) -> str:
         if "=" in token.split(",")[0] and not token.startswith("defect"):
             return ja_event(token)
         if self.info.id == "mawarikudoi":
@@ -603,7 +619,7 @@ class GuiGame:
             return "伏兵 " + "・".join(ja_square(q) for q in token[5:].split(",") if q)
         if token == "defect" or token.startswith("defect"):
             rest = token.partition(",")[2]
-            return "寝返り" + (" " + self.japanese(rest, prev_to) if rest else "")
+            return "寝返り" + (" " + self._japanese(rest, prev_to) if rest else "")
         board = self.board(None) if self.info.id != "turncoat" else self.board(self.side())
         legs = token.split(",")
         if len(legs) > 1 and all(re.fullmatch(r"(\d{1,2}[a-m]){2}\+?", leg) for leg in legs) and all(

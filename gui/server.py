@@ -405,9 +405,14 @@ class Handler(BaseHTTPRequestHandler):
 
 
 # ------------------------------------------------------------------------------------------ POST actions
+def _is_ascii_integer(text: str) -> bool:
+    """``"12"`` yes; ``"²"`` or ``"１２"`` no (str.isdigit accepts them, int() does not)."""
+    return text.isascii() and text.isdigit()
+
+
 def _new(session: Session, data: dict) -> None:
     seed = data.get("seed")
-    if isinstance(seed, str) and seed.strip().lstrip("-").isdigit():
+    if isinstance(seed, str) and _is_ascii_integer(seed.strip().lstrip("-")):
         seed = int(seed)
     _typed(data, "seed", (int, str), "an integer")
     session.new_game(_typed(data, "variant", (str,), "a variant name", "shogi"),
@@ -495,13 +500,17 @@ def server_from_args(argv: Optional[list[str]] = None) -> GuiServer:
     except ValueError as exc:
         parser.error(str(exc))
     allowed = list(args.allow_host)
+    wildcard = args.host in ("0.0.0.0", "::", "")
+    if args.host != "127.0.0.1" and not wildcard:
+        allowed.append(args.host)
     if args.host != "127.0.0.1":
-        print(f"fantasista-gui: WARNING: listening on {args.host}, not only on this machine: anyone who can reach "
-              f"it can play here and start the engines offered ({', '.join(n for n, _ in extra) or 'the default ones'}"
-              f"). Pages must use a host name this server accepts (127.0.0.1, localhost, {args.host} and any "
-              "--allow-host).", file=sys.stderr)
-        if args.host not in ("0.0.0.0", "::", ""):
-            allowed.append(args.host)
+        table = engine_table(extra)
+        names = ", ".join(dict.fromkeys([*LOCAL_NAMES, *allowed]))
+        print(f"fantasista-gui: WARNING: listening on {args.host or 'every address'}, not only on this machine: "
+              f"anyone who can reach it can play here and start the engines offered ({', '.join(table)}). Pages "
+              f"must name this server by one of: {names}"
+              + (" (an address of all interfaces is no host name: add the names people use with --allow-host)."
+                 if wildcard else "."), file=sys.stderr)
     return make_server(args.port, args.host, engines=engine_table(extra), quiet=not args.verbose,
                        allowed_hosts=allowed)
 

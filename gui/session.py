@@ -77,7 +77,7 @@ class PlayerSpec:
             value = data.get(key)
             if value in (None, ""):
                 continue
-            if isinstance(value, str) and value.strip().isdigit():
+            if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
                 value = int(value)
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise RequestError(f"engine {key} must be an integer from {low} to {high}, not {value!r}")
@@ -100,12 +100,22 @@ class EnginePlayer:
     def __init__(self, spec: PlayerSpec, variant: str) -> None:
         self.spec, self.variant = spec, variant
         self.engine = None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # one turn at a time
+        # A game replaced while this engine is still starting (a cold start waits minutes for readyok) must not
+        # leave the process behind: close() marks the player closed and kills an engine still being opened.
+        self._state_lock = threading.Lock()
+        self._opening = None
+        self.closed = False
 
     def _open(self) -> None:
-        from usi.client import UsiEngine
+        from usi.client import COLD_START_TIMEOUT, UsiEngine
 
         engine = UsiEngine.popen_usi(self.spec.command, timeout=20)
+        with self._state_lock:
+            if self.closed:
+                engine.close()
+                raise RuntimeError("the game was closed while its engine started")
+            self._opening = engine
         try:
             options: dict = {}
             offered = {name.lower(): name for name in engine.options}
@@ -114,12 +124,19 @@ class EnginePlayer:
                     raise RuntimeError(f"{self.spec.name} does not offer USI_Variant: it plays only shogi")
                 options[offered["usi_variant"]] = self.variant
             engine.configure(options)
-            engine.isready(timeout=600)
+            engine.isready(timeout=COLD_START_TIMEOUT)
             engine.new_game()
         except Exception:
             engine.close()
             raise
-        self.engine = engine
+        finally:
+            with self._state_lock:
+                self._opening = None
+        with self._state_lock:
+            if self.closed:
+                engine.close()
+                raise RuntimeError("the game was closed while its engine started")
+            self.engine = engine
 
     def think(self, position_line: str, on_info) -> Any:
         from usi.client import UsiLimit
@@ -141,7 +158,15 @@ class EnginePlayer:
                 pass
 
     def close(self, result: Optional[str] = None) -> None:
-        engine, self.engine = self.engine, None
+        with self._state_lock:
+            self.closed = True
+            engine, self.engine = self.engine, None
+            opening, self._opening = self._opening, None
+        if opening is not None:  # still starting: no game to report, the process goes now
+            try:
+                opening.close()
+            except Exception:
+                pass
         if engine is None:
             return
         try:
@@ -251,10 +276,10 @@ class Session:
             if game.node() == "terminal":
                 raise RequestError(f"record: the game is already over before token {i + 1} ({ply.token})")
             ply.side = game.side() if game.node() == "decision" else ply.side
-            ply.ja = game.japanese(ply.token, prev_to) if not ply.ja else ply.ja
             ply.event = game.node() == "chance"
             ply.secret = info.id == "turncoat" and ply.token.startswith("plan:")
             try:
+                ply.ja = game.japanese(ply.token, prev_to) if not ply.ja else ply.ja
                 game.apply(ply.token)
             except G.GameFailure as exc:
                 raise RequestError(f"record: token {i + 1} ({ply.token}) is rejected: {exc}") from None

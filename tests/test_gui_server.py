@@ -96,6 +96,15 @@ def test_bad_requests_leave_the_game_unchanged(server):
         ("/api/load", {"text": "hello world"}, "malformed record"),
         ("/api/load", {"text": ""}, "empty"),
         ("/api/redo", {}, "nothing to redo"),
+        # Tokens whose squares cannot be named, options the rules refuse, digits int() cannot read: 400, never 500.
+        ("/api/move", {"move": "target:zz"}, "not a move"),
+        ("/api/move", {"move": "plan:zz"}, "not a move"),
+        ("/api/move", {"move": "target:"}, "not a move"),
+        ("/api/load", {"text": json.dumps({"variant": "shogi", "moves": ["target:zz"]})}, "token 1"),
+        ("/api/new", {"variant": "fantasista", "options": {"fairy_sente": "choose", "reserved": "1"}},
+         "options refused"),
+        ("/api/new", {"variant": "shogi", "seed": "\u00b2"}, "seed"),
+        ("/api/new", {"variant": "shogi", "players": ["human", {"kind": "engine", "depth": "\u00b2"}]}, "depth"),
     ]
     for path, body, words in cases:
         status, data = api.call(path, body)
@@ -473,7 +482,9 @@ def test_state_names_the_game_and_the_players_for_the_form(server, tmp_path):
                                                    "reserved": "2"}, "moves": ["7g7f"]}
     b = api.load({"text": json.dumps(record), "players": [{"kind": "engine", "engine": "random",
                                                            "nodes": 50}, "human"]})
-    assert b["game"] == a["game"] + 1 and b["options"] == record["options"]
+    # The record's options come back as sent; the per-side 9-18 options it does not name take their defaults.
+    assert b["game"] == a["game"] + 1
+    assert b["options"] == {**record["options"], "reserved_sente": "default", "reserved_gote": "default"}
     assert a["players"][1]["builtin"] is True and a["players"][1]["depth"] == 2
     assert b["players"][0]["builtin"] is False and b["players"][0]["engine"] == "random"
     assert b["players"][0]["nodes"] == 50 and "command" not in b["players"][0]
@@ -717,6 +728,8 @@ def test_host_option_warns_and_names_the_hosts_it_answers(capsys):
     try:
         err = capsys.readouterr().err
         assert "WARNING" in err and "0.0.0.0" in err
+        # the warning names the host names pages may use (0.0.0.0 is none of them) and every engine offered
+        assert "one of: 127.0.0.1, localhost, shogi.lan (" in err and all(n in err.split("engines offered (")[1] for n in ("fantasista", "yane"))
         port = server.server_address[1]
         assert {f"localhost:{port}", f"127.0.0.1:{port}", f"shogi.lan:{port}"} <= server.allowed_hosts
         assert server.engines["yane"] == ["/opt/yane/YaneuraOu", "-x"] and "fantasista" in server.engines
@@ -803,3 +816,50 @@ def test_mangled_records_are_refused_never_a_crash():
         except RequestError:
             outcomes["refused"] += 1
     assert outcomes["loaded"] > 20 and outcomes["refused"] > 100, outcomes
+
+
+#: A USI engine that never answers isready (a cold start that takes forever); it writes its pid where told.
+STALLING_ENGINE = r'''
+import os, sys, time
+open(sys.argv[1], "w").write(str(os.getpid()))
+for line in sys.stdin:
+    if line.split()[:1] == ["usi"]:
+        print("id name Stalling\nusiok", flush=True)
+    elif line.split()[:1] == ["isready"]:
+        time.sleep(3600)
+'''
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return False
+
+
+def test_replacing_a_game_kills_an_engine_still_starting(tmp_path):
+    """The engine of a replaced game is closed even while it is still waiting for readyok (no process leak)."""
+    from gui.engines import engine_table
+
+    script, pid_file = tmp_path / "stall.py", tmp_path / "pid"
+    script.write_text(STALLING_ENGINE)
+    engines = engine_table([parse_engine_arg(f"stall={sys.executable} {script} {pid_file}")], system=False)
+    srv, _ = serve_in_thread(0, engines=engines)
+    try:
+        api = Api(srv.server_address[1])
+        api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "stall", "depth": 1}, "human"]})
+        deadline = time.time() + 30
+        while not (pid_file.exists() and pid_file.read_text()):
+            assert time.time() < deadline, "the stalling engine never started"
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        time.sleep(0.5)  # it is now inside isready
+        assert _alive(pid)
+        api.new({"variant": "shogi", "players": ["human", "human"], "replace": True})
+        deadline = time.time() + 10
+        while _alive(pid):
+            assert time.time() < deadline, "the replaced game's engine is still running"
+            time.sleep(0.1)
+    finally:
+        srv.shutdown_all()

@@ -35,6 +35,11 @@ __all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info"
            "parse_option", "EngineError", "EngineTerminatedError", "score_to_cp"]
 
 LOGGER = logging.getLogger("usi.client")
+# Seconds to wait for the first readyok of an engine that may start cold: ours compiles its numba kernels then
+# (measured up to ~10 minutes of wall time on a loaded 2-core machine; `fantasista --compile` does it ahead).
+COLD_START_TIMEOUT = 900.0
+#: The USI peers Debian packages (``apt-get install fairy-stockfish gpsshogi``): name -> program.
+DEBIAN_ENGINES = {"fairy-stockfish": "/usr/games/fairy-stockfish", "gpsusi": "/usr/games/gpsusi"}
 MATE_CP = 32000  # centipawn stand-in for "mate in 0" when a mate score is flattened to a number
 
 #: Options a USI GUI may always send, whether or not the engine lists them.
