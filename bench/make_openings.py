@@ -34,7 +34,10 @@ import time
 from pathlib import Path
 from typing import Optional
 
-FSF = "/usr/games/fairy-stockfish"
+from usi.client import DEBIAN_ENGINES
+from usi.records import write_text_atomic
+
+FSF = DEBIAN_ENGINES["fairy-stockfish"]
 DEFAULT_OUT = Path(__file__).parent / "openings" / "shogi-balanced.txt"
 
 
@@ -113,11 +116,11 @@ def make(count: int, seed: int, min_plies: int, max_plies: int, window: int, pla
     rng = random.Random(seed)
     engine = Fsf(fsf)
     t0 = time.perf_counter()
-    baseline = engine.search([], eval_depth)[0][1]
     seen: set[str] = set()
     lines: list[str] = []
     tried = rejected = duplicates = 0
     try:
+        baseline = engine.search([], eval_depth)[0][1]
         while len(lines) < count:
             tried += 1
             moves: list[str] = []
@@ -182,7 +185,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         f"# deduplicated by final position: {fig['tried']} lines tried, {fig['rejected']} off balance, "
         f"{fig['duplicates']} duplicates.",
     ]
-    Path(a.out).write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+    write_text_atomic(a.out, "\n".join(header + lines) + "\n")  # the shipped set stays whole if this is killed
     print(f"wrote {len(lines)} lines to {a.out} in {fig['seconds']:.0f} s")
     return 0
 

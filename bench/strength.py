@@ -24,14 +24,17 @@ depth each engine reported (the last ``info depth`` of each of its moves, from t
 Every complete run appends one line per opponent to the ledger ``bench/strength/shogi-gauntlet.tsv`` (date, commit,
 opponent, control, games, W/D/L, pentanomial, score, Elo and interval, mean depths, endings, command), so figures of
 several runs and sessions can be pooled (``--report``) and re-checked. A run stopped by Ctrl-C prints what it played
-and writes no ledger line (``fantasista-match --resume`` on its output directory completes the match).
+and writes no ledger line; ``python -m bench.strength --resume DIR`` plays the rest of it (same command line, kept
+in ``DIR/match.json``) and, once complete, writes the run's line.
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import datetime as _dt
+import json
 import math
+import os
 import shlex
 import subprocess
 import sys
@@ -40,20 +43,22 @@ from typing import Iterable, Optional, Sequence
 
 from usi import match as M
 from usi import stats
+from usi.client import COLD_START_TIMEOUT, DEBIAN_ENGINES
 
 LEDGER = Path(__file__).parent / "strength" / "shogi-gauntlet.tsv"
-OPENINGS = Path(__file__).parent / "openings" / "shogi-balanced.txt"
+OPENINGS = M.default_openings_path("shogi")
 COLUMNS = ("date", "commit", "opponent", "control", "games", "wins", "draws", "losses", "pentanomial", "score",
            "elo", "elo_lower", "elo_upper", "depth_ours", "depth_opponent", "endings", "command")
 OURS = "fantasista"
 #: the opponents: name -> (binary, engine settings for ``EngineSpec.parse`` ({hash}: the hash size), obeys ``go
 #: nodes``, Debian package)
 OPPONENTS = {
-    "fairy-stockfish": ("/usr/games/fairy-stockfish", ["option.Threads=1", "option.Hash={hash}"], True,
+    "fairy-stockfish": (DEBIAN_ENGINES["fairy-stockfish"], ["option.Threads=1", "option.Hash={hash}"], True,
                         "fairy-stockfish"),
-    "gpsusi": ("/usr/games/gpsusi", ["option.Thread=1", "option.BookDepth=0"], False, "gpsshogi"),
+    "gpsusi": (DEBIAN_ENGINES["gpsusi"], ["option.Thread=1", "option.BookDepth=0"], False, "gpsshogi"),
 }
 BYOYOMI_S, QUICK_S = 1.0, 0.3
+RESUME_OVERRIDES = ("--concurrency", "--quiet")  # the options --resume may change
 
 
 # ------------------------------------------------------------------ figures
@@ -206,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--openings", default=str(OPENINGS), help="openings file (default: the balanced set)")
     p.add_argument("--margin", type=int, default=1000, help="ms of grace before a time forfeit (default 1000)")
     p.add_argument("--out", help="directory for the records (default matches/strength-<date-time>)")
+    p.add_argument("--resume", metavar="DIR", help="finish the stopped run in DIR (its settings come from "
+                   "DIR/match.json; only --concurrency and --quiet may be given with it)")
     p.add_argument("--ledger", default=str(LEDGER), help="the ledger (default bench/strength/shogi-gauntlet.tsv)")
     p.add_argument("--no-ledger", action="store_true", help="do not append to the ledger")
     p.add_argument("--report", action="store_true", help="print the ledger pooled by opponent and control; no games")
@@ -223,7 +230,16 @@ def control_of(args: argparse.Namespace) -> tuple[str, M.TimeControl]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    resumed = bool(args.resume)
+    if resumed:
+        try:
+            argv = M.resume_argv(Path(args.resume), argv, overrides=RESUME_OVERRIDES)
+        except (ValueError, OSError, json.JSONDecodeError) as exc:
+            print(f"bench.strength: error: {exc}", file=sys.stderr)
+            return 2
+        args = parser.parse_args(argv)
     ledger = Path(args.ledger)
     if args.report:
         try:
@@ -261,6 +277,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                            *(s.format(hash=args.hash) for s in settings)]))
     settings = M.MatchSettings(tc=tc, margin=args.margin, move_timeout=120.0)
     out = Path(args.out or f"matches/strength-{_dt.datetime.now():%Y%m%d-%H%M%S}")
+    tasks = M.schedule(engines, openings, args.games, settings, args.seed, gauntlet=True)
+    try:
+        saved_argv = argv if args.out else [*argv, "--out", str(out)]  # what --resume replays
+        done = M.prepare_output(out, tasks, saved_argv, Path(args.openings), resumed)
+    except (ValueError, OSError, json.JSONDecodeError) as exc:
+        print(f"bench.strength: error: {exc}", file=sys.stderr)
+        return 2
+    if resumed and len(done) == len(tasks):
+        print(f"bench.strength: {out} is complete ({len(done)} games): nothing to resume (its ledger line, if the run "
+              "ended normally, is already written)", file=sys.stderr)
+        return 0
+    if resumed and not args.quiet:
+        print(f"resuming {out}: {len(done)} of {len(tasks)} games already played", file=sys.stderr)
     command = "python -m bench.strength " + " ".join(shlex.quote(a) for a in argv)
     commit = commit_id()
 
@@ -273,21 +302,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     executor, close = M.make_executor(args.concurrency)
     try:
         try:
-            for line in M.warm_up(engines, settings, 900.0, show, control):
+            for line in M.warm_up(engines, settings, COLD_START_TIMEOUT, show, control):
                 show(line)
         except ValueError as exc:
             print(f"\nbench.strength: error: {exc}", file=sys.stderr)
             return 2
         result = M.run_match(engines, games=args.games, settings=settings, openings=openings, seed=args.seed,
                              executor=executor, out=out, formats=("kif",), progress=show, gauntlet=True,
-                             control=control)
+                             done=done, control=control)
     except M.MatchInterrupted:
         print("\nbench.strength: stopped during the warm-up; nothing played", file=sys.stderr)
         return 128 + (control.signum or 2)
     except M.MatchAborted:
         M.abort_now(executor)
-        print("\nbench.strength: aborted; no ledger line", file=sys.stderr, flush=True)
-        return 128 + (control.signum or 2)
+        print(f"\nbench.strength: aborted; no ledger line; continue with: python -m bench.strength --resume {out}",
+              file=sys.stderr, flush=True)
+        os._exit(128 + (control.signum or 2))  # as fantasista-match: no waiting on the killed games' threads
     finally:
         close()
         restore()
@@ -304,7 +334,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"records: {out}/games.jsonl")
     if result.interrupted:
         print(f"stopped by {result.interrupted}: {len(result.records)} of {result.scheduled} games played; no ledger "
-              "line (a ledger line is a whole run)")
+              f"line (a ledger line is a whole run); continue with: python -m bench.strength --resume {out}")
         return 128 + (control.signum or 2)
     if not args.no_ledger:
         append_ledger(ledger, rows)

@@ -76,6 +76,28 @@ def test_figures_use_game_pairs_and_bad_arguments_are_refused(capsys):
     assert label == "byoyomi 1000ms" and tc.kind == "byoyomi" and tc.main == 0
 
 
+def test_an_output_directory_is_never_overwritten_and_resume_keeps_the_settings(tmp_path, capsys):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "games.jsonl").write_text('{"game": 0}\n')
+    base = ["--opponent", "fairy-stockfish", "--games", "2", "--nodes", "1000", "--no-ledger"]
+    assert B.main([*base, "--out", str(out)]) == 2
+    assert "already holds games" in capsys.readouterr().err
+    assert B.main(["--resume", str(out)]) == 2  # no match.json: not a run of ours
+    assert "match.json" in capsys.readouterr().err
+    # A run's directory as the bench leaves it before its first game: the command line is saved, and --resume
+    # replays it; a setting beside --resume would change the match, so it is refused.
+    fresh = tmp_path / "fresh"
+    args = B.build_parser().parse_args([*base, "--out", str(fresh)])
+    engines = [M.EngineSpec.parse(["cmd=x", "name=fantasista"]), M.EngineSpec.parse(["cmd=y", "name=fsf"])]
+    tasks = M.schedule(engines, M.read_openings(args.openings), 2, M.MatchSettings(), 1, gauntlet=True)
+    assert M.prepare_output(fresh, tasks, [*base, "--out", str(fresh)], None, resume=False) == []
+    assert M.resume_argv(fresh, ["--resume", str(fresh), "--quiet"], B.RESUME_OVERRIDES) == [
+        *base, "--out", str(fresh), "--out", str(fresh), "--quiet"]
+    assert B.main(["--resume", str(fresh), "--games", "4"]) == 2
+    assert "only --concurrency, --quiet" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_smoke_two_games_against_fairy_stockfish(tmp_path, capsys):
     """The bench end to end: 2 games (one opening, colours swapped) at 2,000 nodes a move against fairy-stockfish."""
@@ -90,3 +112,5 @@ def test_smoke_two_games_against_fairy_stockfish(tmp_path, capsys):
     book = M.read_openings(B.OPENINGS)
     assert [r["moves"][:len(book[0].moves)] for r in recs] == [book[0].moves] * 2
     assert {r["sente"] for r in recs} == {"fantasista", "fairy-stockfish"}
+    assert B.main(["--resume", str(tmp_path / "m"), "--quiet"]) == 0  # complete: nothing to play, no second line
+    assert "nothing to resume" in capsys.readouterr().err and len(B.read_ledger(ledger)) == 1

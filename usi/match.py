@@ -42,7 +42,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
+from .client import COLD_START_TIMEOUT
 from .stats import MatchStats
+
+KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
 
 SIDES = ("sente", "gote")
 
@@ -322,7 +325,7 @@ class Referee:
 
     # ---------------------------------------------------------------- helpers
     def _open(self, side: int) -> None:
-        from .client import EngineError, EngineTerminatedError, UsiEngine
+        from .client import EngineError, EngineTerminatedError
 
         spec, s = self.specs[side], self.settings
         try:
@@ -377,7 +380,7 @@ class Referee:
         """SIGKILL both engine processes from this thread (an abort: :meth:`abandon`'s close is asynchronous)."""
         for engine in self.engines:
             try:
-                os.kill(engine.transport.get_pid(), signal.SIGKILL)
+                os.kill(engine.transport.get_pid(), KILL_SIGNAL)
             except Exception:  # not started, already gone, or a stand-in without a process
                 pass
 
@@ -715,7 +718,7 @@ def abort_now(executor: Any = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for ref in list(_LIVE_REFEREES):
         ref.kill_now()
-    _signal_workers(executor, signal.SIGKILL)
+    _signal_workers(executor, KILL_SIGNAL)
 
 
 def _pool_worker_init() -> None:
@@ -837,11 +840,7 @@ def write_summary(out_dir: Path, result: MatchResult, extra: Optional[dict] = No
                       "stopped_by": result.interrupted or ("sprt" if result.stopped_by_sprt else None),
                       **(extra or {})},
             "pairings": {k: strict_summary(v.summary()) for k, v in result.stats.items()}}
-    path = out_dir / "summary.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=2, allow_nan=False), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return rec.write_text_atomic(out_dir / "summary.json", json.dumps(data, indent=2, allow_nan=False))
 
 
 # ---------------------------------------------------------------- running it
@@ -973,7 +972,7 @@ def make_executor(concurrency: int, cluster: Optional[str] = None):
 
 
 # ------------------------------------------------------------------ warm-up
-def warm_up(engines: Sequence[EngineSpec], settings: MatchSettings, timeout: float = 900.0,
+def warm_up(engines: Sequence[EngineSpec], settings: MatchSettings, timeout: float = COLD_START_TIMEOUT,
             progress: Optional[Callable[[str], None]] = None, control: Optional[StopControl] = None) -> list[str]:
     """Start each distinct engine (command and options) once and wait up to ``timeout`` s for ``readyok``, showing
     the wait through ``progress``: a cold start of our engine compiles its numba kernels there (minutes), after
@@ -1049,18 +1048,20 @@ def read_records(path: Path) -> list[dict]:
         except json.JSONDecodeError:
             if n == len(lines):
                 print(f"fantasista-match: {path}:{n}: dropping a record cut short", file=sys.stderr)
-                path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in out),
-                                encoding="utf-8")
+                rec.write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                                                    for r in out))
                 break
             raise ValueError(f"{path}:{n}: not a JSON record") from None
     return out
 
 
-def _resume_argv(out_dir: Path, argv: Sequence[str]) -> list[str]:
-    """The saved command line of the match in ``out_dir`` with the execution options of ``argv`` appended."""
+def resume_argv(out_dir: Path, argv: Sequence[str], overrides: Sequence[str] = RESUME_OVERRIDES) -> list[str]:
+    """The saved command line of the match in ``out_dir`` with the execution options of ``argv`` (those named in
+    ``overrides``) appended; ValueError for any other option given beside ``--resume``."""
     meta_path = out_dir / MATCH_FILE
     if not meta_path.exists():
-        raise ValueError(f"{out_dir}: no {MATCH_FILE} (not a match directory written by fantasista-match)")
+        raise ValueError(f"{out_dir}: no {MATCH_FILE} (not a match directory written by fantasista-match or "
+                         "bench.strength)")
     extra, skip = [], False
     for i, word in enumerate(argv):
         if skip:
@@ -1070,12 +1071,36 @@ def _resume_argv(out_dir: Path, argv: Sequence[str]) -> list[str]:
             skip = "=" not in word
             continue
         name = word.split("=", 1)[0]
-        if word.startswith("--") and name not in RESUME_OVERRIDES:
+        if word.startswith("--") and name not in overrides:
             raise ValueError(f"--resume takes the match's settings from {meta_path}; only "
-                             f"{', '.join(RESUME_OVERRIDES)} may be given with it, not {name}")
+                             f"{', '.join(overrides)} may be given with it, not {name}")
         extra.append(word)
     saved = json.loads(meta_path.read_text(encoding="utf-8"))
     return [*saved["argv"], "--out", str(out_dir), *extra]
+
+
+def prepare_output(out: Path, tasks: Sequence[GameTask], argv: Sequence[str], openings_path: Optional[Path],
+                   resume: bool) -> list[dict]:
+    """Ready ``out`` for a match and return the games already played there (none unless ``resume``).
+
+    A new match refuses a directory that already holds games and saves its command line and schedule fingerprint
+    in ``out/match.json``; a resumed one checks that the schedule rebuilt from that command line is the one played
+    (ValueError otherwise) and returns its finished records."""
+    games_file = out / "games.jsonl"
+    if resume:
+        saved = json.loads((out / MATCH_FILE).read_text(encoding="utf-8"))
+        if saved.get("schedule_sha256") != schedule_digest(tasks):
+            raise ValueError(f"{out}: the schedule rebuilt from {MATCH_FILE} differs from the one played (the "
+                             "openings file or the code changed); not resuming")
+        return _check_done(read_records(games_file), tasks, out)
+    if games_file.exists() and games_file.stat().st_size > 0:
+        raise ValueError(f"{out} already holds games: --resume {out} continues that match, or give another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"argv": list(argv), "created": _dt.datetime.now().isoformat(timespec="seconds"),
+            "openings": str(openings_path) if openings_path else None, "games_scheduled": len(tasks),
+            "schedule_sha256": schedule_digest(tasks)}
+    rec.write_text_atomic(out / MATCH_FILE, json.dumps(meta, indent=2))
+    return []
 
 
 def _check_done(records: list[dict], tasks: Sequence[GameTask], out_dir: Path) -> list[dict]:
@@ -1136,9 +1161,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--handshake-timeout", type=float, default=10.0)
     p.add_argument("--ready-timeout", type=float, default=120.0,
                    help="s for readyok in each game (default 120; the warm-up covers a cold start)")
-    p.add_argument("--warmup-timeout", type=float, default=900.0,
-                   help="s for each engine's first readyok before the first game (default 900: a cold start of our "
-                        "engine compiles its numba kernels, 2-6 minutes)")
+    p.add_argument("--warmup-timeout", type=float, default=COLD_START_TIMEOUT,
+                   help=f"s for each engine's first readyok before the first game (default {COLD_START_TIMEOUT:.0f}: "
+                        "a cold start of our engine compiles its numba kernels, 2-10 minutes)")
     p.add_argument("--no-warmup", action="store_true", help="no warm-up start of each engine before the first game")
     p.add_argument("--move-timeout", type=float, default=60.0, help="s per move without a time limit")
     p.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
@@ -1166,7 +1191,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     resume = Path(args.resume) if args.resume else None
     try:
         if resume is not None:
-            argv = _resume_argv(resume, argv)
+            argv = resume_argv(resume, argv)
             args = parser.parse_args(argv)
         from engine.variants import get_variant
 
@@ -1206,33 +1231,25 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ready_timeout=args.ready_timeout, move_timeout=args.move_timeout, variant_options=variant_options)
     out = Path(args.out or f"matches/{_dt.datetime.now():%Y%m%d-%H%M%S}")
     tasks = schedule(engines, openings or [Opening()], args.games, settings, args.seed, args.gauntlet)
-    done: list[dict] = []
     try:
-        if resume is not None:
-            saved = json.loads((out / MATCH_FILE).read_text(encoding="utf-8"))
-            if saved.get("schedule_sha256") != schedule_digest(tasks):
-                raise ValueError(f"{out}: the schedule rebuilt from {MATCH_FILE} differs from the one played (the "
-                                 "openings file or the code changed); not resuming")
-            done = _check_done(read_records(out / "games.jsonl"), tasks, out)
-        elif (out / "games.jsonl").exists() and (out / "games.jsonl").stat().st_size > 0:
-            raise ValueError(f"{out} already holds games: --resume {out} continues that match, or give another --out")
+        done = prepare_output(out, tasks, argv, openings_path, resume is not None)
     except ValueError as exc:
         return _err(str(exc))
+    except json.JSONDecodeError as exc:
+        return _err(f"{out}/{MATCH_FILE}: {exc}")
     if not args.quiet or openings_path is None:
         if openings_path is not None and not args.openings:
             print(f"openings: {openings_path} ({len(openings or [])} lines; --openings FILE to choose others)",
                   file=sys.stderr)
+        if openings and args.games > 2 * len(openings):
+            print(f"warning: {args.games} games a pairing from {len(openings)} openings: each opening is played "
+                  f"{-(-args.games // (2 * len(openings)))} times a colour, so games repeat their starts (a longer "
+                  "--openings file keeps them independent)", file=sys.stderr)
         elif openings_path is None:
             print(f"WARNING: no --openings and no shipped opening set for {args.variant}: EVERY GAME STARTS FROM THE "
                   "START POSITION. Games then differ only through the variant's chance events and the engines' "
                   "seeds; two deterministic engines REPEAT THE SAME GAME. Give --openings FILE.", file=sys.stderr)
-    if resume is None:
-        out.mkdir(parents=True, exist_ok=True)
-        meta = {"argv": [w for w in argv], "created": _dt.datetime.now().isoformat(timespec="seconds"),
-                "openings": str(openings_path) if openings_path else None, "games_scheduled": len(tasks),
-                "schedule_sha256": schedule_digest(tasks)}
-        (out / MATCH_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
-    elif not args.quiet:
+    if resume is not None and not args.quiet:
         print(f"resuming {out}: {len(done)} of {len(tasks)} games already played", file=sys.stderr)
     sprt = dict(zip(("elo0", "elo1", "alpha", "beta"), args.sprt)) if args.sprt else None
 

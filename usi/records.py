@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Optional
 
@@ -33,6 +34,17 @@ _CSA_PIECES = {"P": "FU", "L": "KY", "N": "KE", "S": "GI", "G": "KI", "B": "KA",
 _ZEN_DIGITS = "０１２３４５６７８９"
 _KANJI_DIGITS = "〇一二三四五六七八九"
 _RANKS = "abcdefghi"
+
+
+# ------------------------------------------------------------------ files
+def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``: a reader, or a run killed
+    half-way, sees the old file or the new one, never a part of either."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding=encoding)
+    os.replace(tmp, path)
+    return path
 
 
 # ------------------------------------------------------------------ JSON lines
