@@ -96,6 +96,28 @@ def test_usi_reserved_options_per_side():
     assert d.sfen().endswith(" f=ha;s=h2,-")
 
 
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 0, 2), (1, 2, 0)])
+def test_rule_options_agree_in_any_order(order):
+    """FantasistaReserved 2 with sente's fairy to be chosen needs sente's own reserved result: whatever order a GUI
+    sends the three options in, the game ends up with all three (a conflicting step is held, not dropped)."""
+    lines = ["setoption name FantasistaFairySente value choose", "setoption name FantasistaReserved value 2",
+             "setoption name FantasistaReservedSente value hiko:1"]
+    d = Dialog()
+    d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi")
+    start = d(*(lines[i] for i in order))
+    d("position startpos")
+    assert d.eng.opt("FantasistaReserved") == "2" and d.eng.opt("FantasistaFairySente") == "choose"
+    assert d.eng.game.fairy[0] is None and d.eng.game.reserved == ["hiko:1", "ayumi:2"]
+    errors = [line for line in d.since(start) if "error" in line]
+    assert all("not applied yet" in line for line in errors), errors
+    # A conflict that is never resolved leaves the game on its last consistent rules, and says so.
+    d = Dialog()
+    start = d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairySente value choose",
+              "setoption name FantasistaReserved value 3", "position startpos")
+    assert any("FantasistaReserved value 3 not applied yet" in line for line in d.since(start))
+    assert d.eng.opt("FantasistaReserved") == "4-8" and d.eng.game.reserved == ["4-8", "4-8"]
+
+
 def test_gui_offers_the_choices():
     from gui.games import variant_infos
 

@@ -165,10 +165,22 @@ def test_fuzz_every_variant(capfd):
     out = Sink()
     eng = UsiEngine(out=out)
     sent: list[str] = []
+    searches = 0  # go lines that must end in one bestmove or checkmate (not perft)
+
+    def answers() -> int:
+        return sum(1 for line in list(out.lines) if line.split()[:1] in (["bestmove"], ["checkmate"]))
+
     for variant in VARIANTS:
         for line in _script(variant, rng):
             sent.append(line)
+            # A go ends the search before it (its answer printed first): so after the k-th go, k-1 or k answers,
+            # never fewer (a lost bestmove) nor more (a second one).
+            before = answers()
+            assert before <= searches, (line, sent[-12:])
             assert eng.handle(line) is True, line
+            if line.split()[:1] == ["go"] and parse_go(line.split()[1:]).perft is None:
+                searches += 1
+                assert searches - 1 <= answers() <= searches, (line, sent[-12:])
     assert eng.handle("isready") is True
     assert out.lines[-1] == "readyok"
     gos = [parse_go(line.split()[1:]) for line in sent if line.split()[:1] == ["go"]]

@@ -260,6 +260,9 @@ def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = No
         cpu0 = _children_cpu()
         p = subprocess.Popen([sys.executable, "-m", "usi"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL, text=True, env=env, cwd=ROOT)
+        # Reading stdout blocks: a watchdog kills a silent engine at the deadline, which ends the read.
+        watchdog = threading.Timer(timeout_s, p.kill)
+        watchdog.start()
         try:
             marks = []
             for cmd, answer in (("usi", "usiok"), (f"setoption name USI_Variant value {variant}\nisready", "readyok")):
@@ -270,15 +273,20 @@ def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = No
                     if line.strip() == answer:
                         break
                 else:
+                    if not watchdog.is_alive():
+                        raise RuntimeError(f"{variant}: no {answer} within {timeout_s:.0f} s")
                     raise RuntimeError(f"{variant}: the engine ended before {answer}")
-                if time.perf_counter() - t0 > timeout_s:
-                    raise RuntimeError(f"{variant}: no {answer} within {timeout_s:.0f} s")
                 marks.append(time.perf_counter() - t0)
             p.stdin.write("quit\n")
             p.stdin.flush()
         finally:
+            watchdog.cancel()
             p.stdin.close()
-            p.wait(timeout=60)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
         times[variant] = (marks[0], marks[1])
         cpu = _children_cpu() - cpu0
         out.write(f"{variant:<12s} usi -> usiok {marks[0]:5.2f} s   isready -> readyok {marks[1]:6.2f} s   "

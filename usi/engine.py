@@ -277,6 +277,7 @@ class UsiEngine:
         self._thinker = None
         self._thinker_key: tuple | None = None
         self._staged_faces: dict[str, int] = {}  # mawarikudoi faces set but not applied yet (see _set_face)
+        self._staged_rules: dict[str, Any] = {}  # rule options set but not applied yet (see _set_rule)
 
     # ------------------------------------------------------------------ output
     def send(self, line: str) -> None:
@@ -472,19 +473,35 @@ class UsiEngine:
         if opt.name in games.MAWARIKUDOI_FACE_NAMES:
             self._set_face(opt, v)
             return
-        if opt.name.lower() in games.RULE_OPTION_NAMES and v != opt.value:
-            old = opt.value
-            opt.value = v
-            try:
-                games.rule_kwargs(games.RULE_OPTION_NAMES[opt.name.lower()], self.opt)
-            except ValueError as exc:  # a value the rules refuse: keep the old one
-                opt.value = old
-                self.error(f"option {opt.name} not changed: {exc}")
-                return
-            if games.RULE_OPTION_NAMES[opt.name.lower()] == self.opt("USI_Variant"):
-                self._game = None  # the start position follows the rule options
+        if opt.name.lower() in games.RULE_OPTION_NAMES:
+            self._set_rule(opt, v)
             return
         opt.value = v
+
+    def _set_rule(self, opt: Option, value: Any) -> None:
+        """``setoption`` of a rule option. Some values only make sense together (fantasista's FantasistaReserved 1
+        names a row of the own fairy, so a side whose fairy is ``choose`` needs its own FantasistaReservedSente/Gote),
+        and a GUI sends options one at a time in its own order. So, as for the mawarikudoi faces, a value that the
+        rules refuse with the others is remembered but not applied, with an error saying why; the options (and the
+        game) keep their old, consistent values until the values set so far agree, and then all apply at once."""
+        variant = games.RULE_OPTION_NAMES[opt.name.lower()]
+        staged = {**self._staged_rules, opt.name: value}
+        current = self.opt
+        try:
+            games.rule_kwargs(variant, lambda name: staged.get(name, current(name)))
+        except ValueError as exc:
+            self._staged_rules = staged
+            self.error(f"option {opt.name} value {value} not applied yet: {exc} (the rule options keep their "
+                       "last consistent values until the ones set agree)")
+            return
+        self._staged_rules = {}
+        changed = False
+        for name, v in staged.items():
+            target = self.options[name.lower()]
+            changed |= target.value != v
+            target.value = v
+        if changed and variant == self.opt("USI_Variant"):
+            self._game = None  # the start position follows the rule options
 
     def _set_face(self, opt: Option, value: int) -> None:
         """``setoption`` of one of the five mawarikudoi face probabilities (per mille). The five must sum to 1000,
@@ -735,10 +752,11 @@ class UsiEngine:
             self.error(f"perft failed: {_describe(exc)}")
 
     # ------------------------------------------------------------------ search thread
-    def _monitor(self, job: _Job, progress: Callable[[], str | None]) -> threading.Event:
+    def _monitor(self, job: _Job, progress: Callable[[], str | None]) -> Callable[[], None]:
         """Start a thread that prints ``progress()`` (an ``info`` line) whenever :data:`INFO_INTERVAL_S` has passed
-        without an ``info`` line about this search while it runs; set the returned event to end it. A GUI sees
-        life during a long iteration (depth, nodes, nps, time, currmove), as from YaneuraOu and Stockfish."""
+        without an ``info`` line about this search while it runs; call the returned function to end it (it waits
+        for the thread, so no info line can follow the bestmove). A GUI sees life during a long iteration (depth,
+        nodes, nps, time, currmove), as from YaneuraOu and Stockfish."""
         done = threading.Event()
 
         def run() -> None:
@@ -753,8 +771,14 @@ class UsiEngine:
                     self.send(line)
                 job.last_info = time.perf_counter()
 
-        threading.Thread(target=run, name="usi-monitor", daemon=True).start()
-        return done
+        thread = threading.Thread(target=run, name="usi-monitor", daemon=True)
+        thread.start()
+
+        def stop() -> None:
+            done.set()
+            thread.join()
+
+        return stop
 
     def _search_worker(self, job: _Job, pos, searcher) -> None:
         best, ponder = None, None
@@ -833,11 +857,11 @@ class UsiEngine:
         legal_codes = set(codes)
         job.searching.set()
         job.search_t0 = job.last_info = time.perf_counter()
-        monitor = self._monitor(job, progress)
+        stop_monitor = self._monitor(job, progress)
         try:
             result = searcher.search(pos, limits, on_info)
         finally:
-            monitor.set()
+            stop_monitor()
             job.searching.clear()
         if result.best is None or result.best not in codes:
             if result.best is not None:
@@ -948,11 +972,11 @@ class UsiEngine:
 
         job.searching.set()
         job.search_t0 = job.last_info = time.perf_counter()
-        monitor = self._monitor(job, progress)
+        stop_monitor = self._monitor(job, progress)
         try:
             token = thinker.think(state, job.limits, send)
         finally:
-            monitor.set()
+            stop_monitor()
             job.searching.clear()
         if not token or not games.is_legal(state, token):
             actions = state.legal_actions()
