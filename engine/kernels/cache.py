@@ -34,21 +34,29 @@ def ensure_fresh_cache() -> bool:
             h.update(rel.encode())
             h.update(path.read_bytes())
     digest = h.hexdigest()
-    try:
-        if _STAMP.read_text() == digest:
+    if _stamp_matches(digest):
+        return False
+    # Check again under the stamp directory's lock: of two processes started together after an edit, one wipes
+    # and stamps, the other then finds the stamp fresh and keeps what the first has begun to compile.
+    with safecache.locked(_STAMP.parent):
+        if _stamp_matches(digest):
             return False
-    except OSError:
-        pass
-    for package in _PACKAGES:
-        for f in (_ROOT / package).glob("**/__pycache__/*.nb[ic]"):
-            try:
-                f.unlink()
-            except OSError:
-                pass
-    try:
-        _STAMP.parent.mkdir(exist_ok=True)
-        # whole or not at all: a stamp read half-written by another process would wipe a warm cache
-        safecache.atomic_write_bytes(_STAMP, digest.encode())
-    except OSError:
-        pass
+        for package in _PACKAGES:
+            for f in (_ROOT / package).glob("**/__pycache__/*.nb[ic]"):
+                try:
+                    f.unlink()
+                except OSError:
+                    pass
+        try:
+            # whole or not at all: a stamp read half-written by another process would wipe a warm cache
+            safecache.atomic_write_bytes(_STAMP, digest.encode())
+        except OSError:
+            pass
     return True
+
+
+def _stamp_matches(digest: str) -> bool:
+    try:
+        return _STAMP.read_text() == digest
+    except OSError:
+        return False
