@@ -335,11 +335,17 @@ class Searcher:
             stopped = ctl[CTL_STOP] != 0
             if lines:
                 v, mv, pv = lines[0]
+                reported_best = best if done_depth else None
                 best, best_v, best_pv = mv, v, pv
                 root = [l[1] for l in lines] + [m for m in root if m not in {l[1] for l in lines}]
                 if not stopped:
                     done_depth = depth
                     prev_v = v
+                    self._report(on_info, depth, lines)
+                elif mv != reported_best and multipv == 1:
+                    # A stop in the middle of an iteration that had already found a new best move (searched to
+                    # this depth with a full window): it is the answer, so its line is the last one a GUI shows
+                    # (otherwise the bestmove would differ from the last PV printed).
                     self._report(on_info, depth, lines)
             if stopped:
                 break

@@ -265,3 +265,28 @@ def test_strength(searcher, kind):
     opp = _random_player(rng) if kind == "random" else _greedy_player(rng)
     results = [_play(searcher, opp, g % 2, depth=2) for g in range(20)]
     assert results.count(1) == 20, results
+
+
+def test_bestmove_is_the_first_move_of_the_last_pv_reported():
+    """A search stopped mid-iteration (here by its node budget) after that iteration found a new best move answers
+    that move, and reports its line first: a GUI never shows a PV that the bestmove contradicts. Before the fix,
+    4 of these 48 searches answered a move other than the last PV's first."""
+    searcher = Searcher()
+    rng = random.Random(3)
+    checked = 0
+    for _ in range(12):
+        pos = Position.startpos()
+        for _ in range(rng.randrange(4, 40)):
+            codes = pos.legal_codes()
+            if len(codes) == 0:
+                break
+            pos.push_unchecked(int(codes[rng.randrange(len(codes))]))
+        if len(pos.legal_codes()) == 0:
+            continue
+        for nodes in (3000, 7000, 15000, 40000):
+            infos: list[SearchInfo] = []
+            result = searcher.search(pos, Limits(nodes=nodes), infos.append)
+            lines = [i for i in infos if i.pv]
+            assert lines and lines[-1].pv[0] == result.best, (pos.sfen(), nodes)
+            checked += 1
+    assert checked >= 40
