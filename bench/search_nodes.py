@@ -1,6 +1,7 @@
 """Search at a fixed node budget: nodes/s (CPU time) and the depth reached, for the selectivity work (issue 24).
 
-``python -m bench.search_nodes [--nodes N] [--variant shogi|daishogi2017]`` (or run the file with another
+``python -m bench.search_nodes [--nodes N] [--variant shogi|daishogi2017] [--features F]`` (F as the USI option
+SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``; or run the file with another
 tree first on PYTHONPATH to measure that tree) searches each position of
 ``search.bench_positions`` (shogi) or ``bench.search.DAISHOGI_POSITIONS`` (dai shogi) with a cleared table to the
 node budget and prints per position the completed depth, nodes, CPU seconds and nodes/s, then the totals and the
@@ -12,15 +13,15 @@ import argparse
 import time
 
 
-def run(nodes: int = 200_000, variant: str = "shogi") -> list[dict]:
+def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default") -> list[dict]:
     """One row per position: position, depth, nodes, seconds (CPU), nps."""
     from engine import Position
-    from search import Limits, Searcher, bench_positions
+    from search import Limits, Searcher, bench_positions, parse_features
 
     from bench.search import DAISHOGI_POSITIONS
     positions = (list(enumerate(bench_positions)) if variant == "shogi"
                  else [(name, sfen) for name, sfen in DAISHOGI_POSITIONS])
-    s = Searcher(hash_mb=16)
+    s = Searcher(hash_mb=16, features=parse_features(features))
     s.warmup()
     rows = []
     for name, sfen in positions:
@@ -38,8 +39,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--variant", default="shogi")
+    ap.add_argument("--features", default="default", help="search features, as the USI option SearchFeatures")
     a = ap.parse_args()
-    rows = run(a.nodes, a.variant)
+    rows = run(a.nodes, a.variant, a.features)
     for r in rows:
         print(f"{r['position']:<12} depth {r['depth']:>3} nodes {r['nodes']:>9} {r['seconds']:7.2f}s "
               f"{r['nps'] / 1e3:8.1f} kn/s")

@@ -24,8 +24,9 @@ from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
 from eval import build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
-                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_QS_TT, FEAT_SEE,
-                      FEAT_STAGED, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
+                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_HIST_LMR,
+                      FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED, INF, MATE, MATE_BOUND, MAX_DEPTH,
+                      MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
@@ -37,8 +38,27 @@ __all__ = ["FEATURES", "Limits", "SearchInfo", "SearchResult", "Searcher", "eval
 NO_LIMIT = 1 << 62
 #: Search features by name (search.kernels.FEAT_*), each kept off by default until an SPRT against the engine
 #: without it accepts it (bench/strength/shogi-sprt.tsv).
-FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT}
+FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT,
+                             "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR}
 DEFAULT_FEATURES = FEAT_SEE  # accepted: SPRT H1, +131 Elo at 10k nodes (bench/strength/shogi-sprt.tsv)
+
+
+def parse_features(text: str) -> int:
+    """The feature bits a ``SearchFeatures`` option value names: ``default``, ``none``, or names joined by ``,`` or
+    ``+`` (``see,staged``), each optionally prefixed ``-`` to take it off the default (``-see``). ValueError
+    otherwise."""
+    words = [w.strip().lower() for w in str(text).replace("+", ",").split(",") if w.strip()]
+    if not words or words == ["default"]:
+        return DEFAULT_FEATURES
+    if words == ["none"]:
+        return 0
+    bits = DEFAULT_FEATURES if all(w.startswith("-") for w in words) else 0
+    for w in words:
+        name = w.lstrip("-")
+        if name not in FEATURES:
+            raise ValueError(f"unknown search feature {name!r} (known: {', '.join(FEATURES)}; or default, none)")
+        bits = bits & ~FEATURES[name] if w.startswith("-") else bits | FEATURES[name]
+    return bits
 TT_ENTRY_BYTES = 8 + 4 + 4 + 2 + 1 + 1
 MATE_TT_ENTRIES = 1 << 18
 

@@ -51,6 +51,9 @@ CTL_SIZE = 16
 FEAT_SEE = 1     # SEE in quiescence and move-loop pruning, losing captures ordered last
 FEAT_STAGED = 2  # TT move tried before generation, counter-move ordering
 FEAT_QS_TT = 4   # TT probes (cutoffs) in the quiescence search, null-window nodes
+FEAT_PV_CHECK_EXT = 8  # the check extension only at PV nodes (shogi's drop checks make long check sequences)
+FEAT_HIST_LMR = 16     # late-move reductions follow the quiet move's history (less when good, more when bad)
+HIST_LMR_DIVISOR = 5000  # history (|h| < HISTORY_MAX = 16384) per ply of reduction: at most 3 plies either way
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
@@ -388,7 +391,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
 
         # 4. Static evaluation, reverse futility and null move (not in check); check extension.
         if incheck:
-            depth += 1
+            if pv_node or (S.ctl[CTL_FEATURES] & FEAT_PV_CHECK_EXT) == 0:
+                depth += 1
         else:
             ev = evaluate_k(P, T, E)
             if not pv_node and depth <= 3 and ev - 150 * depth >= beta and abs(beta) < MATE_BOUND:
@@ -495,6 +499,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                     red -= 1
                 if mv == S.killers[ply, 0] or mv == S.killers[ply, 1]:
                     red -= 1
+                if (S.ctl[CTL_FEATURES] & FEAT_HIST_LMR) != 0:
+                    red -= S.history[code, mv & 0xFF] // HIST_LMR_DIVISOR
                 if red > new_depth - 1:
                     red = new_depth - 1
                 if red < 0:

@@ -120,7 +120,7 @@ def test_tactics(searcher, sfen, firsts, gain):
     assert r.score_cp is not None and r.score_cp >= base + gain, (usi(pos, r.pv), r.score_cp, base)
 
 
-@pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt"])
+@pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -136,6 +136,19 @@ def test_selectivity_features_keep_mates_and_tactics(features):
             assert pos.move_usi(r.best) in firsts
     with pytest.raises(ValueError):
         Searcher(hash_mb=1, features=1 << 20)
+
+
+@pytest.mark.parametrize("feature", ["pvcheckext", "histlmr"])
+def test_each_feature_changes_the_tree(feature):
+    """A feature bit is read by the kernel: the same depth-7 search of a middlegame visits another number of nodes
+    with it than without it (a bit nobody reads would give the same tree)."""
+    from search import DEFAULT_FEATURES, FEATURES
+    pos = Position.from_sfen(bench_positions[2])
+    nodes = []
+    for bits in (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES[feature]):
+        s = Searcher(hash_mb=8, features=bits)
+        nodes.append(s.search(pos, Limits(depth=7)).nodes)
+    assert nodes[0] != nodes[1], nodes
 
 
 def test_search_leaves_position_unchanged_and_streams_info(searcher):
@@ -290,3 +303,23 @@ def test_bestmove_is_the_first_move_of_the_last_pv_reported():
             assert lines and lines[-1].pv[0] == result.best, (pos.sfen(), nodes)
             checked += 1
     assert checked >= 40
+
+
+def test_search_features_option_reaches_the_searcher():
+    """USI SearchFeatures: names (and -name off the default) set the searcher's feature bits before each search;
+    an unknown name is refused in words and the option keeps its value."""
+    import io
+
+    from search import DEFAULT_FEATURES, FEATURES, parse_features
+    from usi.engine import UsiEngine
+
+    assert parse_features("default") == DEFAULT_FEATURES and parse_features("none") == 0
+    assert parse_features("see+staged") == FEATURES["see"] | FEATURES["staged"]
+    assert parse_features("-see") == DEFAULT_FEATURES & ~FEATURES["see"]
+    out = io.StringIO()
+    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb), limits_cls=Limits)
+    eng.handle("setoption name SearchFeatures value staged,qstt")
+    assert eng._ensure_searcher().features == FEATURES["staged"] | FEATURES["qstt"]
+    eng.handle("setoption name SearchFeatures value warp")
+    assert "SearchFeatures not changed: unknown search feature 'warp'" in out.getvalue()
+    assert eng.opt("SearchFeatures") == "staged,qstt"

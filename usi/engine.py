@@ -105,6 +105,9 @@ def default_options() -> dict[str, Option]:
         # hand: eval/params.py; learned: the KP tables of eval/weights/ (docs/eval.md). Hand until an SPRT accepts
         # the learned tables; a variant without a weights file keeps the hand-set evaluation.
         Option("EvalMode", "combo", "hand", vars=("hand", "learned")),
+        # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
+        # -see; for SPRTs of a feature against the same build (docs/search.md)
+        Option("SearchFeatures", "string", "default"),
     ]
     # each variant's rule options (usi/games.py); they only matter once USI_Variant selects that variant
     opts += [Option(name, kind, default, lo, hi, vars=tuple(vs)) for name, kind, default, lo, hi, vs, _
@@ -327,6 +330,9 @@ class UsiEngine:
         self._searcher_key = key
         if hasattr(self._searcher, "eval_mode"):  # test doubles made by a searcher factory may not have it
             self._searcher.eval_mode = self.opt("EvalMode")
+            from search import parse_features
+
+            self._searcher.features = parse_features(self.opt("SearchFeatures"))
         if self._need_clear:
             self._searcher.clear()
             self._need_clear = False
@@ -470,6 +476,14 @@ class UsiEngine:
                 self._pos = None  # the new variant's start position
                 self._game = None
             return
+        if opt.name == "SearchFeatures":
+            from search import parse_features  # the search package (numba) loads here, not at usi
+
+            try:
+                parse_features(v)
+            except ValueError as exc:
+                self.error(f"option SearchFeatures not changed: {exc}")
+                return
         if opt.name in games.MAWARIKUDOI_FACE_NAMES:
             self._set_face(opt, v)
             return
