@@ -156,6 +156,12 @@ def test_warm_up_covers_a_cold_start_and_the_default_openings_are_used(tmp_path,
     M.main(["--engine", *quick, "--engine", *quick, "--variant", "turncoat", "--games", "1",
             "--out", str(tmp_path / "c"), "--no-warmup", "--quiet"])
     assert "WARNING: no --openings" in capsys.readouterr().err
+    # more games than twice the openings: the starts repeat, and the runner says so
+    one = tmp_path / "one.txt"
+    one.write_text("7g7f 3c3d\n")
+    M.main(["--engine", *quick, "--engine", quick[0], "name=other", "--openings", str(one), "--games", "4",
+            "--out", str(tmp_path / "d"), "--no-warmup"])
+    assert "4 games a pairing from 1 openings: each opening is played 2 times a colour" in capsys.readouterr().err
 
 
 def test_a_bad_engine_fails_the_warm_up_with_a_clear_error(tmp_path, capsys):
