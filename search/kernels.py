@@ -54,6 +54,8 @@ FEAT_QS_TT = 4   # TT probes (cutoffs) in the quiescence search, null-window nod
 FEAT_PV_CHECK_EXT = 8  # the check extension only at PV nodes (shogi's drop checks make long check sequences)
 FEAT_HIST_LMR = 16     # late-move reductions follow the quiet move's history (less when good, more when bad)
 HIST_LMR_DIVISOR = 5000  # history (|h| < HISTORY_MAX = 16384) per ply of reduction: at most 3 plies either way
+FEAT_IIR = 32          # internal iterative reduction: a node without a TT move is searched one ply shallower
+IIR_DEPTH = 4          # ... from this depth on
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
@@ -388,6 +390,11 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 b = S.tt_bound[ti]
                 if b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta) or (b == BOUND_UPPER and tts <= alpha):
                     return tts
+
+        # 3b. Internal iterative reduction: no TT move means this node was never searched (or failed low): a
+        # shallower search here is cheap and fills the table for the next iteration.
+        if (S.ctl[CTL_FEATURES] & FEAT_IIR) != 0 and tt_move == 0 and depth >= IIR_DEPTH:
+            depth -= 1
 
         # 4. Static evaluation, reverse futility and null move (not in check); check extension.
         if incheck:
