@@ -25,8 +25,8 @@ from eval import build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_HIST_LMR,
-                      FEAT_IIR, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED, INF, MATE, MATE_BOUND, MAX_DEPTH,
-                      MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
+                      FEAT_IIR, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED, FEAT_WIDE_FUTILITY,
+                      FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
@@ -39,7 +39,8 @@ NO_LIMIT = 1 << 62
 #: Search features by name (search.kernels.FEAT_*), each kept off by default until an SPRT against the engine
 #: without it accepts it (bench/strength/shogi-sprt.tsv).
 FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT,
-                             "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR, "iir": FEAT_IIR}
+                             "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR, "iir": FEAT_IIR,
+                             "widefutility": FEAT_WIDE_FUTILITY, "widelmr": FEAT_WIDE_LMR}
 DEFAULT_FEATURES = FEAT_SEE  # accepted: SPRT H1, +131 Elo at 10k nodes (bench/strength/shogi-sprt.tsv)
 
 

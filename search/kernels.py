@@ -56,6 +56,12 @@ FEAT_HIST_LMR = 16     # late-move reductions follow the quiet move's history (l
 HIST_LMR_DIVISOR = 5000  # history (|h| < HISTORY_MAX = 16384) per ply of reduction: at most 3 plies either way
 FEAT_IIR = 32          # internal iterative reduction: a node without a TT move is searched one ply shallower
 IIR_DEPTH = 4          # ... from this depth on
+FEAT_WIDE_FUTILITY = 64  # reverse futility up to depth 7 (margin 100 a ply), move-loop futility up to depth 5
+RFP_DEPTH, RFP_MARGIN = 3, 150            # reverse futility (static eval - margin * depth >= beta): without the feature
+WIDE_RFP_DEPTH, WIDE_RFP_MARGIN = 7, 100  # ... and with it
+FUT_DEPTH, FUT_BASE, FUT_MARGIN = 2, 0, 200             # move-loop futility (eval + base + margin * depth <= alpha)
+WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN = 5, 100, 100
+FEAT_WIDE_LMR = 128  # late-move reductions from depth 2, also of checks, evasions and losing captures; +1 off the PV
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
@@ -402,7 +408,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 depth += 1
         else:
             ev = evaluate_k(P, T, E)
-            if not pv_node and depth <= 3 and ev - 150 * depth >= beta and abs(beta) < MATE_BOUND:
+            rfp_depth, rfp_margin = RFP_DEPTH, RFP_MARGIN
+            if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
+                rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
+            if not pv_node and depth <= rfp_depth and ev - rfp_margin * depth >= beta and abs(beta) < MATE_BOUND:
                 return ev
             if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
                 r = 3 + depth // 6
@@ -445,7 +454,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     orig_alpha = alpha
     searched = 0
     eksq = P.st[ST_KSQ + 1 - us]
-    futile = (not pv_node and not incheck and depth <= 2 and ev + 200 * depth <= alpha)
+    fut_depth, fut_base, fut_margin = FUT_DEPTH, FUT_BASE, FUT_MARGIN
+    if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
+        fut_depth, fut_base, fut_margin = WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN
+    futile = (not pv_node and not incheck and depth <= fut_depth and ev + fut_base + fut_margin * depth <= alpha)
     lmp_limit = 6 + 3 * depth * depth
     n_quiets = 0
     i = -1
@@ -500,9 +512,18 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
         else:
             red = 0
-            if depth >= 3 and quiet and not incheck and not gives_check and not root:
+            wide_lmr = (S.ctl[CTL_FEATURES] & FEAT_WIDE_LMR) != 0
+            if wide_lmr:
+                reducible = depth >= 2 and not root and (quiet or mscore < ORD_CAPTURE)
+            else:
+                reducible = depth >= 3 and quiet and not incheck and not gives_check and not root
+            if reducible:
                 red = S.lmr[min(depth, 63), min(searched, 63)]
                 if pv_node:
+                    red -= 1
+                elif wide_lmr:
+                    red += 1
+                if wide_lmr and (gives_check or incheck):
                     red -= 1
                 if mv == S.killers[ply, 0] or mv == S.killers[ply, 1]:
                     red -= 1

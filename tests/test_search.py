@@ -121,7 +121,8 @@ def test_tactics(searcher, sfen, firsts, gain):
 
 
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
-                                      "see+iir"])
+                                      "see+iir", "see+widefutility",
+                                      "see+widelmr"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -139,7 +140,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
         Searcher(hash_mb=1, features=1 << 20)
 
 
-@pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir"])
+@pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-7 search of a middlegame visits another number of nodes
     with it than without it (a bit nobody reads would give the same tree)."""
