@@ -41,19 +41,31 @@ NO_LIMIT = 1 << 62
 FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT,
                              "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR, "iir": FEAT_IIR,
                              "widefutility": FEAT_WIDE_FUTILITY, "widelmr": FEAT_WIDE_LMR}
-DEFAULT_FEATURES = FEAT_SEE  # accepted: SPRT H1, +131 Elo at 10k nodes (bench/strength/shogi-sprt.tsv)
+#: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
+#: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
+VARIANT_DEFAULT_FEATURES: dict[str, int] = {
+    "shogi": FEAT_SEE,  # see: SPRT H1, +131 Elo at 10k nodes
+    "daishogi2017": FEAT_SEE,
+}
+DEFAULT_FEATURES = VARIANT_DEFAULT_FEATURES["shogi"]
 
 
-def parse_features(text: str) -> int:
-    """The feature bits a ``SearchFeatures`` option value names: ``default``, ``none``, or names joined by ``,`` or
-    ``+`` (``see,staged``), each optionally prefixed ``-`` to take it off the default (``-see``). ValueError
-    otherwise."""
+def default_features(variant_id: str) -> int:
+    """The features a search of ``variant_id`` uses unless told otherwise."""
+    return VARIANT_DEFAULT_FEATURES.get(variant_id, DEFAULT_FEATURES)
+
+
+def parse_features(text: str, variant_id: str = "shogi") -> int:
+    """The feature bits a ``SearchFeatures`` option value names: ``default`` (the variant's), ``none``, or names
+    joined by ``,`` or ``+`` (``see,staged``), each optionally prefixed ``-`` to take it off the default (``-see``).
+    ValueError otherwise."""
+    default = default_features(variant_id)
     words = [w.strip().lower() for w in str(text).replace("+", ",").split(",") if w.strip()]
     if not words or words == ["default"]:
-        return DEFAULT_FEATURES
+        return default
     if words == ["none"]:
         return 0
-    bits = DEFAULT_FEATURES if all(w.startswith("-") for w in words) else 0
+    bits = default if all(w.startswith("-") for w in words) else 0
     for w in words:
         name = w.lstrip("-")
         if name not in FEATURES:
@@ -137,11 +149,12 @@ class Searcher:
 
     def __init__(self, hash_mb: int = 16, seed: int = 0, features: int | None = None) -> None:
         self.seed = seed
-        #: selectivity features (bit set of FEATURES' values) for the next searches; see docs/search.md
-        self.features = DEFAULT_FEATURES if features is None else int(features)
+        #: selectivity features (bit set of FEATURES' values) for the next searches, None: the searched variant's
+        #: default (default_features); see docs/search.md
+        self.features = None if features is None else int(features)
         #: evaluation for the next searches (eval.EVAL_MODES: "hand" or "learned"; the USI option EvalMode)
         self.eval_mode = "hand"
-        if self.features & ~sum(FEATURES.values()):
+        if self.features is not None and self.features & ~sum(FEATURES.values()):
             raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
         self._lock = threading.Lock()
@@ -306,7 +319,8 @@ class Searcher:
         with self._lock:
             self._t0 = time.perf_counter()
             ctl[:] = 0
-            ctl[CTL_FEATURES] = self.features
+            ctl[CTL_FEATURES] = (self.features if self.features is not None
+                                 else default_features(pos.variant.id))
             ctl[CTL_GEN] = self._gen_next()
             ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
             self._wake.clear()

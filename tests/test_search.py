@@ -325,3 +325,15 @@ def test_search_features_option_reaches_the_searcher():
     eng.handle("setoption name SearchFeatures value warp")
     assert "SearchFeatures not changed: unknown search feature 'warp'" in out.getvalue()
     assert eng.opt("SearchFeatures") == "staged,qstt"
+
+
+def test_each_variant_searches_with_its_own_default_features():
+    """A searcher left on the defaults takes the searched variant's (dai shogi keeps its own until its own SPRT)."""
+    from search import VARIANT_DEFAULT_FEATURES, default_features, parse_features
+    from search.kernels import CTL_FEATURES
+
+    s = Searcher(hash_mb=1)
+    for variant in ("shogi", "daishogi2017"):
+        s.search(Position.startpos(variant), Limits(depth=1))
+        assert s._ctl[CTL_FEATURES] == default_features(variant) == VARIANT_DEFAULT_FEATURES[variant]
+        assert parse_features("default", variant) == default_features(variant)

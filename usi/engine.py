@@ -332,7 +332,7 @@ class UsiEngine:
             self._searcher.eval_mode = self.opt("EvalMode")
             from search import parse_features
 
-            self._searcher.features = parse_features(self.opt("SearchFeatures"))
+            self._searcher.features = parse_features(self.opt("SearchFeatures"), self.opt("USI_Variant"))
         if self._need_clear:
             self._searcher.clear()
             self._need_clear = False
