@@ -116,6 +116,9 @@ def test_rule_options_agree_in_any_order(order):
               "setoption name FantasistaReserved value 3", "position startpos")
     assert any("FantasistaReserved value 3 not applied yet" in line for line in d.since(start))
     assert d.eng.opt("FantasistaReserved") == "4-8" and d.eng.game.reserved == ["4-8", "4-8"]
+    # ... while an option that agrees with the applied ones still applies at once
+    d("setoption name FantasistaFairyGote value yokaku", "position startpos")
+    assert d.eng.opt("FantasistaFairyGote") == "yokaku" and d.eng.opt("FantasistaReserved") == "4-8"
 
 
 def test_gui_offers_the_choices():

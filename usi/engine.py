@@ -499,18 +499,29 @@ class UsiEngine:
         rules refuse with the others is remembered but not applied, with an error saying why; the options (and the
         game) keep their old, consistent values until the values set so far agree, and then all apply at once."""
         variant = games.RULE_OPTION_NAMES[opt.name.lower()]
-        staged = {**self._staged_rules, opt.name: value}
         current = self.opt
-        try:
-            games.rule_kwargs(variant, lambda name: staged.get(name, current(name)))
-        except ValueError as exc:
+
+        def disagreement(values: dict[str, Any]) -> str:
+            """Why the rules refuse the options with ``values`` set; empty when they agree."""
+            try:
+                games.rule_kwargs(variant, lambda name: values.get(name, current(name)))
+            except ValueError as exc:
+                return str(exc)
+            return ""
+
+        staged = {**self._staged_rules, opt.name: value}
+        if not disagreement(staged):
+            apply, self._staged_rules = staged, {}
+        elif not disagreement({opt.name: value}):  # fine with the applied values: it applies, what waits keeps waiting
+            apply = {opt.name: value}
+            self._staged_rules.pop(opt.name, None)
+        else:
             self._staged_rules = staged
-            self.error(f"option {opt.name} value {value} not applied yet: {exc} (the rule options keep their "
-                       "last consistent values until the ones set agree)")
+            self.error(f"option {opt.name} value {value} not applied yet: {disagreement(staged)} (the rule options "
+                       "keep their last consistent values until the ones set agree)")
             return
-        self._staged_rules = {}
         changed = False
-        for name, v in staged.items():
+        for name, v in apply.items():
             target = self.options[name.lower()]
             changed |= target.value != v
             target.value = v
