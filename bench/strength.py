@@ -203,6 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     control.add_argument("--byoyomi", type=float, help=f"byoyomi in seconds a move (default {BYOYOMI_S:g})")
     control.add_argument("--nodes", type=int, help="nodes a move for both engines (equal nodes)")
     p.add_argument("--engine-cmd", default="python -m usi", help="our engine's command (default: python -m usi)")
+    p.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a USI option for our engine (repeatable), e.g. SearchFeatures=see+histlmr")
     p.add_argument("--hash", type=int, default=64, help="hash MB for the engines that have one (default 64)")
     p.add_argument("--concurrency", type=int, default=1,
                    help="games at a time (default 1: on 2 cores a second game at once skews timed controls)")
@@ -269,7 +271,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         import random
 
         random.Random(args.seed).shuffle(openings)
-    ours = M.EngineSpec.parse([f"cmd={args.engine_cmd}", f"name={OURS}", f"option.USI_Hash={args.hash}"])
+    try:
+        bad = [o for o in args.engine_option if "=" not in o]
+        if bad:
+            raise ValueError(f"--engine-option wants NAME=VALUE, not {bad[0]!r}")
+        ours = M.EngineSpec.parse([f"cmd={args.engine_cmd}", f"name={OURS}", f"option.USI_Hash={args.hash}",
+                                   *(f"option.{o}" for o in args.engine_option)])
+    except ValueError as exc:
+        print(f"bench.strength: error: {exc}", file=sys.stderr)
+        return 2
     engines = [ours]
     for name in opponents:
         binary, settings, _, _ = OPPONENTS[name]

@@ -71,6 +71,8 @@ def test_figures_use_game_pairs_and_bad_arguments_are_refused(capsys):
     assert B.main(["--opponent", "gpsusi", "--nodes", "1000"]) == 2
     assert "no node limit" in capsys.readouterr().err
     assert B.main(["--games", "0"]) == 2
+    assert B.main(["--opponent", "fairy-stockfish", "--engine-option", "SearchFeatures"]) == 2
+    assert "--engine-option wants NAME=VALUE" in capsys.readouterr().err
     assert B.control_of(B.build_parser().parse_args(["--quick"]))[0] == "byoyomi 300ms"
     label, tc = B.control_of(B.build_parser().parse_args([]))
     assert label == "byoyomi 1000ms" and tc.kind == "byoyomi" and tc.main == 0
