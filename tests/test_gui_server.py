@@ -577,6 +577,20 @@ def status_of(answer: bytes) -> tuple[int, dict]:
     return status, json.loads(body[:length].decode())
 
 
+def _children() -> set[int]:
+    """The pids of this process's children (Linux /proc), to see that a request started none."""
+    import os
+    import pathlib
+
+    out: set[int] = set()
+    for task in pathlib.Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            out |= {int(p) for p in (task / "children").read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
 def evil_players(marker) -> list:
     """The attack of issue 22: a page asks for an engine whose command would create ``marker``."""
     return [{"kind": "engine", "command": f"{sys.executable} -c \"open({str(marker)!r}, 'w')\""}, "human"]
@@ -589,6 +603,7 @@ def test_a_page_of_another_site_starts_no_process(server, tmp_path, capfd):
     port = srv.server_address[1]
     marker = tmp_path / "ran"
     before = api.ok("/api/state")
+    children_before = _children()
     body = json.dumps({"players": evil_players(marker)}).encode()
     attacks = [
         # the no-cors fetch of the issue: text/plain, from another origin, no token
@@ -603,12 +618,21 @@ def test_a_page_of_another_site_starts_no_process(server, tmp_path, capfd):
          f"evil.example:{port}"),
         ({"Content-Type": "application/json", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game},
          f"127.0.0.1:{port + 1}"),
+        ({"Content-Type": "application/json", "X-Fantasista-Token": api.token, "X-Fantasista-Game": api.game,
+          "Host": None}, None),
     ]
     for headers, host in attacks:
         for path in ("/api/new", "/api/load", "/api/session", "/api/move"):
             status, data = status_of(request(port, "POST", path, body, host=host, headers=headers))
             assert status == 403, (path, headers, host, data)
             assert data["error"]
+    # two Host headers (one of them ours) are refused too: a proxy may forward either
+    good = f"127.0.0.1:{port}"
+    for hosts in ((good, "evil.example"), ("evil.example", good)):
+        head = ["POST /api/new HTTP/1.1", *(f"Host: {h}" for h in hosts), "Content-Type: application/json",
+                f"X-Fantasista-Token: {api.token}", f"X-Fantasista-Game: {api.game}", f"Content-Length: {len(body)}",
+                "Connection: close"]
+        assert status_of(raw_http(port, ("\r\n".join(head) + "\r\n\r\n").encode() + body))[0] == 403, hosts
     status, data = status_of(request(port, "OPTIONS", "/api/new", headers={
         "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"}))
     assert status == 403  # no CORS preflight passes
@@ -622,8 +646,8 @@ def test_a_page_of_another_site_starts_no_process(server, tmp_path, capfd):
     assert status == 400 and "never names an engine command" in data["error"]
     status, data = api.call("/api/new", {"players": [{"kind": "engine", "engine": "sh"}, "human"]})
     assert status == 400 and "unknown engine 'sh'" in data["error"]
-    time.sleep(1.0)
-    assert not marker.exists()
+    time.sleep(1.0)  # what a started command would need to write its marker
+    assert not marker.exists() and _children() <= children_before  # nothing ran, no new process
     assert len(srv.sessions) == 1
     unchanged(api, before)
     assert "Traceback" not in capfd.readouterr().err
