@@ -437,7 +437,7 @@ class UsiEngine:
         try:
             self._warmup()
         except Exception as exc:  # still answer readyok: a GUI waiting for it would give up on us
-            self.error(f"warm-up failed: {type(exc).__name__}: {exc}")
+            self.error(f"warm-up failed (the first search will compile what it needs): {_describe(exc)}")
         finally:
             done.set()
             beat.join()
