@@ -99,7 +99,7 @@ def default_options() -> dict[str, Option]:
         Option("USI_Variant", "combo", "shogi", vars=VARIANT_IDS),
         Option("NetworkDelay", "spin", 120, 0, 60_000),
         Option("NodesLimit", "spin", 0, 0, 2**31 - 1),
-        Option("DepthLimit", "spin", 0, 0, 127),
+        Option("DepthLimit", "spin", 0, 0, MAX_GO_DEPTH),
         Option("Seed", "spin", 0, 0, 2**31 - 1),
         Option("EnteringKingRule", "combo", "CSARule27", vars=ENTERING_KING_RULES),
         # hand: eval/params.py; learned: the KP tables of eval/weights/ (docs/eval.md). Hand until an SPRT accepts
