@@ -147,7 +147,7 @@ def test_each_feature_changes_the_tree(feature):
     from search import DEFAULT_FEATURES, FEATURES
     pos = Position.from_sfen(bench_positions[2])
     nodes = []
-    for bits in (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES[feature]):
+    for bits in (DEFAULT_FEATURES & ~FEATURES[feature], DEFAULT_FEATURES | FEATURES[feature]):
         s = Searcher(hash_mb=8, features=bits)
         nodes.append(s.search(pos, Limits(depth=7)).nodes)
     assert nodes[0] != nodes[1], nodes
