@@ -44,7 +44,8 @@ FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT
 #: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {
-    "shogi": FEAT_SEE,  # see: SPRT H1, +131 Elo at 10k nodes
+    # see: SPRT H1, +131 Elo at 10k nodes; pvcheckext + histlmr on top: SPRT H1, +59 Elo at 40k nodes
+    "shogi": FEAT_SEE | FEAT_PV_CHECK_EXT | FEAT_HIST_LMR,
     "daishogi2017": FEAT_SEE,
 }
 DEFAULT_FEATURES = VARIANT_DEFAULT_FEATURES["shogi"]
