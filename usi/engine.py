@@ -510,14 +510,15 @@ class UsiEngine:
             return ""
 
         staged = {**self._staged_rules, opt.name: value}
-        if not disagreement(staged):
+        why = disagreement(staged)
+        if not why:
             apply, self._staged_rules = staged, {}
         elif not disagreement({opt.name: value}):  # fine with the applied values: it applies, what waits keeps waiting
             apply = {opt.name: value}
             self._staged_rules.pop(opt.name, None)
         else:
             self._staged_rules = staged
-            self.error(f"option {opt.name} value {value} not applied yet: {disagreement(staged)} (the rule options "
+            self.error(f"option {opt.name} value {value} not applied yet: {why} (the rule options "
                        "keep their last consistent values until the ones set agree)")
             return
         changed = False

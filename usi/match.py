@@ -1241,14 +1241,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if openings_path is not None and not args.openings:
             print(f"openings: {openings_path} ({len(openings or [])} lines; --openings FILE to choose others)",
                   file=sys.stderr)
-        if openings and args.games > 2 * len(openings):
-            print(f"warning: {args.games} games a pairing from {len(openings)} openings: each opening is played "
-                  f"{-(-args.games // (2 * len(openings)))} times a colour, so games repeat their starts (a longer "
-                  "--openings file keeps them independent)", file=sys.stderr)
         elif openings_path is None:
             print(f"WARNING: no --openings and no shipped opening set for {args.variant}: EVERY GAME STARTS FROM THE "
                   "START POSITION. Games then differ only through the variant's chance events and the engines' "
                   "seeds; two deterministic engines REPEAT THE SAME GAME. Give --openings FILE.", file=sys.stderr)
+        if openings and args.games > 2 * len(openings):
+            print(f"warning: {args.games} games a pairing from {len(openings)} openings: each opening is played "
+                  f"{-(-args.games // (2 * len(openings)))} times a colour, so games repeat their starts (a longer "
+                  "--openings file keeps them independent)", file=sys.stderr)
     if resume is not None and not args.quiet:
         print(f"resuming {out}: {len(done)} of {len(tasks)} games already played", file=sys.stderr)
     sprt = dict(zip(("elo0", "elo1", "alpha", "beta"), args.sprt)) if args.sprt else None
