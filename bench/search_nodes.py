@@ -1,7 +1,7 @@
 """Search at a fixed node budget: nodes/s (CPU time) and the depth reached, for the selectivity work (issue 24).
 
-``python -m bench.search_nodes [--nodes N] [--variant shogi|daishogi2017] [--features F]`` (F as the USI option
-SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``; or run the file with another
+``python -m bench.search_nodes [--nodes N] [--variant shogi|daishogi2017] [--features F] [--eval-mode M]`` (F as the
+USI option SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``; M as EvalMode; or run the file with another
 tree first on PYTHONPATH to measure that tree) searches each position of
 ``search.bench_positions`` (shogi) or ``bench.search.DAISHOGI_POSITIONS`` (dai shogi) with a cleared table to the
 node budget and prints per position the completed depth, nodes, CPU seconds and nodes/s, then the totals and the
@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from eval import EVAL_MODES
 
-def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default") -> list[dict]:
+
+def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default", eval_mode: str = "hand"
+        ) -> list[dict]:
     """One row per position: position, depth, nodes, seconds (CPU), nps."""
     from engine import Position
     from search import Limits, Searcher, bench_positions, parse_features
@@ -22,6 +25,7 @@ def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default")
     positions = (list(enumerate(bench_positions)) if variant == "shogi"
                  else [(name, sfen) for name, sfen in DAISHOGI_POSITIONS])
     s = Searcher(hash_mb=16, features=parse_features(features))
+    s.eval_mode = eval_mode
     s.warmup()
     rows = []
     for name, sfen in positions:
@@ -40,8 +44,9 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--variant", default="shogi")
     ap.add_argument("--features", default="default", help="search features, as the USI option SearchFeatures")
+    ap.add_argument("--eval-mode", default="hand", choices=EVAL_MODES, help="evaluation, as the USI option EvalMode")
     a = ap.parse_args()
-    rows = run(a.nodes, a.variant, a.features)
+    rows = run(a.nodes, a.variant, a.features, a.eval_mode)
     for r in rows:
         print(f"{r['position']:<12} depth {r['depth']:>3} nodes {r['nodes']:>9} {r['seconds']:7.2f}s "
               f"{r['nps'] / 1e3:8.1f} kn/s")

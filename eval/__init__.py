@@ -136,8 +136,11 @@ def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
     return E
 
 
-def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray) -> EvalTables:
-    """The hand-set tables of ``variant`` with the KP tables ``kp``, ``kp_hand`` switched on (not cached)."""
+def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo: int | None = None,
+                   mobility: np.ndarray | None = None) -> EvalTables:
+    """The hand-set tables of ``variant`` with the KP tables ``kp``, ``kp_hand`` switched on (not cached); ``tempo``
+    replaces the hand-set side-to-move bonus and ``mobility`` (centipawns per destination, by piece type) the
+    variant's mobility weights when given (learned weights carry their own)."""
     from .kp import kp_shape
     want_kp, want_kh = kp_shape(variant)
     if kp.shape != want_kp or kp_hand.shape != want_kh:
@@ -145,8 +148,16 @@ def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray) -> Eva
     E = build_eval_tables(variant, "hand")
     consts = E.consts.copy()
     consts[C_KP] = 1
+    if tempo is not None:
+        consts[C_TEMPO] = tempo
+    mob = E.mobility
+    if mobility is not None:
+        mob = np.zeros_like(E.mobility)
+        for pt in range(1, len(variant.pieces) + 1):
+            mob[variant.code(pt, 0)], mob[variant.code(pt, 1)] = mobility[pt], -mobility[pt]
+        consts[C_MOBILITY] = int(np.any(mob != 0))
     return E._replace(kp=np.ascontiguousarray(kp, np.int32), kp_hand=np.ascontiguousarray(kp_hand, np.int32),
-                      consts=consts)
+                      consts=consts, mobility=mob)
 
 
 def evaluate(pos, mode: str = "hand") -> int:

@@ -17,6 +17,7 @@ The kernel is :func:`eval.kernels.kp_sum`; :func:`features` gives the same sum a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple, Optional
 
 import numpy as np
 
@@ -72,9 +73,20 @@ def prior_tables(variant: Variant) -> tuple[np.ndarray, np.ndarray]:
     return kp, kh
 
 
-def load_weights(path: Path | str, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
-    """``(kp, kp_hand)`` as int32 from a weights file; ``ValueError`` in words when it is missing, too big, for
-    another variant or of the wrong shape."""
+class KPWeights(NamedTuple):
+    """What a weights file holds, in the order :func:`eval.kp_eval_tables` takes it."""
+
+    kp: np.ndarray                    # int32, shape kp_shape(variant)[0]
+    kp_hand: np.ndarray               # int32, shape kp_shape(variant)[1]
+    tempo: int                        # side-to-move bonus, centipawns
+    mobility: Optional[np.ndarray]    # int32[n_pt + 1]: centipawns per destination of a slider, by piece type
+
+
+def load_weights(path: Path | str, variant: Variant) -> KPWeights:
+    """The tables of a weights file (``tempo`` is the hand-set one and ``mobility`` ``None`` for files that do not
+    carry their own); ``ValueError`` in words when it is missing, too big, for another variant or of the wrong
+    shape."""
+    from .params import TEMPO
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"no KP weights file {path}")
@@ -85,6 +97,8 @@ def load_weights(path: Path | str, variant: Variant) -> tuple[np.ndarray, np.nda
             vid = str(z["variant"])
             kp = np.ascontiguousarray(z["kp"], dtype=np.int32)
             kh = np.ascontiguousarray(z["kp_hand"], dtype=np.int32)
+            tempo = int(round(float(z["tempo"]))) if "tempo" in z.files else TEMPO
+            mobility = np.asarray(z["mobility"], np.int32) if "mobility" in z.files else None
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
     if vid != variant.id:
@@ -93,7 +107,10 @@ def load_weights(path: Path | str, variant: Variant) -> tuple[np.ndarray, np.nda
     if kp.shape != want_kp or kh.shape != want_kh:
         raise ValueError(f"KP weights file {path} has shapes {kp.shape}, {kh.shape}; {variant.id} needs "
                          f"{want_kp}, {want_kh}")
-    return kp, kh
+    if mobility is not None and mobility.shape != (len(variant.pieces) + 1,):
+        raise ValueError(f"KP weights file {path} has mobility weights of shape {mobility.shape}; {variant.id} needs "
+                         f"({len(variant.pieces) + 1},)")
+    return KPWeights(kp, kh, tempo, mobility)
 
 
 # ------------------------------------------------------------------ sparse features for numpy (training)
@@ -153,3 +170,30 @@ def factor_map(variant: Variant) -> np.ndarray:
     board_part = np.tile(np.arange(R * n_sq), n_sq)
     hand_part = R * n_sq + np.tile(np.arange(R * H), n_sq)
     return np.concatenate([board_part, hand_part, [R * n_sq + R * H]]).astype(np.int64)
+
+
+def slider_types(variant: Variant) -> np.ndarray:
+    """The piece types (1-based) that may carry a learned mobility weight: every non-royal piece that slides."""
+    T = variant.tables
+    return np.array([pt for pt, piece in enumerate(variant.pieces, start=1)
+                     if not piece.royal and T.slide_list[variant.code(pt, 0), 0] >= 0], np.int64)
+
+
+def mobility_features(board: np.ndarray, variant: Variant) -> np.ndarray:
+    """float64[N, n_pt + 1]: per piece type (index = type), the destinations (:func:`eval.piece_mobility`) of
+    sente's sliders of that type minus gote's, for each row of ``board`` — the features of the learned mobility
+    weights (``E.mobility``, read by the kernel's mobility term)."""
+    from .kernels import piece_mobility
+    T = variant.tables
+    n_pt = len(variant.pieces)
+    slide = np.zeros(64, bool)
+    for pt in slider_types(variant):
+        slide[variant.code(int(pt), 0)] = slide[variant.code(int(pt), 1)] = True
+    out = np.zeros((board.shape[0], n_pt + 1))
+    for i in range(board.shape[0]):
+        row = board[i]
+        for sq in np.flatnonzero(slide[row.astype(np.int64)]):
+            code = int(row[sq])
+            n = piece_mobility(row, T, code, int(sq))
+            out[i, code & ((1 << COLOR_SHIFT) - 1)] += n if code >> COLOR_SHIFT == 0 else -n
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -27,6 +28,8 @@ import numpy as np
 
 from engine import Position
 from engine.kernels.movegen import DROP, PROMOTE
+
+from .teacher import DEFAULT_TEACHER
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "eval" / "data" / "kp_shogi_data.npz"  # committed (200 KB): the run of docs/eval.md
@@ -109,13 +112,15 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
     return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome_counts}
 
 
-def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed) -> None:
+def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed, **meta: str) -> None:
+    """Write the positions so far (``meta``: extra text fields, e.g. the teacher's command)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, board=np.array(boards, np.int8), hands=np.array(hands, np.int8),
                         stm=np.array(stms, np.int8), score=np.array(scores, np.int32),
                         result=np.array(results, np.float32), game=np.array(game_ids, np.int32),
-                        ply=np.array(plies, np.int32), nodes=np.int64(nodes), seed=np.int64(seed))
+                        ply=np.array(plies, np.int32), nodes=np.int64(nodes), seed=np.int64(seed),
+                        **{k: np.str_(v) for k, v in meta.items()})
     tmp.replace(out)
 
 
@@ -159,8 +164,27 @@ def fit_scale(ev: np.ndarray, result: np.ndarray) -> float:
     return float(grid[int(np.argmin(losses))])
 
 
+def label_unit_ratio(d: dict, variant) -> float:
+    """How many of the labels' centipawns one of ours is: the median of score / material balance (side to move's
+    view, our hand-set piece and hand values) over the positions whose balance is 150-800 of our centipawns, where
+    material dominates a score; 1 when fewer than 100 such positions."""
+    from . import build_eval_tables
+    E = build_eval_tables(variant, "hand")
+    codes = d["board"].astype(np.int64)
+    colour = np.where(codes >> 5 == 0, 1, -1)
+    balance = (E.value.astype(np.int64)[codes] * colour * (codes != 0)).sum(axis=1)
+    hands = d["hands"].astype(np.int64)
+    hv = E.hand_val[0].astype(np.int64)
+    balance += (hands[:, 0, :] * hv).sum(axis=1) - (hands[:, 1, :] * hv).sum(axis=1)
+    balance = np.where(d["stm"] == 0, balance, -balance)
+    rows = (np.abs(balance) >= 150) & (np.abs(balance) < 800)
+    if rows.sum() < 100:
+        return 1.0
+    return float(np.median(d["score"][rows] / balance[rows]))
+
+
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
-        seed: int = 0) -> dict:
+        seed: int = 0, mobility: bool = False) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
     from engine import get_variant
@@ -178,8 +202,18 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     n_w, n_f = prior.size, int(fmap.max()) + 1
     dummy = n_w - 1
 
-    def value(w: np.ndarray, rows: np.ndarray) -> np.ndarray:  # side to move's view, as the kernel
-        return sign[rows] * (w[idx[rows]] * coef[rows]).sum(axis=1) + TEMPO
+    # learned mobility of the sliders (a weight per piece type on its count of destinations), when asked
+    mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), len(v.pieces) + 1))
+    mob_mask = np.zeros(mob.shape[1])
+    if mobility:
+        mob_mask[KP.slider_types(v)] = 1.0
+
+    def value(w: np.ndarray, tempo: float, rows: np.ndarray, wm: np.ndarray | None = None) -> np.ndarray:
+        """Side to move's view, as the kernel."""
+        s = (w[idx[rows]] * coef[rows]).sum(axis=1)
+        if wm is not None:
+            s = s + mob[rows] @ wm
+        return sign[rows] * s + tempo
 
     games = np.unique(d["game"])
     rng = np.random.default_rng(seed)
@@ -188,27 +222,39 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
     if len(tr) == 0 or len(va) == 0:
         raise ValueError("too little data: need positions from at least two games")
-    hand_ev = value(prior, np.arange(len(sign)))
-    K = fit_scale(hand_ev[tr], d["result"][tr].astype(np.float64))
-    target = lam * _sigmoid(d["score"] / K) + (1 - lam) * d["result"].astype(np.float64)
-    loss_hand = (_bce(_sigmoid(hand_ev[tr] / K), target[tr]), _bce(_sigmoid(hand_ev[va] / K), target[va]))
-    # trained parameters: a per-slot delta and the king-free factor; w = prior + delta + factor[fmap]
-    delta, factor = np.zeros(n_w), np.zeros(n_f)
-    m_d, v_d, m_f, v_f = np.zeros(n_w), np.zeros(n_w), np.zeros(n_f), np.zeros(n_f)
+    result = d["result"].astype(np.float64)
+    # Two scales: the labels' own, and ours. A teacher counts in its own centipawns: the ratio of its scores to our
+    # material balance (the median over positions a minor piece or so apart) converts, so the learned tables stay in
+    # our centipawns (the search's pruning margins assume them).
+    k_label = fit_scale(d["score"][tr].astype(np.float64), result[tr])
+    target = lam * _sigmoid(d["score"] / k_label) + (1 - lam) * result
+    unit_ratio = label_unit_ratio(d, v)
+    K = k_label / unit_ratio
+    hand_ev = value(prior, float(TEMPO), np.arange(len(sign)))
+
+    def losses(w: np.ndarray, tempo: float, wm: np.ndarray | None = None) -> tuple[float, float]:
+        return (_bce(_sigmoid(value(w, tempo, tr, wm) / K), target[tr]),
+                _bce(_sigmoid(value(w, tempo, va, wm) / K), target[va]))
+
+    loss_hand = losses(prior, float(TEMPO))
+    # trained parameters: a per-slot delta, the king-free factor and the side-to-move bonus;
+    # w = prior + delta + factor[fmap]
+    delta, factor, tempo, wm = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(mob.shape[1])
+    adam = [(p, np.zeros(p.size), np.zeros(p.size)) for p in (delta, factor, tempo, wm)]
     b1, b2, eps = 0.9, 0.999, 1e-8
     n_tr = len(tr)
     flat_idx = idx[tr].ravel()
-    history = []
     for step in range(1, steps + 1):
         w = prior + delta + factor[fmap]
         w[dummy] = 0.0
-        e = value(w, tr)
-        g_e = (_sigmoid(e / K) - target[tr]) / K * sign[tr] / n_tr  # d loss / d (sente-view sum)
+        e = value(w, tempo[0], tr, wm)
+        g_v = (_sigmoid(e / K) - target[tr]) / K / n_tr  # d loss / d (side-to-move value)
+        g_e = g_v * sign[tr]                              # d loss / d (sente-view sum)
         g_w = np.bincount(flat_idx, weights=(coef[tr] * g_e[:, None]).ravel(), minlength=n_w)
         g_w[dummy] = 0.0
-        g_d = g_w + 2 * l2_kp * delta
-        g_f = np.bincount(fmap, weights=g_w, minlength=n_f) + 2 * l2_factor * factor
-        for g, m, vv, p in ((g_d, m_d, v_d, delta), (g_f, m_f, v_f, factor)):
+        grads = (g_w + 2 * l2_kp * delta, np.bincount(fmap, weights=g_w, minlength=n_f) + 2 * l2_factor * factor,
+                 np.array([g_v.sum()]), (mob[tr] * g_e[:, None]).sum(axis=0) * mob_mask)
+        for g, (p, m, vv) in zip(grads, adam):
             m *= b1
             m += (1 - b1) * g
             vv *= b2
@@ -217,23 +263,26 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
         if step % 50 == 0 or step == steps:
             w = prior + delta + factor[fmap]
             w[dummy] = 0.0
-            lt, lv = _bce(_sigmoid(value(w, tr) / K), target[tr]), _bce(_sigmoid(value(w, va) / K), target[va])
-            history.append((step, lt, lv))
-            print(f"step {step}: train {lt:.5f} validation {lv:.5f}", flush=True)
+            lt, lv = losses(w, tempo[0], wm)
+            print(f"step {step}: train {lt:.5f} validation {lv:.5f} tempo {tempo[0]:.1f}", flush=True)
     w = np.rint(prior + delta + factor[fmap])
     w[dummy] = 0.0
+    tempo_cp = int(round(tempo[0]))
+    mobility_cp = np.rint(wm).astype(np.int32)
     kp = w[:kp0.size].reshape(kp0.shape).astype(np.int32)
     kh = w[kp0.size:kp0.size + kh0.size].reshape(kh0.shape).astype(np.int32)
-    lt, lv = _bce(_sigmoid(value(w, tr) / K), target[tr]), _bce(_sigmoid(value(w, va) / K), target[va])
+    lt, lv = losses(w, tempo_cp, mobility_cp.astype(np.float64))
     figures = {"positions": int(len(sign)), "train": int(len(tr)), "validation": int(len(va)),
-               "games": int(len(games)), "scale": K, "loss_hand_train": loss_hand[0],
+               "games": int(len(games)), "label_scale": k_label, "unit_ratio": unit_ratio, "scale": K, "loss_hand_train": loss_hand[0],
                "loss_hand_validation": loss_hand[1], "loss_train": lt, "loss_validation": lv,
-               "max_change_cp": int(np.abs(w - np.rint(prior)).max()), "seconds": time.perf_counter() - t0}
+               "max_change_cp": int(np.abs(w - np.rint(prior)).max()), "tempo": tempo_cp,
+               "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(mob_mask)},
+               "seconds": time.perf_counter() - t0}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         small = np.int16 if np.abs(kp).max() < 2 ** 15 else np.int32
-        np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh,
-                            **{k: np.float64(x) for k, x in figures.items()},
+        np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp,
+                            **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
                             settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64))
         figures["bytes"] = out.stat().st_size
     return figures
@@ -251,6 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--minutes", type=float, default=20.0)
     g.add_argument("--nodes", type=int, default=3000)
     g.add_argument("--seed", type=int, default=1)
+    t = sub.add_parser("teach", help="positions scored by a teacher engine over USI (fairy-stockfish by default)")
+    t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--minutes", type=float, default=30.0)
+    t.add_argument("--games", type=int, default=None, help="stop after this many games (default: only the time)")
+    t.add_argument("--teacher", default=" ".join(DEFAULT_TEACHER), help="the teacher's command line")
+    t.add_argument("--teacher-nodes", type=int, default=5000, help="mean nodes of each labelling search")
+    t.add_argument("--our-nodes", type=int, default=3000, help="nodes of our engine's moves")
+    t.add_argument("--our-share", type=float, default=0.5, help="share of games where our engine plays one side")
+    t.add_argument("--seed", type=int, default=1)
     f = sub.add_parser("fit", help="Texel-style logistic fit of the KP tables")
     f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen files")
     f.add_argument("--out", type=Path, default=None, help="weights file (default eval/weights/kp_shogi.npz)")
@@ -259,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--lam", type=float, default=0.5, help="weight of the search score in the target (rest: result)")
     f.add_argument("--l2-kp", type=float, default=1e-6, help="L2 toward the hand-set values, per KP slot")
     f.add_argument("--l2-factor", type=float, default=1e-5, help="L2 of the king-free factor")
+    f.add_argument("--mobility", action="store_true", help="also learn a mobility weight per sliding piece type")
     c = sub.add_parser("check", help="load a weights file and print its score on a fixed position")
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -268,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--steps and --lr must be positive, --lam in [0, 1], the L2 weights non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
-                          args.l2_factor)
+                          args.l2_factor, mobility=args.mobility)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -287,6 +346,18 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         pos = Position.from_sfen(CHECK_SFEN)
         print(f"{CHECK_SFEN}: learned {int(evaluate_k(pos.state, pos.tables, E))}, hand {evaluate(pos)}")
+        return 0
+    if args.cmd == "teach":
+        from .teacher import generate_teacher
+        if args.minutes <= 0 or args.teacher_nodes <= 0 or args.our_nodes <= 0 or not 0 <= args.our_share <= 1:
+            ap.error("--minutes and the node counts must be positive, --our-share in [0, 1]")
+        try:
+            summary = generate_teacher(args.out, args.minutes, shlex.split(args.teacher), args.teacher_nodes,
+                                       args.our_nodes, args.our_share, args.seed, max_games=args.games)
+        except (OSError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(summary)
         return 0
     if args.cmd == "gen":
         if args.minutes <= 0 or args.nodes <= 0:

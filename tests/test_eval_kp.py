@@ -216,5 +216,49 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert figures["positions"] == int(first.sum() + second.sum()) and figures["games"] == 40
     assert figures["loss_train"] < figures["loss_hand_train"] - 1e-3
     v = Position.startpos().variant
-    kp, kh = KP.load_weights(out, v)
+    kp = KP.load_weights(out, v).kp
     assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
+
+
+def test_learned_mobility_in_the_kernel_equals_the_training_features():
+    """The sliders' mobility weights of a weights file: the kernel's term (KP tables at zero, tempo 0) equals the
+    training features times the weights, side to move's view, on random positions."""
+    v = Position.startpos().variant
+    s_kp, s_kh = KP.kp_shape(v)
+    weights = np.zeros(len(v.pieces) + 1, np.int32)
+    for k, pt in enumerate(KP.slider_types(v)):
+        weights[pt] = 3 + 4 * k
+    E = kp_eval_tables(v, np.zeros(s_kp, np.int32), np.zeros(s_kh, np.int32), 0, weights)
+    positions = _random_positions(60, seed=5)
+    feats = KP.mobility_features(np.stack([p.state.board for p in positions]), v)
+    assert np.abs(feats).sum() > 0
+    for p, f in zip(positions, feats):
+        sente_view = int(f @ weights)
+        assert int(evaluate_k(p.state, p.tables, E)) == (sente_view if p.turn == 0 else -sente_view)
+
+
+def test_label_unit_ratio_follows_the_labels_centipawns():
+    """The teacher's centipawns are converted to ours by the ratio of its scores to our material balance: our own
+    search scores give about 1, the same scores doubled give exactly twice that."""
+    from engine import get_variant
+    from eval.train import DEFAULT_DATA, _load_data, label_unit_ratio
+    d = _load_data([DEFAULT_DATA])
+    v = get_variant("shogi")
+    own = label_unit_ratio(d, v)
+    assert 0.8 < own < 1.25
+    assert label_unit_ratio({**d, "score": 2 * d["score"]}, v) == pytest.approx(2 * own)
+    few = {k: x[:50] for k, x in d.items()}
+    assert label_unit_ratio(few, v) == 1.0
+
+
+def test_weights_with_a_bad_mobility_shape_are_refused(tmp_path):
+    v = Position.startpos().variant
+    kp, kh = KP.prior_tables(v)
+    bad = tmp_path / "bad.npz"
+    np.savez_compressed(bad, variant=np.str_(v.id), kp=kp, kp_hand=kh, mobility=np.zeros(3, np.int32))
+    with pytest.raises(ValueError, match="mobility"):
+        KP.load_weights(bad, v)
+    good = tmp_path / "good.npz"
+    np.savez_compressed(good, variant=np.str_(v.id), kp=kp, kp_hand=kh, tempo=np.float64(33))
+    w = KP.load_weights(good, v)
+    assert w.tempo == 33 and w.mobility is None

@@ -1,0 +1,132 @@
+"""Training positions scored by a teacher engine over USI: ``python -m eval.train teach``.
+
+The teacher (by default Debian's fairy-stockfish, ``/usr/games/fairy-stockfish``) is only ever *run*: we read the
+scores it prints (its output), never its code. Games start from a random line of the balanced opening set plus a few
+random plies. In a share of the games (``our_share``) one side is played by our own engine (the hand-set evaluation,
+the search of the day at ``our_nodes``) so that the data also holds the positions our engine steers into; every other
+move is the teacher's. Every position of every game, whoever is to move, is searched by the teacher at about
+``teacher_nodes`` (jittered per move, +-50 %, so that the teacher's self-play games do not repeat); its score (side to
+move's view) is the label. The data format is :mod:`eval.train`'s (``board, hands, stm, score, result, game, ply``)
+plus ``teacher`` (the command) and ``teacher_nodes``.
+
+A position is kept when the side to move is not in check, the teacher's best move neither captures nor promotes
+(quiet: a static evaluation cannot see a pending exchange), its score is no mate and ``|score| < MATE_CLAMP``, and the
+position lies past the opening line. A game ends on the rules (``Position.result``), on a teacher mate score, when
+the teacher scores the side to move at ``<= -RESIGN_CP`` on two positions in a row (adjudicated a loss), or at
+``MAX_PLIES`` (a draw).
+"""
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine import Position
+from engine.kernels.movegen import DROP, PROMOTE
+
+DEFAULT_TEACHER = ("/usr/games/fairy-stockfish",)
+MATE_CLAMP = 3000
+RESIGN_CP = 2000
+MAX_PLIES = 256
+
+
+def _is_quiet(pos: Position, code: int) -> bool:
+    return not (code & PROMOTE) and bool(code & DROP or pos.state.board[code & 0xFF] == 0)
+
+
+def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_nodes: int, our_nodes: int,
+                     our_share: float, seed: int, random_plies: int = 2, max_games: int | None = None) -> dict:
+    """Teacher-scored data (see the module docstring); writes ``out`` (npz) after every game, returns a summary."""
+    from search import Limits, Searcher
+    from usi.client import EngineError, UsiEngine, UsiLimit, score_to_cp
+
+    from .train import _openings, _save_data
+    rng = random.Random(seed)
+    openings = _openings()
+    ours = Searcher(hash_mb=16, seed=seed)
+    teacher = UsiEngine.popen_usi(list(teacher_cmd), timeout=60)
+    try:
+        options = {"USI_Hash": 16}
+        if "Threads" in teacher.options:
+            options["Threads"] = 1
+        teacher.configure(options)
+        boards, hands, stms, scores, results, game_ids, plies = [], [], [], [], [], [], []
+        t0 = time.perf_counter()
+        games = searches = 0
+        outcome = {"sente": 0, "gote": 0, "draw": 0}
+        while time.perf_counter() - t0 < minutes * 60 and (max_games is None or games < max_games):
+            pos = Position.startpos()
+            moves = list(rng.choice(openings))
+            for mv in moves:
+                pos.push(mv)
+            for _ in range(random_plies):
+                codes = pos.legal_codes("search")
+                if len(codes) == 0:
+                    break
+                code = int(rng.choice(list(codes)))
+                moves.append(pos.move_usi(code))
+                pos.push_unchecked(code)
+            our_side = rng.randrange(2) if rng.random() < our_share else -1
+            ours.clear()
+            teacher.new_game()
+            first = len(stms)
+            result = None  # sente's score
+            losing = [0, 0]
+            while result is None:
+                r = pos.result()
+                if r is not None:
+                    result = r[0]
+                    break
+                if pos.ply >= MAX_PLIES:
+                    result = 0.5
+                    break
+                stm = pos.turn
+                nodes = max(1, int(teacher_nodes * rng.uniform(0.5, 1.5)))
+                try:
+                    label = teacher.play(("startpos", moves), UsiLimit(nodes=nodes), timeout=60)
+                except EngineError as exc:
+                    raise RuntimeError(f"the teacher failed: {exc}") from None
+                searches += 1
+                score = label.info.get("score")
+                cp = score_to_cp(score)
+                if label.move is None or cp is None:
+                    result = 0.0 if stm == 0 else 1.0  # the teacher resigned (or gave no score): a lost position
+                    break
+                if score.is_mate() or abs(cp) >= MATE_CLAMP:
+                    wins = cp > 0
+                    result = float(wins) if stm == 0 else float(not wins)
+                    break
+                losing[stm] = losing[stm] + 1 if cp <= -RESIGN_CP else 0
+                if losing[stm] >= 2:
+                    result = 0.0 if stm == 0 else 1.0
+                    break
+                if not pos.is_legal(label.move):
+                    raise RuntimeError(f"the teacher played {label.move}, illegal in {pos.sfen()}")
+                teacher_code = pos.parse_move(label.move).code
+                if _is_quiet(pos, teacher_code) and not pos.is_check():
+                    boards.append(pos.state.board.copy())
+                    hands.append(pos.state.hands.copy())
+                    stms.append(stm)
+                    scores.append(cp)
+                    game_ids.append(games)
+                    plies.append(pos.ply)
+                if stm == our_side:
+                    code = int(ours.search(pos, Limits(nodes=our_nodes)).best)
+                else:
+                    code = teacher_code
+                moves.append(pos.move_usi(code))
+                pos.push_unchecked(code)
+            for i in range(first, len(stms)):
+                results.append(result if stms[i] == 0 else 1.0 - result)
+            outcome["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
+            games += 1
+            elapsed = time.perf_counter() - t0
+            print(f"game {games}: {pos.ply} plies, ours {('-', 'sente', 'gote')[our_side + 1]}, result {result}, "
+                  f"{len(stms)} positions, {elapsed:.0f} s ({searches / elapsed:.1f} teacher searches/s)", flush=True)
+            _save_data(out, boards, hands, stms, scores, results, game_ids, plies, teacher_nodes, seed,
+                       teacher=" ".join(teacher_cmd))
+    finally:
+        teacher.quit()
+    return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome}
