@@ -31,6 +31,7 @@ from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
 from .see import see_buffer
+from .smp import start_helpers, stop_helpers
 
 __all__ = ["FEATURES", "Limits", "SearchInfo", "SearchResult", "Searcher", "evaluate", "bench_positions", "MAX_DEPTH",
            "MATE", "MATE_BOUND"]
@@ -155,6 +156,10 @@ class Searcher:
         self.features = None if features is None else int(features)
         #: evaluation for the next searches (eval.EVAL_MODES: "hand" or "learned"; the USI option EvalMode)
         self.eval_mode = "hand"
+        #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
+        self.threads = 1
+        self._helpers: list = []
+        self._helper_nodes = 0
         if self.features is not None and self.features & ~sum(FEATURES.values()):
             raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
@@ -235,6 +240,12 @@ class Searcher:
             self._arm_timer(hard_ms)
         self._wake.set()
 
+    def _nodes(self) -> int:
+        """Nodes of the running (or last) search, the helper threads' included."""
+        helpers = self._helpers
+        extra = sum(h.nodes for h in helpers) if helpers else self._helper_nodes
+        return int(self._ctl[CTL_NODES]) + extra
+
     def _elapsed_ms(self) -> int:
         return int((time.perf_counter() - self._t0) * 1000)
 
@@ -243,7 +254,7 @@ class Searcher:
         iteration runs (the USI engine's once-a-second ``info`` line); ``currmove`` is the root move being searched
         (0 before the first one)."""
         ctl = self._ctl
-        return (self._depth, int(ctl[CTL_SELDEPTH]), int(ctl[CTL_NODES]), int(ctl[CTL_CURRMOVE]),
+        return (self._depth, int(ctl[CTL_SELDEPTH]), self._nodes(), int(ctl[CTL_CURRMOVE]),
                 self._elapsed_ms())
 
     def _arm_timer(self, hard_ms: int | None) -> None:
@@ -320,6 +331,7 @@ class Searcher:
         with self._lock:
             self._t0 = time.perf_counter()
             ctl[:] = 0
+            self._helper_nodes = 0
             ctl[CTL_FEATURES] = (self.features if self.features is not None
                                  else default_features(pos.variant.id))
             ctl[CTL_GEN] = self._gen_next()
@@ -361,41 +373,53 @@ class Searcher:
         multipv = max(1, min(limits.multipv, len(root)))
 
         best, best_v, best_pv, done_depth = root[0], 0, [root[0]], 0
-        prev_v = 0
-        for depth in range(1, max_depth + 1):
-            self._depth = depth  # for progress()
-            if multipv == 1:
-                lines = self._iterate_single(P, T, E, S, p, root, depth, prev_v, on_info)
-            else:
-                lines = self._iterate_multi(P, T, E, S, p, root, depth, multipv)
-            stopped = ctl[CTL_STOP] != 0
-            if lines:
-                v, mv, pv = lines[0]
-                reported_best = best if done_depth else None
-                best, best_v, best_pv = mv, v, pv
-                root = [l[1] for l in lines] + [m for m in root if m not in {l[1] for l in lines}]
-                if not stopped:
-                    done_depth = depth
-                    prev_v = v
-                    self._report(on_info, depth, lines)
-                elif mv != reported_best and multipv == 1:
-                    # A stop in the middle of an iteration that had already found a new best move (searched to
-                    # this depth with a full window): it is the answer, so its line is the last one a GUI shows
-                    # (otherwise the bestmove would differ from the last PV printed).
-                    self._report(on_info, depth, lines)
-            if stopped:
-                break
-            if not limits.infinite:
-                with self._lock:
-                    soft = self._soft_ms
-                if soft is not None and self._elapsed_ms() >= soft:
+        helpers = []
+        if self.threads > 1 and multipv == 1 and max_depth > 1:
+            helpers = start_helpers(self.threads - 1, S, p, E, root, NO_LIMIT)
+        self._helpers = helpers
+        try:
+            prev_v = 0
+            for depth in range(1, max_depth + 1):
+                self._depth = depth  # for progress()
+                if multipv == 1:
+                    lines = self._iterate_single(P, T, E, S, p, root, depth, prev_v, on_info)
+                else:
+                    lines = self._iterate_multi(P, T, E, S, p, root, depth, multipv)
+                stopped = ctl[CTL_STOP] != 0
+                if lines:
+                    v, mv, pv = lines[0]
+                    reported_best = best if done_depth else None
+                    best, best_v, best_pv = mv, v, pv
+                    root = [l[1] for l in lines] + [m for m in root if m not in {l[1] for l in lines}]
+                    if not stopped:
+                        done_depth = depth
+                        prev_v = v
+                        self._report(on_info, depth, lines)
+                    elif mv != reported_best and multipv == 1:
+                        # A stop in the middle of an iteration that had already found a new best move (searched to
+                        # this depth with a full window): it is the answer, so its line is the last one a GUI shows
+                        # (otherwise the bestmove would differ from the last PV printed).
+                        self._report(on_info, depth, lines)
+                if stopped:
                     break
-                if abs(best_v) > MATE_BOUND and depth >= MATE - abs(best_v) + 2 and multipv == 1:
-                    break  # a mate score that deeper search cannot shorten
+                if not limits.infinite:
+                    with self._lock:
+                        soft = self._soft_ms
+                    if soft is not None and self._elapsed_ms() >= soft:
+                        break
+                    if abs(best_v) > MATE_BOUND and depth >= MATE - abs(best_v) + 2 and multipv == 1:
+                        break  # a mate score that deeper search cannot shorten
+        finally:
+            stop_helpers(helpers)
+            self._helpers = []
+            self._helper_nodes = sum(h.nodes for h in helpers)
+        failed = [h.error for h in helpers if h.error is not None]
+        if failed:
+            raise RuntimeError(f"a search helper thread failed: {failed[0]!r}") from failed[0]
         self._wait_if_infinite()
         cp, mate = split_score(best_v)
         return SearchResult(best=best, ponder=best_pv[1] if len(best_pv) > 1 else None, score_cp=cp, mate=mate,
-                            depth=max(done_depth, 1 if best_pv else 0), nodes=int(ctl[CTL_NODES]), pv=best_pv)
+                            depth=max(done_depth, 1 if best_pv else 0), nodes=self._nodes(), pv=best_pv)
 
     def _wait_if_infinite(self) -> None:
         while True:
@@ -462,7 +486,7 @@ class Searcher:
         if on_info is None or not lines:
             return
         t = max(self._elapsed_ms(), 0)
-        nodes = int(self._ctl[CTL_NODES])
+        nodes = self._nodes()
         S = self._tables_for_hashfull()
         hf = int(hashfull(S))
         for i, (v, mv, pv) in enumerate(lines):

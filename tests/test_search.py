@@ -338,3 +338,58 @@ def test_each_variant_searches_with_its_own_default_features():
         s.search(Position.startpos(variant), Limits(depth=1))
         assert s._ctl[CTL_FEATURES] == default_features(variant) == VARIANT_DEFAULT_FEATURES[variant]
         assert parse_features("default", variant) == default_features(variant)
+
+
+# ------------------------------------------------------------------ Lazy SMP (search/smp.py)
+def _helper_threads() -> list:
+    return [t for t in threading.enumerate() if t.name.startswith("search-helper")]
+
+
+@pytest.mark.parametrize("variant", ["shogi", "daishogi2017"])
+def test_threads_search_with_helpers_that_fill_the_table_and_end_with_the_search(variant):
+    """Threads 2: the helper searches the same root (its nodes are counted beside the main thread's, which alone obeys
+    the node limit), the answer is a legal move, and no helper thread outlives the search."""
+    s = Searcher(hash_mb=8)
+    s.threads = 2
+    pos = Position.from_sfen(bench_positions[3]) if variant == "shogi" else Position.startpos(variant)
+    r = s.search(pos, Limits(nodes=20_000))
+    assert r.best in pos.legal_codes().tolist()
+    assert r.nodes > 20_000 + 1000  # the main thread stops near 20,000; the helper's nodes come on top
+    assert not _helper_threads()
+    s.threads = 1
+    r1 = s.search(pos, Limits(nodes=20_000))
+    assert r1.nodes < 20_000 + 1000
+
+
+def test_threads_keep_mates_and_tactics_and_stop_promptly():
+    s = Searcher(hash_mb=8)
+    s.threads = 3
+    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
+        assert s.search(Position.from_sfen(sfen), Limits(depth=4)).mate == plies
+    for sfen, firsts, gain in TACTICS:
+        pos = Position.from_sfen(sfen)
+        r = s.search(pos, Limits(depth=4))
+        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
+    # an infinite search with helpers ends on stop(), helpers included
+    pos = Position.from_sfen(bench_positions[4])
+    out = []
+    t = threading.Thread(target=lambda: out.append(s.search(pos, Limits(infinite=True))))
+    t.start()
+    time.sleep(0.5)
+    assert len(_helper_threads()) == 2
+    s.stop()
+    t.join(timeout=10)
+    assert not t.is_alive() and out[0].best is not None and not _helper_threads()
+
+
+def test_threads_option_reaches_the_searcher():
+    import io
+
+    from usi.engine import MAX_THREADS, UsiEngine
+    eng = UsiEngine(out=io.StringIO(), searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb, seed=seed),
+                    limits_cls=Limits)
+    assert eng._ensure_searcher().threads == 1
+    eng.cmd_setoption(["name", "Threads", "value", "2"], "setoption name Threads value 2")
+    assert eng._ensure_searcher().threads == 2
+    eng.cmd_setoption(["name", "Threads", "value", str(MAX_THREADS + 1)], "")
+    assert 1 <= eng.opt("Threads") <= MAX_THREADS

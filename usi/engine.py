@@ -108,6 +108,8 @@ def default_options() -> dict[str, Option]:
         # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
         # -see; for SPRTs of a feature against the same build (docs/search.md)
         Option("SearchFeatures", "string", "default"),
+        # search threads of the shared alpha-beta (shogi, dai shogi): Lazy SMP helpers (search/smp.py)
+        Option("Threads", "spin", 1, 1, MAX_THREADS),
     ]
     # each variant's rule options (usi/games.py); they only matter once USI_Variant selects that variant
     opts += [Option(name, kind, default, lo, hi, vars=tuple(vs)) for name, kind, default, lo, hi, vs, _
@@ -125,6 +127,8 @@ GO_KEYWORDS = set(GO_INT_PARAMS) | {"ponder", "infinite", "mate", "searchmoves"}
 MAX_GO_MS = 2**31 - 1
 MAX_GO_NODES = (1 << 62) - 1
 MAX_GO_DEPTH = 127
+#: Largest ``Threads`` value (the main search thread and its Lazy SMP helpers, search/smp.py).
+MAX_THREADS = 64
 #: A plain ``go`` (no clock, depth, nodes, ``infinite``, ``ponder`` or ``mate``, and no ``DepthLimit`` /
 #: ``NodesLimit``): shogi and dai shogi search this long (ms); the variants' thinkers have their own defaults.
 PLAIN_GO_MS = 1000
@@ -333,6 +337,8 @@ class UsiEngine:
             from search import parse_features
 
             self._searcher.features = parse_features(self.opt("SearchFeatures"), self.opt("USI_Variant"))
+        if hasattr(self._searcher, "threads"):
+            self._searcher.threads = self.opt("Threads")
         if self._need_clear:
             self._searcher.clear()
             self._need_clear = False
