@@ -7,7 +7,8 @@ the search of the day at ``our_nodes``) so that the data also holds the position
 move is the teacher's. Every position of every game, whoever is to move, is searched by the teacher at about
 ``teacher_nodes`` (jittered per move, +-50 %, so that the teacher's self-play games do not repeat); its score (side to
 move's view) is the label. The data format is :mod:`eval.train`'s (``board, hands, stm, score, result, game, ply``)
-plus ``teacher`` (the command) and ``teacher_nodes``.
+plus ``ours`` (per position, the side our engine played in that game, -1 when the teacher played both), ``teacher``
+(the command) and ``nodes`` (the teacher's mean nodes).
 
 A position is kept when the side to move is not in check, the teacher's best move neither captures nor promotes
 (quiet: a static evaluation cannot see a pending exchange), its score is no mate and ``|score| < MATE_CLAMP``, and the
@@ -52,7 +53,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
         if "Threads" in teacher.options:
             options["Threads"] = 1
         teacher.configure(options)
-        boards, hands, stms, scores, results, game_ids, plies = [], [], [], [], [], [], []
+        boards, hands, stms, scores, results, game_ids, plies, ours_sides = [], [], [], [], [], [], [], []
         t0 = time.perf_counter()
         games = searches = 0
         outcome = {"sente": 0, "gote": 0, "draw": 0}
@@ -112,6 +113,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                     scores.append(cp)
                     game_ids.append(games)
                     plies.append(pos.ply)
+                    ours_sides.append(our_side)
                 if stm == our_side:
                     code = int(ours.search(pos, Limits(nodes=our_nodes)).best)
                 else:
@@ -126,7 +128,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
             print(f"game {games}: {pos.ply} plies, ours {('-', 'sente', 'gote')[our_side + 1]}, result {result}, "
                   f"{len(stms)} positions, {elapsed:.0f} s ({searches / elapsed:.1f} teacher searches/s)", flush=True)
             _save_data(out, boards, hands, stms, scores, results, game_ids, plies, teacher_nodes, seed,
-                       teacher=" ".join(teacher_cmd))
+                       ours=ours_sides, teacher=" ".join(teacher_cmd))
     finally:
         teacher.quit()
     return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome}

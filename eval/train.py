@@ -112,14 +112,17 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
     return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome_counts}
 
 
-def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed, **meta: str) -> None:
-    """Write the positions so far (``meta``: extra text fields, e.g. the teacher's command)."""
+def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed, ours=None, **meta: str
+               ) -> None:
+    """Write the positions so far (``ours``: per position, the side our engine played in its game, -1 for none;
+    ``meta``: extra text fields, e.g. the teacher's command)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, board=np.array(boards, np.int8), hands=np.array(hands, np.int8),
                         stm=np.array(stms, np.int8), score=np.array(scores, np.int32),
                         result=np.array(results, np.float32), game=np.array(game_ids, np.int32),
                         ply=np.array(plies, np.int32), nodes=np.int64(nodes), seed=np.int64(seed),
+                        **({} if ours is None else {"ours": np.array(ours, np.int8)}),
                         **{k: np.str_(v) for k, v in meta.items()})
     tmp.replace(out)
 
@@ -127,8 +130,9 @@ def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes
 _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
 
 
-def _load_data(paths: list[Path]) -> dict:
-    """The positions of one or more ``gen`` files, concatenated (game ids offset so games stay apart)."""
+def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
+    """The positions of one or more ``gen`` / ``teach`` files, concatenated (game ids offset so games stay apart);
+    ``teacher_games_only``: only the positions of teach games our engine took no part in (``ours == -1``)."""
     parts = []
     for path in paths:
         if not Path(path).is_file():
@@ -136,8 +140,13 @@ def _load_data(paths: list[Path]) -> dict:
         try:
             with np.load(path, allow_pickle=False) as z:
                 d = {k: z[k] for k in _DATA_KEYS}
+                ours = z["ours"] if "ours" in z.files else None
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"training data file {path} is not readable: {exc}") from None
+        if teacher_games_only:
+            if ours is None:
+                raise ValueError(f"training data file {path} does not say which games our engine played (no 'ours')")
+            d = {k: x[ours == -1] for k, x in d.items()}
         if len(d["stm"]) == 0:
             raise ValueError(f"training data file {path} holds no positions")
         parts.append(d)
@@ -184,7 +193,7 @@ def label_unit_ratio(d: dict, variant) -> float:
 
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
-        seed: int = 0, mobility: bool = False) -> dict:
+        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
     from engine import get_variant
@@ -192,7 +201,7 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     from .params import TEMPO
     t0 = time.perf_counter()
     v = get_variant("shogi")
-    d = _load_data(data_paths)
+    d = _load_data(data_paths, teacher_games_only)
     sign = np.where(d["stm"] == 0, 1.0, -1.0)
     idx, coef = KP.features(d["board"], d["hands"], v)
     coef = coef.astype(np.float64)
@@ -318,6 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--l2-kp", type=float, default=1e-6, help="L2 toward the hand-set values, per KP slot")
     f.add_argument("--l2-factor", type=float, default=1e-5, help="L2 of the king-free factor")
     f.add_argument("--mobility", action="store_true", help="also learn a mobility weight per sliding piece type")
+    f.add_argument("--teacher-games-only", action="store_true",
+                   help="only positions of teach games the teacher played against itself")
     c = sub.add_parser("check", help="load a weights file and print its score on a fixed position")
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -327,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--steps and --lr must be positive, --lam in [0, 1], the L2 weights non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
-                          args.l2_factor, mobility=args.mobility)
+                          args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
