@@ -22,8 +22,6 @@ import random
 import time
 from pathlib import Path
 
-import numpy as np
-
 from engine import Position
 from engine.kernels.movegen import DROP, PROMOTE
 

@@ -1,11 +1,14 @@
-"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train gen|fit|check``.
+"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train gen|teach|fit|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
   searched best move neither captures nor promotes, no mate score, past the opening line) with the search score of
   the position (side to move's view) and, when the game ends, its result. One process; stops after ``--minutes``.
-* ``fit``: Texel-style logistic fit with numpy: first the scale ``K`` of ``sigmoid(eval / K)`` that best fits the
-  hand-set evaluation, then Adam on the sparse KP features toward the target ``lam * sigmoid(score / K) +
+* ``teach``: positions scored by a teacher engine over USI (:mod:`eval.teacher`; fairy-stockfish's output).
+* ``fit``: Texel-style logistic fit with numpy: first the labels' scale ``K_label`` of ``sigmoid(score / K_label)``
+  that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
+  centipawns per one of ours), then Adam on the sparse KP features (and the side-to-move bonus, and with
+  ``--mobility`` a weight per sliding piece type) toward the target ``lam * sigmoid(score / K_label) +
   (1 - lam) * result``, with L2 toward the hand-set evaluation's values (the table starts as the hand-set evaluation
   written in KP form, see :func:`eval.kp.prior_tables`), so little data still gives a sane table. A king-free
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
@@ -239,7 +242,6 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     target = lam * _sigmoid(d["score"] / k_label) + (1 - lam) * result
     unit_ratio = label_unit_ratio(d, v)
     K = k_label / unit_ratio
-    hand_ev = value(prior, float(TEMPO), np.arange(len(sign)))
 
     def losses(w: np.ndarray, tempo: float, wm: np.ndarray | None = None) -> tuple[float, float]:
         return (_bce(_sigmoid(value(w, tempo, tr, wm) / K), target[tr]),
@@ -282,7 +284,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     kh = w[kp0.size:kp0.size + kh0.size].reshape(kh0.shape).astype(np.int32)
     lt, lv = losses(w, tempo_cp, mobility_cp.astype(np.float64))
     figures = {"positions": int(len(sign)), "train": int(len(tr)), "validation": int(len(va)),
-               "games": int(len(games)), "label_scale": k_label, "unit_ratio": unit_ratio, "scale": K, "loss_hand_train": loss_hand[0],
+               "games": int(len(games)), "label_scale": k_label, "unit_ratio": unit_ratio, "scale": K,
+               "loss_hand_train": loss_hand[0],
                "loss_hand_validation": loss_hand[1], "loss_train": lt, "loss_validation": lv,
                "max_change_cp": int(np.abs(w - np.rint(prior)).max()), "tempo": tempo_cp,
                "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(mob_mask)},
@@ -319,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--our-share", type=float, default=0.5, help="share of games where our engine plays one side")
     t.add_argument("--seed", type=int, default=1)
     f = sub.add_parser("fit", help="Texel-style logistic fit of the KP tables")
-    f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen files")
+    f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen or teach files")
     f.add_argument("--out", type=Path, default=None, help="weights file (default eval/weights/kp_shogi.npz)")
     f.add_argument("--steps", type=int, default=300)
     f.add_argument("--lr", type=float, default=1.0, help="Adam step, centipawns")

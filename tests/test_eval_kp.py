@@ -266,3 +266,18 @@ def test_weights_with_a_bad_mobility_shape_are_refused(tmp_path):
     np.savez_compressed(good, variant=np.str_(v.id), kp=kp, kp_hand=kh, tempo=np.float64(33))
     w = KP.load_weights(good, v)
     assert w.tempo == 33 and w.mobility is None
+
+
+def test_teacher_games_only_keeps_the_games_without_our_engine(tmp_path):
+    """``fit --teacher-games-only`` reads the ``ours`` field of teach data: only games the teacher played against
+    itself are kept; a file without the field is refused in words."""
+    from eval.train import DEFAULT_DATA, _load_data
+    d = _load_data([DEFAULT_DATA])
+    ours = np.where(d["game"] % 3 == 0, -1, d["game"] % 2).astype(np.int8)
+    tagged = tmp_path / "tagged.npz"
+    np.savez_compressed(tagged, **d, ours=ours)
+    kept = _load_data([tagged], teacher_games_only=True)
+    assert len(kept["stm"]) == int((ours == -1).sum()) > 0
+    assert set(np.unique(kept["game"] % 3).tolist()) == {0}
+    with pytest.raises(ValueError, match="ours"):
+        _load_data([DEFAULT_DATA], teacher_games_only=True)

@@ -25,6 +25,7 @@ def test_teacher_games_give_quiet_scored_positions(tmp_path):
     assert n == summary["positions"] and all(len(d[k]) == n for k in ("board", "hands", "score", "result", "ply"))
     assert np.all(np.abs(d["score"]) < MATE_CLAMP) and np.abs(d["score"]).max() > 0
     assert set(np.unique(d["result"]).tolist()) <= {0.0, 0.5, 1.0}
+    assert set(np.unique(d["ours"]).tolist()) <= {0, 1}  # our_share 1: our engine played one side of every game
     for g in np.unique(d["game"]):
         rows = d["game"] == g
         sente_result = np.where(d["stm"][rows] == 0, d["result"][rows], 1 - d["result"][rows])
