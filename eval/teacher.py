@@ -22,17 +22,11 @@ import random
 import time
 from pathlib import Path
 
-from engine import Position
-from engine.kernels.movegen import DROP, PROMOTE
+from .train import MATE_CLAMP, _openings, _save_data, close_game, is_quiet, start_position
 
 DEFAULT_TEACHER = ("/usr/games/fairy-stockfish",)
-MATE_CLAMP = 3000
-RESIGN_CP = 2000
+RESIGN_CP = 2000  # the teacher's own centipawns (eval.train's self-play RESIGN_CP is ours)
 MAX_PLIES = 256
-
-
-def _is_quiet(pos: Position, code: int) -> bool:
-    return not (code & PROMOTE) and bool(code & DROP or pos.state.board[code & 0xFF] == 0)
 
 
 def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_nodes: int, our_nodes: int,
@@ -40,8 +34,6 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
     """Teacher-scored data (see the module docstring); writes ``out`` (npz) after every game, returns a summary."""
     from search import Limits, Searcher
     from usi.client import EngineError, UsiEngine, UsiLimit, score_to_cp
-
-    from .train import _openings, _save_data
     rng = random.Random(seed)
     openings = _openings()
     ours = Searcher(hash_mb=16, seed=seed)
@@ -56,21 +48,10 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
         games = searches = 0
         outcome = {"sente": 0, "gote": 0, "draw": 0}
         while time.perf_counter() - t0 < minutes * 60 and (max_games is None or games < max_games):
-            pos = Position.startpos()
-            moves = list(rng.choice(openings))
-            for mv in moves:
-                pos.push(mv)
-            for _ in range(random_plies):
-                codes = pos.legal_codes("search")
-                if len(codes) == 0:
-                    break
-                code = int(rng.choice(list(codes)))
-                moves.append(pos.move_usi(code))
-                pos.push_unchecked(code)
+            pos, moves = start_position(rng, openings, random_plies)
             our_side = rng.randrange(2) if rng.random() < our_share else -1
             ours.clear()
             teacher.new_game()
-            first = len(stms)
             result = None  # sente's score
             losing = [0, 0]
             while result is None:
@@ -104,7 +85,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                 if not pos.is_legal(label.move):
                     raise RuntimeError(f"the teacher played {label.move}, illegal in {pos.sfen()}")
                 teacher_code = pos.parse_move(label.move).code
-                if _is_quiet(pos, teacher_code) and not pos.is_check():
+                if is_quiet(pos, teacher_code) and not pos.is_check():
                     boards.append(pos.state.board.copy())
                     hands.append(pos.state.hands.copy())
                     stms.append(stm)
@@ -118,9 +99,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                     code = teacher_code
                 moves.append(pos.move_usi(code))
                 pos.push_unchecked(code)
-            for i in range(first, len(stms)):
-                results.append(result if stms[i] == 0 else 1.0 - result)
-            outcome["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
+            close_game(stms, results, result, outcome)
             games += 1
             elapsed = time.perf_counter() - t0
             print(f"game {games}: {pos.ply} plies, ours {('-', 'sente', 'gote')[our_side + 1]}, result {result}, "

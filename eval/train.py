@@ -32,8 +32,6 @@ import numpy as np
 from engine import Position
 from engine.kernels.movegen import DROP, PROMOTE
 
-from .teacher import DEFAULT_TEACHER
-
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "eval" / "data" / "kp_shogi_data.npz"  # committed (200 KB): the run of docs/eval.md
 OPENINGS = ROOT / "bench" / "openings" / "shogi-balanced.txt"
@@ -51,6 +49,36 @@ def _openings() -> list[list[str]]:
     return lines
 
 
+def start_position(rng: random.Random, openings: list[list[str]], random_plies: int) -> tuple[Position, list[str]]:
+    """A game's start for data generation: a random opening line, then ``random_plies`` random legal plies (fewer when
+    a position has none); the position and its USI moves from the start position."""
+    pos = Position.startpos()
+    moves = list(rng.choice(openings))
+    for mv in moves:
+        pos.push(mv)
+    for _ in range(random_plies):
+        codes = pos.legal_codes("search")
+        if len(codes) == 0:
+            break
+        code = int(rng.choice(list(codes)))
+        moves.append(pos.move_usi(code))
+        pos.push_unchecked(code)
+    return pos, moves
+
+
+def is_quiet(pos: Position, code: int) -> bool:
+    """The move neither captures nor promotes (a static evaluation cannot see a pending exchange)."""
+    return not (code & PROMOTE) and bool(code & DROP or pos.state.board[code & 0xFF] == 0)
+
+
+def close_game(stms: list[int], results: list[float], result: float, outcome: dict[str, int]) -> None:
+    """Give the kept positions of the game that just ended its ``result`` (sente's score), each in its side to
+    move's view, and count the outcome."""
+    for stm in stms[len(results):]:
+        results.append(result if stm == 0 else 1.0 - result)
+    outcome["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
+
+
 def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int = 2) -> dict:
     """Self-play data (see the module docstring); writes ``out`` (npz) after every game, returns a summary."""
     from search import Limits, Searcher
@@ -62,15 +90,7 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
     games = moves_played = 0
     outcome_counts = {"sente": 0, "gote": 0, "draw": 0}
     while time.perf_counter() - t0 < minutes * 60:
-        pos = Position.startpos()
-        for mv in rng.choice(openings):
-            pos.push(mv)
-        for _ in range(random_plies):
-            codes = pos.legal_codes("search")
-            if len(codes) == 0:
-                break
-            pos.push_unchecked(int(rng.choice(list(codes))))
-        first = len(stms)
+        pos, _ = start_position(rng, openings, random_plies)
         searcher.clear()
         result = None  # sente's score
         lost_streak = [0, 0]
@@ -94,8 +114,7 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
                 result = 0.0 if stm == 0 else 1.0
                 break
             mv = int(res.best)
-            quiet = not (mv & PROMOTE) and (mv & DROP or pos.state.board[mv & 0xFF] == 0)
-            if quiet and abs(sc) < MATE_CLAMP and not pos.is_check():
+            if is_quiet(pos, mv) and abs(sc) < MATE_CLAMP and not pos.is_check():
                 boards.append(pos.state.board.copy())
                 hands.append(pos.state.hands.copy())
                 stms.append(stm)
@@ -103,10 +122,7 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
                 game_ids.append(games)
                 plies.append(pos.ply)
             pos.push_unchecked(mv)
-        n_new = len(stms) - first
-        for i in range(first, first + n_new):
-            results.append(result if stms[i] == 0 else 1.0 - result)
-        outcome_counts["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
+        close_game(stms, results, result, outcome_counts)
         games += 1
         elapsed = time.perf_counter() - t0
         print(f"game {games}: {pos.ply} plies, result {result}, {len(stms)} positions, {elapsed:.0f} s "
@@ -305,6 +321,7 @@ CHECK_SFEN = "ln5nl/1r1sk1g2/p1pgpsbp1/3p1pp1p/1p5P1/P1P1PPP1P/1PSPS1N2/2GK1G1R1
 
 
 def main(argv: list[str] | None = None) -> int:
+    from .teacher import DEFAULT_TEACHER  # eval.teacher imports this module, so not at the top
     ap = argparse.ArgumentParser(prog="python -m eval.train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen", help="self-play data")
