@@ -18,6 +18,13 @@ DAISHOGI_POSITIONS = [
 DAISHOGI_EXTRA_DEPTH = 2
 
 
+def named_positions(variant: str) -> list[tuple[object, str]]:
+    """The bench positions of ``variant`` as ``(name, sfen)``: shogi's ``search.bench_positions`` by index, or the dai
+    shogi ones above (for the fixed-node and thread benches)."""
+    from search import bench_positions
+    return list(enumerate(bench_positions)) if variant == "shogi" else list(DAISHOGI_POSITIONS)
+
+
 def run(depth: int = 5) -> Optional[list[dict]]:
     """Rows of position, depth, nodes, seconds, nodes/s; ``None`` (with the reason printed) if search is missing."""
     try:

@@ -19,11 +19,10 @@ def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default",
         ) -> list[dict]:
     """One row per position: position, depth, nodes, seconds (CPU), nps."""
     from engine import Position
-    from search import Limits, Searcher, bench_positions, parse_features
+    from search import Limits, Searcher, parse_features
 
-    from bench.search import DAISHOGI_POSITIONS
-    positions = (list(enumerate(bench_positions)) if variant == "shogi"
-                 else [(name, sfen) for name, sfen in DAISHOGI_POSITIONS])
+    from bench.search import named_positions
+    positions = named_positions(variant)
     s = Searcher(hash_mb=16, features=parse_features(features))
     s.eval_mode = eval_mode
     s.warmup()

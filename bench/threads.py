@@ -15,11 +15,10 @@ import time
 def run(depth: int, threads: list[int], variant: str = "shogi", hash_mb: int = 64) -> dict[int, list[dict]]:
     """Per thread count, one row per position: position, depth, nodes, seconds (wall), best move."""
     from engine import Position
-    from search import Limits, Searcher, bench_positions
+    from search import Limits, Searcher
 
-    from bench.search import DAISHOGI_POSITIONS
-    positions = (list(enumerate(bench_positions)) if variant == "shogi"
-                 else [(name, sfen) for name, sfen in DAISHOGI_POSITIONS])
+    from bench.search import named_positions
+    positions = named_positions(variant)
     out: dict[int, list[dict]] = {}
     for n in threads:
         s = Searcher(hash_mb=hash_mb)
