@@ -158,8 +158,7 @@ class Searcher:
         self.eval_mode = "hand"
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
-        self._helpers: list = []
-        self._helper_nodes = 0
+        self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable
         if self.features is not None and self.features & ~sum(FEATURES.values()):
             raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
@@ -242,9 +241,7 @@ class Searcher:
 
     def _nodes(self) -> int:
         """Nodes of the running (or last) search, the helper threads' included."""
-        helpers = self._helpers
-        extra = sum(h.nodes for h in helpers) if helpers else self._helper_nodes
-        return int(self._ctl[CTL_NODES]) + extra
+        return int(self._ctl[CTL_NODES]) + sum(h.nodes for h in self._helpers)
 
     def _elapsed_ms(self) -> int:
         return int((time.perf_counter() - self._t0) * 1000)
@@ -331,7 +328,7 @@ class Searcher:
         with self._lock:
             self._t0 = time.perf_counter()
             ctl[:] = 0
-            self._helper_nodes = 0
+            self._helpers = []
             ctl[CTL_FEATURES] = (self.features if self.features is not None
                                  else default_features(pos.variant.id))
             ctl[CTL_GEN] = self._gen_next()
@@ -411,8 +408,6 @@ class Searcher:
                         break  # a mate score that deeper search cannot shorten
         finally:
             stop_helpers(helpers)
-            self._helpers = []
-            self._helper_nodes = sum(h.nodes for h in helpers)
         failed = [h.error for h in helpers if h.error is not None]
         if failed:
             raise RuntimeError(f"a search helper thread failed: {failed[0]!r}") from failed[0]
@@ -516,6 +511,7 @@ class Searcher:
         with self._lock:
             self._t0 = time.perf_counter()
             ctl[:] = 0
+            self._helpers = []
             ctl[CTL_NODE_LIMIT] = max_nodes if max_nodes else NO_LIMIT
             self._infinite = False
             self._arm_timer(max_ms)
