@@ -38,6 +38,7 @@ import os
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
@@ -48,7 +49,8 @@ from usi.client import COLD_START_TIMEOUT, DEBIAN_ENGINES
 LEDGER = Path(__file__).parent / "strength" / "shogi-gauntlet.tsv"
 OPENINGS = M.default_openings_path("shogi")
 COLUMNS = ("date", "commit", "opponent", "control", "games", "wins", "draws", "losses", "pentanomial", "score",
-           "elo", "elo_lower", "elo_upper", "depth_ours", "depth_opponent", "endings", "command")
+           "elo", "elo_lower", "elo_upper", "depth_ours", "depth_opponent", "endings", "time_ours", "time_opponent",
+           "command")
 OURS = "fantasista"
 #: the opponents: name -> (binary, engine settings for ``EngineSpec.parse`` ({hash}: the hash size), obeys ``go
 #: nodes``, Debian package)
@@ -62,6 +64,13 @@ RESUME_OVERRIDES = ("--concurrency", "--quiet")  # the options --resume may chan
 
 
 # ------------------------------------------------------------------ figures
+def movers(record: dict) -> tuple[str, str]:
+    """The engine names in move order from the record's start position: ``(mover of even plies, of odd plies)``."""
+    first = 0 if record.get("start_sfen", "b").split()[1:2] != ["w"] else 1
+    names = (record["sente"], record["gote"])
+    return names[first], names[1 - first]
+
+
 def mean_depths(records: Iterable[dict]) -> dict[str, Optional[float]]:
     """Mean reported depth per engine name over all its moves with a depth (opening moves have none).
 
@@ -74,14 +83,90 @@ def mean_depths(records: Iterable[dict]) -> dict[str, Optional[float]]:
     """
     total: dict[str, list] = {}
     for r in records:
-        first = 0 if r.get("start_sfen", "b").split()[1:2] != ["w"] else 1
-        names = (r["sente"], r["gote"])
+        order = movers(r)
         for i, d in enumerate(r.get("depths") or []):
-            acc = total.setdefault(names[(first + i) % 2], [0, 0])
+            acc = total.setdefault(order[i % 2], [0, 0])
             if d is not None:
                 acc[0] += d
                 acc[1] += 1
     return {k: (s / n if n else None) for k, (s, n) in total.items()}
+
+
+@dataclass
+class TimeUsage:
+    """How one engine used its clock over a run's games (from the records' move times; all ms).
+
+    ``worst_overrun`` is the largest time a move used beyond what it had (its clock, plus the byoyomi under
+    byoyomi; :func:`usi.match.spend`): negative is the smallest headroom left, above the referee's margin a time
+    forfeit. ``min_clock`` is the lowest main clock after a move (Fischer: before the increment). ``byoyomi_use`` is
+    the mean share of the byoyomi used by the moves made with no main time left (``None`` without byoyomi)."""
+
+    moves: int = 0
+    total: float = 0.0
+    longest: float = 0.0
+    worst_overrun: float = -math.inf
+    min_clock: float = math.inf
+    byoyomi_moves: int = 0
+    byoyomi_used: float = 0.0
+    forfeits: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.moves if self.moves else 0.0
+
+    @property
+    def byoyomi_use(self) -> Optional[float]:
+        return self.byoyomi_used / self.byoyomi_moves if self.byoyomi_moves else None
+
+    def summary(self) -> str:
+        """One line, e.g. ``312 moves, mean 0.81 s, longest 0.86 s, worst overrun -135 ms, byoyomi used 83%``."""
+        if not self.moves:
+            return "no timed moves"
+        parts = [f"{self.moves} moves, mean {self.mean / 1000:.2f} s, longest {self.longest / 1000:.2f} s",
+                 f"worst overrun {self.worst_overrun:+.0f} ms"]
+        if math.isfinite(self.min_clock):
+            parts.append(f"lowest clock {max(self.min_clock, 0) / 1000:.1f} s")
+        if self.byoyomi_use is not None:
+            parts.append(f"byoyomi used {100 * self.byoyomi_use:.0f}%")
+        return ", ".join(parts) + f", time forfeits {self.forfeits}"
+
+
+def time_usage(records: Iterable[dict], tc: M.TimeControl) -> dict[str, TimeUsage]:
+    """Replay every game's clocks from its move times (seconds a ply; ``None`` for opening moves) under ``tc``.
+
+    >>> tc = M.TimeControl(main=0, byoyomi=1000)
+    >>> r = {"sente": "a", "gote": "b", "times": [None, 0.8, 0.9, 1.05], "reason": "checkmate", "result": "sente"}
+    >>> u = time_usage([r], tc)
+    >>> u["a"].moves, round(u["a"].worst_overrun), round(u["b"].worst_overrun), round(u["b"].byoyomi_use, 3)
+    (1, -100, 50, 0.925)
+    """
+    usage: dict[str, TimeUsage] = {}
+    for r in records:
+        order = movers(r)
+        clocks = {name: float(tc.main or 0) for name in order}
+        for i, t in enumerate(r.get("times") or []):
+            name = order[i % 2]
+            u = usage.setdefault(name, TimeUsage())
+            if t is None:
+                continue
+            used = 1000 * t
+            u.moves += 1
+            u.total += used
+            u.longest = max(u.longest, used)
+            if not tc.clocked:
+                continue
+            before = clocks[name]
+            clocks[name], over = M.spend(tc, before, used)
+            u.worst_overrun = max(u.worst_overrun, over)
+            if tc.byoyomi is not None and before <= 0 and tc.byoyomi > 0:
+                u.byoyomi_moves += 1
+                u.byoyomi_used += used / tc.byoyomi
+            if tc.main:
+                u.min_clock = min(u.min_clock, clocks[name] - (tc.inc or 0) if tc.byoyomi is None else clocks[name])
+        if r.get("reason") == "time forfeit" and r.get("result") in M.SIDES:
+            loser = (r["sente"], r["gote"])[1 - M.SIDES.index(r["result"])]
+            usage.setdefault(loser, TimeUsage()).forfeits += 1
+    return usage
 
 
 def figures(st: stats.MatchStats) -> dict:
@@ -131,15 +216,22 @@ def commit_id() -> str:
 
 
 def ledger_line(opponent: str, control: str, st: stats.MatchStats, depths: dict, command: str,
-                commit: str, date: Optional[str] = None) -> dict:
+                commit: str, date: Optional[str] = None, usage: Optional[dict[str, TimeUsage]] = None) -> dict:
+    """One ledger row; ``usage`` (from :func:`time_usage`) fills the time columns of a timed run ("-" otherwise)."""
     fig = figures(st)
+    usage = usage or {}
+
+    def timing(name: str) -> str:
+        return usage[name].summary() if name in usage and usage[name].moves else "-"
+
     return {"date": date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "commit": commit,
             "opponent": opponent, "control": control, "games": str(st.games), "wins": str(st.wins),
             "draws": str(st.draws), "losses": str(st.losses), "pentanomial": ",".join(map(str, st.penta)),
             "score": f"{fig['score']:.4f}", "elo": _num(fig["elo"]), "elo_lower": _num(fig["elo_lower"]),
             "elo_upper": _num(fig["elo_upper"]), "depth_ours": _num(depths.get(OURS), "{:.2f}"),
             "depth_opponent": _num(depths.get(opponent), "{:.2f}"),
-            "endings": ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items())), "command": command}
+            "endings": ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items())),
+            "time_ours": timing(OURS), "time_opponent": timing(opponent), "command": command}
 
 
 def append_ledger(path: Path, rows: Sequence[dict]) -> None:
@@ -201,7 +293,10 @@ def build_parser() -> argparse.ArgumentParser:
     control = p.add_mutually_exclusive_group()
     control.add_argument("--quick", action="store_true", help=f"byoyomi {int(QUICK_S * 1000)} ms a move")
     control.add_argument("--byoyomi", type=float, help=f"byoyomi in seconds a move (default {BYOYOMI_S:g})")
+    control.add_argument("--inc", type=float, help="Fischer increment in seconds a move (with --time)")
     control.add_argument("--nodes", type=int, help="nodes a move for both engines (equal nodes)")
+    p.add_argument("--time", type=float, help="main time in seconds a side: alone sudden death, with --byoyomi or "
+                   "--inc before them (default: none, byoyomi only)")
     p.add_argument("--engine-cmd", default="python -m usi", help="our engine's command (default: python -m usi)")
     p.add_argument("--engine-option", action="append", default=[], metavar="NAME=VALUE",
                    help="a USI option for our engine (repeatable), e.g. SearchFeatures=see+histlmr")
@@ -223,11 +318,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def control_of(args: argparse.Namespace) -> tuple[str, M.TimeControl]:
+    """The ledger's label and the runner's time control of the command line.
+
+    >>> control_of(build_parser().parse_args(["--time", "60", "--inc", "0.5"]))[0]
+    'fischer 60s+500ms'
+    """
     if args.nodes is not None:
+        if args.time is not None:
+            raise ValueError("--nodes is a control of its own: no --time with it")
         return f"nodes {args.nodes}", M.TimeControl(nodes=args.nodes)
+    main_ms = None if args.time is None else int(round(args.time * 1000))
+    if main_ms is not None and main_ms < 0:
+        raise ValueError("--time must not be negative")
+    if args.inc is not None:
+        inc_ms = int(round(args.inc * 1000))
+        if not main_ms or inc_ms < 0:
+            raise ValueError("--inc needs a positive --time (the increment is added after each move)")
+        return f"fischer {main_ms / 1000:g}s+{inc_ms}ms", M.TimeControl(main=main_ms, inc=inc_ms)
+    if main_ms and args.byoyomi is None and not args.quick:
+        return f"sudden death {main_ms / 1000:g}s", M.TimeControl(main=main_ms)
     seconds = QUICK_S if args.quick else args.byoyomi if args.byoyomi is not None else BYOYOMI_S
     ms = int(round(seconds * 1000))
-    return f"byoyomi {ms}ms", M.TimeControl(main=0, byoyomi=ms)
+    if ms <= 0:
+        raise ValueError("--byoyomi must be positive")
+    label = f"byoyomi {ms}ms" if not main_ms else f"byoyomi {main_ms / 1000:g}s+{ms}ms"
+    return label, M.TimeControl(main=main_ms or 0, byoyomi=ms)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -251,8 +366,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         return 0
     opponents = args.opponent or sorted(OPPONENTS)
-    label, tc = control_of(args)
     try:
+        label, tc = control_of(args)
         if args.games < 1:
             raise ValueError("--games must be at least 1")
         if args.nodes is not None and args.nodes < 1:
@@ -336,11 +451,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rows = []
     for name in opponents:
         st = result.stats[f"{OURS} vs {name}"]
-        depths = mean_depths(r for r in result.records if name in (r["sente"], r["gote"]))
+        games = [r for r in result.records if name in (r["sente"], r["gote"])]
+        depths = mean_depths(games)
+        usage = time_usage(games, tc) if tc.clocked else {}
         endings = ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items()))
         print(describe(name, label, (st.wins, st.draws, st.losses), st.penta, figures(st), depths.get(OURS),
                        depths.get(name), endings))
-        rows.append(ledger_line(name, label, st, depths, command, commit))
+        for who in (OURS, name):
+            if who in usage:
+                print(f"  time, {who}: {usage[who].summary()}")
+        rows.append(ledger_line(name, label, st, depths, command, commit, usage=usage))
     print(f"records: {out}/games.jsonl")
     if result.interrupted:
         print(f"stopped by {result.interrupted}: {len(result.records)} of {result.scheduled} games played; no ledger "

@@ -131,6 +131,24 @@ class TimeControl:
         return self.main is not None or self.byoyomi is not None or self.inc is not None
 
 
+def spend(tc: TimeControl, clock: float, used: float) -> tuple[float, float]:
+    """One move's effect on its mover's clock (all ms): ``(clock after the move, overrun)``.
+
+    The overrun is the time used beyond what the move had (the clock, plus the byoyomi under byoyomi); negative, it
+    is the time that was left. The referee declares a time forfeit when it exceeds its margin. Under byoyomi the main
+    time runs down to 0 and the byoyomi is per move; under Fischer the increment is added after the move.
+
+    >>> spend(TimeControl(main=0, byoyomi=1000), 0, 900)
+    (0.0, -100)
+    >>> spend(TimeControl(main=5000, inc=500), 5000, 6000)
+    (-500, 1000)
+    """
+    over = used - clock - (tc.byoyomi or 0)
+    if tc.byoyomi is not None:
+        return max(0.0, clock - used), over
+    return clock - used + (tc.inc or 0), over
+
+
 @dataclasses.dataclass
 class Opening:
     """A start position (SFEN or ``startpos``) and book moves played from it before the engines take over."""
@@ -419,16 +437,9 @@ class Referee:
         tc, used, margin = self.settings.tc, elapsed * 1000, self.settings.margin
         name = self.specs[side].name
         if tc.clocked:
-            if tc.byoyomi is not None:
-                over = used - self.clocks[side]
-                self.clocks[side] = max(0.0, self.clocks[side] - used)
-                if over > tc.byoyomi + margin:
-                    raise GameOver(SIDES[1 - side], "time forfeit", f"{name} used {used:.0f} ms")
-            else:
-                self.clocks[side] -= used
-                if self.clocks[side] < -margin:
-                    raise GameOver(SIDES[1 - side], "time forfeit", f"{name} used {used:.0f} ms")
-                self.clocks[side] += tc.inc or 0
+            self.clocks[side], over = spend(tc, self.clocks[side], used)
+            if over > margin:
+                raise GameOver(SIDES[1 - side], "time forfeit", f"{name} used {used:.0f} ms")
         movetime = self.specs[side].movetime if self.specs[side].movetime is not None else tc.movetime
         if movetime is not None and used > movetime + margin:
             raise GameOver(SIDES[1 - side], "time forfeit", f"{name} used {used:.0f} ms of {movetime} ms")
