@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES,
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import MP_COLS
+from .params import PARAM_INDEX, TUNE_LMR_BASE, TUNE_LMR_DIV, default_tune, lmr_table, tune_from
 from .see import see_buffer
 from .smp import start_helpers, stop_helpers
 
@@ -134,14 +135,6 @@ def split_score(v: int) -> tuple[int | None, int | None]:
     return int(v), None
 
 
-def _lmr_table() -> np.ndarray:
-    t = np.zeros((64, 64), np.int8)
-    for d in range(1, 64):
-        for m in range(1, 64):
-            t[d, m] = int(0.75 + np.log(d) * np.log(m) / 2.25)
-    return t
-
-
 class Searcher:
     """A reusable searcher: owns the transposition table, history and every kernel buffer.
 
@@ -177,7 +170,8 @@ class Searcher:
         self._history = np.zeros((64, 81), np.int32)
         self._root_moves = np.zeros(MAX_MOVES, np.int32)
         self._root_scores = np.zeros(MAX_MOVES, np.int32)
-        self._lmr = _lmr_table()
+        self._tune = default_tune()
+        self._lmr = lmr_table()
         self._see_buf = see_buffer()
         self._mp = np.zeros((MAX_PLY + 1, MP_COLS), np.int32)
         self._counter = np.zeros((64, 81), np.int32)
@@ -268,6 +262,19 @@ class Searcher:
         self._timer.daemon = True
         self._timer.start()
 
+    def set_params(self, values: Mapping[str, int]) -> None:
+        """Set the tunable search parameters (search/params.py; name -> value, as in the USI option SearchParams):
+        the ones not named return to their defaults. ValueError on an unknown name or a value out of range
+        (nothing is changed then)."""
+        tune = tune_from(values)
+        self._lmr = lmr_table(int(tune[TUNE_LMR_BASE]), int(tune[TUNE_LMR_DIV]))
+        self._tune = tune
+
+    @property
+    def params(self) -> dict[str, int]:
+        """The tunable search parameters in use, by name."""
+        return {name: int(self._tune[i]) for name, i in PARAM_INDEX.items()}
+
     def _time_up(self) -> None:
         self._ctl[CTL_STOP] = 1
 
@@ -279,12 +286,15 @@ class Searcher:
             self._counter = np.zeros((64, n_sq), np.int32)
         checks = np.zeros(len(pos.state.keys), np.int8)
         checks[:len(pos._checks)] = pos._checks
+        return self._build_tables(checks)
+
+    def _build_tables(self, checks: np.ndarray) -> SearchTables:
         return SearchTables(
             ctl=self._ctl, moves=self._moves, mscore=self._mscore, pv=self._pv, pv_len=self._pv_len,
             killers=self._killers, history=self._history, checks=checks, root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
-            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets)
+            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:
@@ -491,12 +501,7 @@ class Searcher:
                                pv=list(pv), multipv=i + 1, bound=bound))
 
     def _tables_for_hashfull(self) -> SearchTables:
-        return SearchTables(
-            ctl=self._ctl, moves=self._moves, mscore=self._mscore, pv=self._pv, pv_len=self._pv_len,
-            killers=self._killers, history=self._history, checks=np.zeros(1, np.int8), root_moves=self._root_moves,
-            root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
-            tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
-            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets)
+        return self._build_tables(np.zeros(1, np.int8))
 
     # ---------------------------------------------------------- mate search
     def mate_search(self, pos: Position, max_ms: int | None = None,

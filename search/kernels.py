@@ -53,20 +53,24 @@ FEAT_STAGED = 2  # TT move tried before generation, counter-move ordering
 FEAT_QS_TT = 4   # TT probes (cutoffs) in the quiescence search, null-window nodes
 FEAT_PV_CHECK_EXT = 8  # the check extension only at PV nodes (shogi's drop checks make long check sequences)
 FEAT_HIST_LMR = 16     # late-move reductions follow the quiet move's history (less when good, more when bad)
-HIST_LMR_DIVISOR = 5000  # history (|h| < HISTORY_MAX = 16384) per ply of reduction: at most 3 plies either way
 FEAT_IIR = 32          # internal iterative reduction: a node without a TT move is searched one ply shallower
 IIR_DEPTH = 4          # ... from this depth on
 FEAT_WIDE_FUTILITY = 64  # reverse futility up to depth 7 (margin 100 a ply), move-loop futility up to depth 5
-RFP_DEPTH, RFP_MARGIN = 3, 150            # reverse futility (static eval - margin * depth >= beta): without the feature
-WIDE_RFP_DEPTH, WIDE_RFP_MARGIN = 7, 100  # ... and with it
-FUT_DEPTH, FUT_BASE, FUT_MARGIN = 2, 0, 200             # move-loop futility (eval + base + margin * depth <= alpha)
+# Without the feature, reverse futility (static eval - margin * depth >= beta) and move-loop futility
+# (eval + margin * depth <= alpha) take their depth and margin from S.tune (search/params.py); with it:
+WIDE_RFP_DEPTH, WIDE_RFP_MARGIN = 7, 100
 WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN = 5, 100, 100
 FEAT_WIDE_LMR = 128  # late-move reductions from depth 2, also of checks, evasions and losing captures; +1 off the PV
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
-SEE_PRUNE_DEPTH = 6       # SEE pruning in the move loop up to this depth
-SEE_CAPTURE_MARGIN = 200  # a capture may lose up to this much per ply of depth left
-SEE_QUIET_MARGIN = 60     # a quiet move may lose up to this much times depth^2
+
+# Margins, depths and reductions of the pruning steps are run-time parameters, S.tune[TUNE_*]: their defaults,
+# ranges and names are in search/params.py (the USI option SearchParams). The indices are compile-time constants
+# of this kernel, so they live here (a change wipes the cache, engine/kernels/cache.py); append, never renumber.
+(TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
+ TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
+ TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV) = range(16)
+TUNE_SIZE = TUNE_LMR_DIV + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -90,6 +94,7 @@ SearchTables = namedtuple("SearchTables", [
     "mp",         # int32[MAX_PLY + 1, MP_COLS]: staged move picker state per ply (search/movepick.py)
     "counter",    # int32[64, n_sq]: counter-move: the quiet move that refuted (piece code, to) of the last move
     "quiets",     # int32[MAX_PLY + 1, MAX_QUIETS]: quiet moves searched at a ply (history malus on a cutoff)
+    "tune",       # int32[TUNE_SIZE]: the tunable parameters by TUNE_* index (search/params.py); read only
 ])
 
 
@@ -340,7 +345,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 gain = capture_value(T, E, victim) if use_see else E.value[victim]
                 if mv & PROMOTE:
                     gain += E.value[T.promote_code[code]] - E.value[code]
-                if stand + gain + 200 <= alpha:  # delta pruning: even the full gain cannot lift alpha
+                if stand + gain + S.tune[TUNE_DELTA_MARGIN] <= alpha:  # delta pruning: the full gain cannot lift alpha
                     continue
                 if use_see:
                     if S.mscore[ply, i] < ORD_CAPTURE:
@@ -408,13 +413,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 depth += 1
         else:
             ev = evaluate_k(P, T, E)
-            rfp_depth, rfp_margin = RFP_DEPTH, RFP_MARGIN
+            rfp_depth, rfp_margin = S.tune[TUNE_RFP_DEPTH], S.tune[TUNE_RFP_MARGIN]
             if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
             if not pv_node and depth <= rfp_depth and ev - rfp_margin * depth >= beta and abs(beta) < MATE_BOUND:
                 return ev
             if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
-                r = 3 + depth // 6
+                r = S.tune[TUNE_NULL_BASE] + depth // S.tune[TUNE_NULL_DEPTH_DIV]
                 _do_null(P, T)
                 v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no)
                 _undo_null(P)
@@ -454,11 +459,12 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     orig_alpha = alpha
     searched = 0
     eksq = P.st[ST_KSQ + 1 - us]
-    fut_depth, fut_base, fut_margin = FUT_DEPTH, FUT_BASE, FUT_MARGIN
+    fut_depth, fut_base, fut_margin = S.tune[TUNE_FUT_DEPTH], 0, S.tune[TUNE_FUT_MARGIN]
     if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
         fut_depth, fut_base, fut_margin = WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN
     futile = (not pv_node and not incheck and depth <= fut_depth and ev + fut_base + fut_margin * depth <= alpha)
-    lmp_limit = 6 + 3 * depth * depth
+    lmp_limit = S.tune[TUNE_LMP_BASE] + S.tune[TUNE_LMP_SCALE] * depth * depth // 10
+    lmp_depth = S.tune[TUNE_LMP_DEPTH]
     n_quiets = 0
     i = -1
     while True:
@@ -485,17 +491,17 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             n_quiets += 1
         # Futility and late-move pruning of quiet moves that do not give check.
         prune = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
-                 and (futile or (depth <= 4 and searched >= lmp_limit)))
+                 and (futile or (depth <= lmp_depth and searched >= lmp_limit)))
         if prune and not _may_check(P, T, mv, eksq):
             continue
-        # SEE pruning at low depth: captures losing more than SEE_CAPTURE_MARGIN * depth, quiet moves (drops
-        # included) that lose more than SEE_QUIET_MARGIN * depth^2 in the exchange on their square.
+        # SEE pruning at low depth: captures losing more than the capture margin * depth, quiet moves (drops
+        # included) that lose more than the quiet margin * depth^2 in the exchange on their square.
         if (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
-                and depth <= SEE_PRUNE_DEPTH and not _may_check(P, T, mv, eksq)):
+                and depth <= S.tune[TUNE_SEE_DEPTH] and not _may_check(P, T, mv, eksq)):
             if quiet:
-                if not see_ge(P, T, E, mv, -SEE_QUIET_MARGIN * depth * depth, S.see_buf):
+                if not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_QUIET] * depth * depth, S.see_buf):
                     continue
-            elif mscore < ORD_CAPTURE and not see_ge(P, T, E, mv, -SEE_CAPTURE_MARGIN * depth,
+            elif mscore < ORD_CAPTURE and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth,
                                                                 S.see_buf):
                 continue
         if root:
@@ -528,7 +534,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if mv == S.killers[ply, 0] or mv == S.killers[ply, 1]:
                     red -= 1
                 if (S.ctl[CTL_FEATURES] & FEAT_HIST_LMR) != 0:
-                    red -= S.history[code, mv & 0xFF] // HIST_LMR_DIVISOR
+                    red -= S.history[code, mv & 0xFF] // S.tune[TUNE_HIST_LMR_DIV]
                 if red > new_depth - 1:
                     red = new_depth - 1
                 if red < 0:

@@ -25,7 +25,7 @@ from .kernels import (CTL_BEST_MOVE, CTL_FEATURES, CTL_GEN, CTL_NODE_LIMIT, CTL_
 from .kernels import SearchTables
 from .kernels import search as search_kernel
 
-#: Per-thread buffers of SearchTables (everything else, the table and the LMR table, is shared).
+#: Per-thread buffers of SearchTables (everything else is shared: the table, the LMR table, the parameters).
 _PER_THREAD = ("ctl", "moves", "mscore", "pv", "pv_len", "killers", "history", "checks", "root_moves", "root_scores",
                "see_buf", "mp", "counter", "quiets")
 

@@ -328,6 +328,59 @@ def test_search_features_option_reaches_the_searcher():
     assert eng.opt("SearchFeatures") == "staged,qstt"
 
 
+# ------------------------------------------------------------------ tunable parameters (search/params.py)
+def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
+    """The parameter vector defaults to the search's values (the same tree whether they are given or not), and every
+    parameter is read: moving it to an end of its range changes the tree of a depth-6 search of the sharp middlegame
+    with every feature that reads one switched on (wide futility off: it swaps in fixed margins)."""
+    from search import FEATURES
+    from search.params import PARAM_INDEX, TUNABLES, TUNE_LMR_BASE, TUNE_LMR_DIV, lmr_table
+
+    bits = sum(FEATURES.values()) & ~FEATURES["widefutility"]
+    pos = Position.from_sfen(bench_positions[4])
+
+    def nodes(**params) -> int:
+        s = Searcher(hash_mb=8, features=bits)
+        s.set_params(params)
+        return s.search(pos, Limits(depth=6)).nodes
+
+    base = nodes()
+    assert nodes(**{t.name: t.default for t in TUNABLES.values()}) == base
+    changed = {}
+    for t in TUNABLES.values():  # one end of the range or the other changes the tree
+        changed[t.name] = nodes(**{t.name: t.lo}) != base or nodes(**{t.name: t.hi}) != base
+    assert all(changed.values()), [k for k, v in changed.items() if not v]
+    s = Searcher(hash_mb=1)
+    s.set_params({"LMRBase": 0, "LMRDiv": 100})
+    assert (s._lmr == lmr_table(0, 100)).all() and s.params["LMRDiv"] == 100 and len(s.params) == len(PARAM_INDEX)
+    assert TUNABLES[TUNE_LMR_BASE].default == 75 and TUNABLES[TUNE_LMR_DIV].default == 225
+
+
+def test_search_params_option_is_checked_and_reaches_the_searcher():
+    """USI SearchParams: Name=value pairs (case-insensitive) set those parameters and reset the others; a bad name,
+    value or range is refused in words and the option keeps its value."""
+    import io
+
+    from search.params import format_params, parse_params
+    from usi.engine import UsiEngine
+
+    assert parse_params("default") == {} and parse_params("") == {}
+    assert parse_params(format_params({"RFPMargin": 99, "NullBase": 4})) == {"RFPMargin": 99, "NullBase": 4}
+    for bad in ("RFPMargin", "Warp=3", "RFPMargin=x", "RFPMargin=100000", "NullDepthDiv=0"):
+        with pytest.raises(ValueError):
+            parse_params(bad)
+    out = io.StringIO()
+    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb), limits_cls=Limits)
+    eng.handle("setoption name SearchParams value lmpbase=4,RFPMargin=120")
+    s = eng._ensure_searcher()
+    assert s.params["LMPBase"] == 4 and s.params["RFPMargin"] == 120
+    eng.handle("setoption name SearchParams value NullDepthDiv=0")
+    assert "SearchParams not changed: search parameter NullDepthDiv must be in 2..12" in out.getvalue()
+    assert eng.opt("SearchParams") == "lmpbase=4,RFPMargin=120"
+    eng.handle("setoption name SearchParams value RFPMargin=130")
+    assert eng._ensure_searcher().params["LMPBase"] == 6 and s.params["RFPMargin"] == 130  # the rest: defaults
+
+
 def test_each_variant_searches_with_its_own_default_features():
     """A searcher left on the defaults takes the searched variant's (dai shogi keeps its own until its own SPRT)."""
     from search import VARIANT_DEFAULT_FEATURES, default_features, parse_features

@@ -108,6 +108,9 @@ def default_options() -> dict[str, Option]:
         # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
         # -see; for SPRTs of a feature against the same build (docs/search.md)
         Option("SearchFeatures", "string", "default"),
+        # shogi / dai shogi search parameters (search/params.py): default, or Name=value pairs such as
+        # RFPMargin=120,LMPBase=4 (the others keep their defaults); for tuning (bench.spsa) and SPRTs
+        Option("SearchParams", "string", "default"),
         # search threads of the shared alpha-beta (shogi, dai shogi): Lazy SMP helpers (search/smp.py)
         Option("Threads", "spin", 1, 1, MAX_THREADS),
     ]
@@ -337,6 +340,10 @@ class UsiEngine:
             from search import parse_features
 
             self._searcher.features = parse_features(self.opt("SearchFeatures"), self.opt("USI_Variant"))
+        if hasattr(self._searcher, "set_params"):
+            from search.params import parse_params
+
+            self._searcher.set_params(parse_params(self.opt("SearchParams")))
         if hasattr(self._searcher, "threads"):
             self._searcher.threads = self.opt("Threads")
         if self._need_clear:
@@ -489,6 +496,14 @@ class UsiEngine:
                 parse_features(v)
             except ValueError as exc:
                 self.error(f"option SearchFeatures not changed: {exc}")
+                return
+        if opt.name == "SearchParams":
+            from search.params import parse_params  # the search package (numba) loads here, not at usi
+
+            try:
+                parse_params(v)
+            except ValueError as exc:
+                self.error(f"option SearchParams not changed: {exc}")
                 return
         if opt.name in games.MAWARIKUDOI_FACE_NAMES:
             self._set_face(opt, v)

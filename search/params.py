@@ -1,0 +1,130 @@
+"""Tunable parameters of the shared alpha-beta (shogi, dai shogi): the one definition of each.
+
+The kernel (:mod:`search.kernels`) reads them at run time from the int32 array ``S.tune`` by its ``TUNE_*`` indices,
+so changing a value here needs no recompilation. The USI engine takes them in one string option, ``SearchParams``
+(``default``, or ``Name=value`` pairs separated by commas: ``RFPMargin=120,LMPBase=4``; docs/usi.md), parsed here
+by :func:`parse_params`, so that ``usi`` still answers before the search package (numba) loads. The ``LMR*``
+parameters shape the late-move-reduction table, which is built in Python (:func:`lmr_table`).
+
+The defaults are the values the search used before they became parameters (SPRT-tested as a whole, ledger
+``bench/strength/shogi-sprt.tsv``); a tuned value replaces its default only after an SPRT accepts it.
+The ``FEAT_WIDE_FUTILITY`` feature still swaps in its own fixed margins (search.kernels.WIDE_*).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_HIST_LMR_DIV, TUNE_LMP_BASE,
+                      TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
+                      TUNE_NULL_DEPTH_DIV, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH,
+                      TUNE_SEE_QUIET, TUNE_SIZE)
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """One parameter: its name in ``SearchParams``, default, range and SPSA perturbation."""
+
+    name: str
+    default: int
+    lo: int
+    hi: int
+    #: SPSA's final perturbation size c (in the parameter's units); ``bench.spsa`` starts larger.
+    step: float
+    doc: str
+
+
+TUNABLES: dict[int, Tunable] = {
+    TUNE_RFP_DEPTH: Tunable("RFPDepth", 3, 0, 10, 0.6, "reverse futility pruning up to this depth"),
+    TUNE_RFP_MARGIN: Tunable("RFPMargin", 150, 20, 500, 15,
+                             "reverse futility: static eval - margin * depth >= beta returns"),
+    TUNE_FUT_DEPTH: Tunable("FutilityDepth", 2, 0, 8, 0.6, "move-loop futility pruning up to this depth"),
+    TUNE_FUT_MARGIN: Tunable("FutilityMargin", 200, 20, 600, 15,
+                             "move-loop futility: quiet moves pruned when eval + margin * depth <= alpha"),
+    TUNE_LMP_DEPTH: Tunable("LMPDepth", 4, 0, 10, 0.6, "late-move (move-count) pruning up to this depth"),
+    TUNE_LMP_BASE: Tunable("LMPBase", 6, 1, 60, 2, "late-move pruning: quiet moves after base + scale/10 * depth^2"),
+    TUNE_LMP_SCALE: Tunable("LMPScale", 30, 5, 100, 4, "late-move pruning: the depth^2 factor in tenths"),
+    TUNE_NULL_BASE: Tunable("NullBase", 3, 1, 6, 0.5, "null-move reduction: base + depth / divisor"),
+    TUNE_NULL_DEPTH_DIV: Tunable("NullDepthDiv", 6, 2, 12, 0.8, "null-move reduction: the depth divisor"),
+    TUNE_SEE_DEPTH: Tunable("SEEDepth", 6, 0, 12, 0.6, "SEE pruning in the move loop up to this depth"),
+    TUNE_SEE_CAPTURE: Tunable("SEECaptureMargin", 200, 20, 600, 15,
+                              "SEE pruning: a capture may lose up to margin * depth"),
+    TUNE_SEE_QUIET: Tunable("SEEQuietMargin", 60, 5, 300, 6, "SEE pruning: a quiet move may lose margin * depth^2"),
+    TUNE_HIST_LMR_DIV: Tunable("HistLMRDiv", 5000, 1000, 20000, 400,
+                               "history per ply of LMR change (feature histlmr)"),
+    TUNE_DELTA_MARGIN: Tunable("DeltaMargin", 200, 0, 600, 15,
+                               "quiescence delta pruning: stand pat + gain + margin <= alpha skips a capture"),
+    TUNE_LMR_BASE: Tunable("LMRBase", 75, 0, 200, 8, "LMR table: base / 100 + ln(depth) ln(moves) / (div / 100)"),
+    TUNE_LMR_DIV: Tunable("LMRDiv", 225, 100, 500, 15, "LMR table: the divisor of ln(depth) ln(moves), in 1/100"),
+}
+assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
+#: parameter name -> index
+PARAM_INDEX: dict[str, int] = {t.name: i for i, t in TUNABLES.items()}
+
+
+def default_tune() -> np.ndarray:
+    """The default parameter vector (int32[TUNE_SIZE])."""
+    return np.array([TUNABLES[i].default for i in range(TUNE_SIZE)], np.int32)
+
+
+def tune_from(values: Mapping[str, int]) -> np.ndarray:
+    """The default vector with ``values`` (parameter name -> int) applied; a bad name or a value outside a
+    parameter's range raises ValueError.
+
+    >>> int(tune_from({"RFPMargin": 120})[TUNE_RFP_MARGIN])
+    120
+    """
+    tune = default_tune()
+    for name, value in values.items():
+        if name not in PARAM_INDEX:
+            raise ValueError(f"unknown search parameter {name!r} (known: {', '.join(PARAM_INDEX)})")
+        t = TUNABLES[PARAM_INDEX[name]]
+        if not t.lo <= int(value) <= t.hi:
+            raise ValueError(f"search parameter {name} must be in {t.lo}..{t.hi}, not {value}")
+        tune[PARAM_INDEX[name]] = int(value)
+    return tune
+
+
+def parse_params(text: str) -> dict[str, int]:
+    """The ``SearchParams`` option: ``default`` (or empty) for none, else ``Name=value`` pairs separated by commas
+    (or spaces); checked against the table (ValueError). Names are case-insensitive, as USI option names.
+
+    >>> parse_params("rfpmargin=120, LMPBase=4")
+    {'RFPMargin': 120, 'LMPBase': 4}
+    """
+    out: dict[str, int] = {}
+    text = text.strip()
+    if text.lower() in ("", "default", "<empty>"):
+        return out
+    by_lower = {name.lower(): name for name in PARAM_INDEX}
+    for item in text.replace(",", " ").split():
+        name, sep, value = item.partition("=")
+        if not sep or name.lower() not in by_lower:
+            raise ValueError(f"not a search parameter: {item!r} (Name=value; known: {', '.join(PARAM_INDEX)})")
+        try:
+            out[by_lower[name.lower()]] = int(value)
+        except ValueError:
+            raise ValueError(f"search parameter {name} takes an integer, not {value!r}") from None
+    tune_from(out)  # the ranges
+    return out
+
+
+def format_params(values: Mapping[str, int]) -> str:
+    """The ``SearchParams`` text of ``values`` (the inverse of :func:`parse_params`; ``default`` when empty)."""
+    return ",".join(f"{k}={int(v)}" for k, v in values.items()) or "default"
+
+
+def lmr_table(base: int = TUNABLES[TUNE_LMR_BASE].default, div: int = TUNABLES[TUNE_LMR_DIV].default) -> np.ndarray:
+    """Late-move reduction by depth and move number, int8[64, 64]: ``int(base / 100 + ln d ln m / (div / 100))``.
+
+    >>> t = lmr_table()
+    >>> int(t[1, 1]), int(t[8, 8]), int(t[20, 40])
+    (0, 2, 5)
+    """
+    t = np.zeros((64, 64), np.int8)
+    for d in range(1, 64):
+        for m in range(1, 64):
+            t[d, m] = int((base / 100) + np.log(d) * np.log(m) / (div / 100))
+    return t
