@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from eval import EVAL_MODES
+from eval import DEFAULT_EVAL_MODE, EVAL_MODES
 
 
-def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default", eval_mode: str = "hand",
+def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default", eval_mode: str = DEFAULT_EVAL_MODE,
         params: str = "default") -> list[dict]:
     """One row per position: position, depth, nodes, seconds (CPU), nps."""
     from engine import Position
@@ -46,7 +46,8 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--variant", default="shogi")
     ap.add_argument("--features", default="default", help="search features, as the USI option SearchFeatures")
-    ap.add_argument("--eval-mode", default="hand", choices=EVAL_MODES, help="evaluation, as the USI option EvalMode")
+    ap.add_argument("--eval-mode", default=DEFAULT_EVAL_MODE, choices=EVAL_MODES,
+                    help="evaluation, as the USI option EvalMode")
     ap.add_argument("--params", default="default", help="search parameters, as the USI option SearchParams")
     a = ap.parse_args()
     rows = run(a.nodes, a.variant, a.features, a.eval_mode, a.params)

@@ -17,12 +17,15 @@ from engine.variant import N_CODES, STANDARD_PIECES, Variant
 from . import params as EP
 from .kernels import C_KP, C_MOBILITY, C_TEMPO, EvalTables, evaluate_k, piece_mobility
 
-__all__ = ["EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
+__all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
            "piece_mobility", "piece_value"]
 
 #: ``hand``: the hand-set terms of :mod:`eval.params`; ``learned``: the KP tables of :mod:`eval.kp` trained by
 #: :mod:`eval.train`, shipped in ``eval/weights/`` (a variant without a weights file keeps the hand-set terms).
 EVAL_MODES = ("hand", "learned")
+#: the evaluation a search uses unless told otherwise (``Searcher.eval_mode``, the USI option ``EvalMode``):
+#: ``learned`` since its SPRT against ``hand`` accepted it (2026-12-03, ledger bench/strength/shogi-sprt.tsv)
+DEFAULT_EVAL_MODE = "learned"
 
 _MINORS = {"S", "G", "N"}
 _PROMOTED_MINORS = {"+P", "+L", "+N", "+S"}

@@ -21,7 +21,7 @@ import numpy as np
 
 from engine import Position
 from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
-from eval import build_eval_tables, evaluate
+from eval import DEFAULT_EVAL_MODE, build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_HIST_LMR,
@@ -148,7 +148,7 @@ class Searcher:
         #: default (default_features); see docs/search.md
         self.features = None if features is None else int(features)
         #: evaluation for the next searches (eval.EVAL_MODES: "hand" or "learned"; the USI option EvalMode)
-        self.eval_mode = "hand"
+        self.eval_mode = DEFAULT_EVAL_MODE
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
         self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine import Position
-from eval import EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables
+from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables
 from eval import kp as KP
 from engine.kernels.movegen import ST_ROYALS
 from eval.kernels import C_KP, evaluate_k, kp_sum
@@ -184,7 +184,10 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
         return made[-1]
 
     eng = UsiEngine(out=io.StringIO(), searcher_factory=factory, limits_cls=Limits)
-    assert eng.opt("EvalMode") == "hand"
+    # one default: the option's (usi cannot import eval) is the searcher's, eval.DEFAULT_EVAL_MODE
+    assert eng.opt("EvalMode") == DEFAULT_EVAL_MODE == Searcher(hash_mb=1).eval_mode == "learned"
+    eng.cmd_setoption(["name", "EvalMode", "value", "hand"], "setoption name EvalMode value hand")
+    assert eng._ensure_searcher().eval_mode == "hand"
     eng.cmd_setoption(["name", "EvalMode", "value", "learned"], "setoption name EvalMode value learned")
     searcher = eng._ensure_searcher()
     assert searcher.eval_mode == "learned"

@@ -102,9 +102,10 @@ def default_options() -> dict[str, Option]:
         Option("DepthLimit", "spin", 0, 0, MAX_GO_DEPTH),
         Option("Seed", "spin", 0, 0, 2**31 - 1),
         Option("EnteringKingRule", "combo", "CSARule27", vars=ENTERING_KING_RULES),
-        # hand: eval/params.py; learned: the KP tables of eval/weights/ (docs/eval.md). Hand until an SPRT accepts
-        # the learned tables; a variant without a weights file keeps the hand-set evaluation.
-        Option("EvalMode", "combo", "hand", vars=("hand", "learned")),
+        # hand: eval/params.py; learned: the KP tables of eval/weights/ (docs/eval.md), the default since its SPRT
+        # (eval.DEFAULT_EVAL_MODE, not imported here: usi stays free of numba); a variant without a weights file
+        # keeps the hand-set evaluation.
+        Option("EvalMode", "combo", "learned", vars=("hand", "learned")),
         # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
         # -see; for SPRTs of a feature against the same build (docs/search.md)
         Option("SearchFeatures", "string", "default"),
