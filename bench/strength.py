@@ -162,7 +162,8 @@ def time_usage(records: Iterable[dict], tc: M.TimeControl) -> dict[str, TimeUsag
                 u.byoyomi_moves += 1
                 u.byoyomi_used += used / tc.byoyomi
             if tc.main:
-                u.min_clock = min(u.min_clock, clocks[name] - (tc.inc or 0) if tc.byoyomi is None else clocks[name])
+                left = clocks[name] - (tc.inc or 0) if tc.byoyomi is None else clocks[name]  # Fischer: before the inc
+                u.min_clock = min(u.min_clock, left)
         if r.get("reason") == "time forfeit" and r.get("result") in M.SIDES:
             loser = (r["sente"], r["gote"])[1 - M.SIDES.index(r["result"])]
             usage.setdefault(loser, TimeUsage()).forfeits += 1

@@ -267,8 +267,9 @@ class Searcher:
         the ones not named return to their defaults. ValueError on an unknown name or a value out of range
         (nothing is changed then)."""
         tune = tune_from(values)
-        self._lmr = lmr_table(int(tune[TUNE_LMR_BASE]), int(tune[TUNE_LMR_DIV]))
-        self._tune = tune
+        if not np.array_equal(tune, self._tune):  # called before every USI search: rebuild only on a change
+            self._lmr = lmr_table(int(tune[TUNE_LMR_BASE]), int(tune[TUNE_LMR_DIV]))
+            self._tune = tune
 
     @property
     def params(self) -> dict[str, int]:

@@ -123,8 +123,7 @@ def lmr_table(base: int = TUNABLES[TUNE_LMR_BASE].default, div: int = TUNABLES[T
     >>> int(t[1, 1]), int(t[8, 8]), int(t[20, 40])
     (0, 2, 5)
     """
+    logs = np.log(np.arange(1, 64, dtype=np.float64))
     t = np.zeros((64, 64), np.int8)
-    for d in range(1, 64):
-        for m in range(1, 64):
-            t[d, m] = int((base / 100) + np.log(d) * np.log(m) / (div / 100))
+    t[1:, 1:] = (base / 100 + np.outer(logs, logs) / (div / 100)).astype(np.int64)  # all >= 0: truncation = int()
     return t
