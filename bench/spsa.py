@@ -279,15 +279,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     order = list(range(len(openings)))
     random.Random(settings["seed"]).shuffle(order)
 
-    def show(line: str) -> None:
-        if not args.quiet:
-            print("\r" + line, end="", file=sys.stderr, flush=True)
+    show = M.progress_printer(args.quiet)
 
     control = M.StopControl()
     restore = control.install()
     executor, close = M.make_executor(args.concurrency)
     try:
-        for line in M.warm_up(list(_specs(settings, spsa.values(), spsa.values()))[:1], match_settings,
+        for line in M.warm_up(_specs(settings, spsa.values(), spsa.values())[:1], match_settings,
                               COLD_START_TIMEOUT, show, control):
             show(line)
         for k in range(spsa.k + 1, spsa.iterations + 1):

@@ -419,9 +419,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     command = "python -m bench.strength " + " ".join(shlex.quote(a) for a in argv)
     commit = commit_id()
 
-    def show(line: str) -> None:
-        if not args.quiet:
-            print("\r" + line, end="", file=sys.stderr, flush=True)
+    show = M.progress_printer(args.quiet)
 
     control = M.StopControl()
     restore = control.install()

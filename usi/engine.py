@@ -121,6 +121,23 @@ def default_options() -> dict[str, Option]:
     return {o.name.lower(): o for o in opts}
 
 
+def _check_search_features(text: str) -> None:
+    from search import parse_features  # the search package (numba) loads here, not at usi
+
+    parse_features(text)
+
+
+def _check_search_params(text: str) -> None:
+    from search.params import parse_params  # the search package (numba) loads here, not at usi
+
+    parse_params(text)
+
+
+#: string options the search reads, checked by its own parser at setoption (ValueError: refused, value kept)
+SEARCH_TEXT_OPTIONS: dict[str, Callable[[str], None]] = {"SearchFeatures": _check_search_features,
+                                                         "SearchParams": _check_search_params}
+
+
 # ------------------------------------------------------------------------------------------------ go
 GO_INT_PARAMS = ("btime", "wtime", "byoyomi", "binc", "winc", "movetime", "depth", "nodes", "perft")
 GO_KEYWORDS = set(GO_INT_PARAMS) | {"ponder", "infinite", "mate", "searchmoves"}
@@ -490,21 +507,12 @@ class UsiEngine:
                 self._pos = None  # the new variant's start position
                 self._game = None
             return
-        if opt.name == "SearchFeatures":
-            from search import parse_features  # the search package (numba) loads here, not at usi
-
+        check = SEARCH_TEXT_OPTIONS.get(opt.name)
+        if check is not None:
             try:
-                parse_features(v)
+                check(v)
             except ValueError as exc:
-                self.error(f"option SearchFeatures not changed: {exc}")
-                return
-        if opt.name == "SearchParams":
-            from search.params import parse_params  # the search package (numba) loads here, not at usi
-
-            try:
-                parse_params(v)
-            except ValueError as exc:
-                self.error(f"option SearchParams not changed: {exc}")
+                self.error(f"option {opt.name} not changed: {exc}")
                 return
         if opt.name in games.MAWARIKUDOI_FACE_NAMES:
             self._set_face(opt, v)

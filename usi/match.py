@@ -627,6 +627,14 @@ def _write_stderr(text: str) -> None:
         pass
 
 
+def progress_printer(quiet: bool) -> Callable[[str], None]:
+    """The progress line of a match command: each call rewrites one stderr line (``\r``); nothing when ``quiet``."""
+    def show(line: str) -> None:
+        if not quiet:
+            print("\r" + line, end="", file=sys.stderr, flush=True)
+    return show
+
+
 class StopControl:
     """The stop switch of one match run in the main process.
 
@@ -1264,9 +1272,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"resuming {out}: {len(done)} of {len(tasks)} games already played", file=sys.stderr)
     sprt = dict(zip(("elo0", "elo1", "alpha", "beta"), args.sprt)) if args.sprt else None
 
-    def show(line: str) -> None:
-        if not args.quiet:
-            print("\r" + line, end="", file=sys.stderr, flush=True)
+    show = progress_printer(args.quiet)
 
     control = StopControl()
     restore = control.install()
