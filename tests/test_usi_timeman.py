@@ -1,7 +1,7 @@
 """Time manager: soft/hard limits never exceed what the clock allows, and use byoyomi well."""
 import pytest
 
-from usi.timeman import MIN_MS, SAFETY_MS, Clock, allocate, moves_to_go
+from usi.timeman import HORIZON_PLY, MIN_MS, MOVE_COST_MS, SAFETY_MS, Clock, allocate, moves_left, moves_to_go
 
 DELAY = 120
 OVERHEAD = DELAY + SAFETY_MS
@@ -75,3 +75,37 @@ def test_movetime_is_fixed():
 
 def test_moves_to_go_shrinks_then_floors():
     assert moves_to_go(0) > moves_to_go(80) >= moves_to_go(400) == 20
+
+
+def test_moves_left_reaches_the_horizon_then_the_moves_to_go():
+    assert moves_left(0) == HORIZON_PLY // 2 and moves_left(HORIZON_PLY) == moves_to_go(HORIZON_PLY)
+
+
+def own_moves_before_the_flag(main: int, inc: int = 0, per_move_cost: int = MOVE_COST_MS) -> int:
+    """Replay a game in which each of our moves takes its budget half-way between soft and hard, plus a fixed cost
+    beyond the search; the number of our moves made before the clock runs out (at most 200)."""
+    clock = main
+    for n in range(200):
+        b = allocate(Clock(btime=clock, wtime=main, binc=inc, winc=inc), side=0, ply=2 * n)
+        clock -= (b.soft_ms + b.hard_ms) // 2 + per_move_cost
+        if clock < 0:
+            return n
+        clock += inc
+    return 200
+
+
+@pytest.mark.parametrize("main", [3_000, 10_000, 60_000])
+def test_a_short_sudden_death_clock_lasts_a_long_game(main):
+    # Each move's fixed cost is reserved for the moves to come: 100 moves of ours (200 plies) before the flag even
+    # at 3 s (44 at 3 s and 74 at 60 s before the reserve).
+    assert own_moves_before_the_flag(main) >= 100
+
+
+def test_a_fischer_increment_below_the_move_cost_still_lasts():
+    assert own_moves_before_the_flag(3_000, inc=MOVE_COST_MS // 2) >= 100
+    assert own_moves_before_the_flag(1_000, inc=3 * MOVE_COST_MS) == 200
+
+
+def test_the_reserve_costs_a_long_clock_little():
+    # 60 s sudden death: the first move still gets well over a hundredth of the clock.
+    assert allocate(Clock(btime=60_000, wtime=60_000), side=0, ply=0).soft_ms >= 60_000 / 60
