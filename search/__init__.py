@@ -25,11 +25,11 @@ from eval import DEFAULT_EVAL_MODE, build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_HIST_LMR,
-                      FEAT_IIR, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED, FEAT_WIDE_FUTILITY,
+                      FEAT_CONT_HIST, FEAT_IIR, FEAT_IMPROVING, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED, FEAT_WIDE_FUTILITY,
                       FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
-from .movepick import MP_COLS
+from .movepick import CONT_KINDS, MP_COLS
 from .params import PARAM_INDEX, TUNE_LMR_BASE, TUNE_LMR_DIV, default_tune, lmr_table, tune_from
 from .see import see_buffer
 from .smp import start_helpers, stop_helpers
@@ -42,7 +42,8 @@ NO_LIMIT = 1 << 62
 #: without it accepts it (bench/strength/shogi-sprt.tsv).
 FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT,
                              "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR, "iir": FEAT_IIR,
-                             "widefutility": FEAT_WIDE_FUTILITY, "widelmr": FEAT_WIDE_LMR}
+                             "widefutility": FEAT_WIDE_FUTILITY, "widelmr": FEAT_WIDE_LMR,
+                             "improving": FEAT_IMPROVING, "conthist": FEAT_CONT_HIST}
 #: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {
@@ -176,6 +177,8 @@ class Searcher:
         self._mp = np.zeros((MAX_PLY + 1, MP_COLS), np.int32)
         self._counter = np.zeros((64, 81), np.int32)
         self._quiets = np.zeros((MAX_PLY + 1, MAX_QUIETS), np.int32)
+        self._sev = np.zeros((MAX_PLY + 1, 2), np.int32)
+        self._cont = np.zeros((1, 1), np.int16)  # continuation history: sized in _tables when conthist is on
         self._mate_moves = np.zeros((MATE_MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mate_key = np.zeros(MATE_TT_ENTRIES, np.uint64)
         self._mate_proof = np.full(MATE_TT_ENTRIES, UNKNOWN_PROOF, np.int8)
@@ -197,7 +200,7 @@ class Searcher:
     def clear(self) -> None:
         """Forget everything learnt (``usinewgame``): TT, history, killers, mate table."""
         for a in (self._tt_key, self._tt_move, self._tt_score, self._tt_depth, self._tt_bound, self._tt_gen,
-                  self._history, self._killers, self._counter, self._mate_key):
+                  self._history, self._killers, self._counter, self._cont, self._mate_key):
             a.fill(0)
         self._mate_proof.fill(UNKNOWN_PROOF)
         self._mate_disproof.fill(-1)
@@ -285,6 +288,10 @@ class Searcher:
         if self._history.shape[1] != n_sq:
             self._history = np.zeros((64, n_sq), np.int32)
             self._counter = np.zeros((64, n_sq), np.int32)
+        # 13.4 MB on 9x9, 58.5 MB on 13x13 (int16), shared by the Lazy SMP helpers; only when the feature is on
+        k = CONT_KINDS * n_sq if self._ctl[CTL_FEATURES] & FEAT_CONT_HIST else 1
+        if self._cont.shape[0] != k:
+            self._cont = np.zeros((k, k), np.int16)
         checks = np.zeros(len(pos.state.keys), np.int8)
         checks[:len(pos._checks)] = pos._checks
         return self._build_tables(checks)
@@ -295,7 +302,8 @@ class Searcher:
             killers=self._killers, history=self._history, checks=checks, root_moves=self._root_moves,
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
-            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune)
+            see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune,
+            sev=self._sev, cont=self._cont)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:

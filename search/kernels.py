@@ -23,8 +23,8 @@ from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX
 from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
 
-from .movepick import (HISTORY_MAX, MP_COUNTER, MP_SCORE, ORD_CAPTURE, mp_init, mp_next, moving_code, pick,
-                       score_moves, sort_rest)
+from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, mp_init, mp_next,
+                       moving_code, pick, score_moves, sort_rest)
 from .see import capture_value, see_ge
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
@@ -61,6 +61,16 @@ FEAT_WIDE_FUTILITY = 64  # reverse futility up to depth 7 (margin 100 a ply), mo
 WIDE_RFP_DEPTH, WIDE_RFP_MARGIN = 7, 100
 WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN = 5, 100, 100
 FEAT_WIDE_LMR = 128  # late-move reductions from depth 2, also of checks, evasions and losing captures; +1 off the PV
+# "Improving": the static evaluation is above the one the same side had two plies (a move of each side) earlier.
+# Improving, a node is likelier to fail high: reverse futility needs one ply's margin less (margin * (depth - 1)).
+# Not improving, it is likelier to fail low: late-move pruning keeps half the moves, and a late move the LMR table
+# reduces is reduced one ply more.
+FEAT_IMPROVING = 256
+# Continuation history (a counter-move history): how often a quiet move (its piece kind and target) refuted the
+# opponent's previous move (its kind and target), S.cont, added to the butterfly history when quiet moves are
+# ordered; updated with the same bonus and malus on a quiet cutoff. The piece kind is a code's low five bits.
+FEAT_CONT_HIST = 512
+NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
 
@@ -95,6 +105,8 @@ SearchTables = namedtuple("SearchTables", [
     "counter",    # int32[64, n_sq]: counter-move: the quiet move that refuted (piece code, to) of the last move
     "quiets",     # int32[MAX_PLY + 1, MAX_QUIETS]: quiet moves searched at a ply (history malus on a cutoff)
     "tune",       # int32[TUNE_SIZE]: the tunable parameters by TUNE_* index (search/params.py); read only
+    "sev",        # int32[MAX_PLY + 1, 2]: [ply, 0] the static evaluation at ply (NO_EVAL: none), [ply, 1] its side
+    "cont",       # int16[CONT_KINDS * n_sq, CONT_KINDS * n_sq]: continuation history (FEAT_CONT_HIST; else [1, 1])
 ])
 
 
@@ -240,6 +252,29 @@ def _history_add(S, code, to, bonus):
 
 
 @kernel
+def _cont_add(S, row, code, to, bonus):
+    """Continuation history of the move (``code``, ``to``) after the previous move's ``row``, with the gravity of
+    :func:`_history_add` (it stays below HISTORY_MAX, inside int16)."""
+    col = (code & (CONT_KINDS - 1)) * (S.cont.shape[1] // CONT_KINDS) + to
+    h = np.int32(S.cont[row, col])
+    S.cont[row, col] = h + bonus - h * abs(bonus) // HISTORY_MAX
+
+
+@kernel
+def _improving(S, ply, us, ev):
+    """Is ``ev`` above the static evaluation of the same side's last node with one (two plies back, else four plies
+    back when that node was in check)? True when neither has one. The side is checked, not assumed: a multi-part
+    turn moves the same side twice."""
+    for back in (2, 4):
+        p = ply - back
+        if p < 0 or S.sev[p, 1] != us:
+            return True
+        if S.sev[p, 0] != NO_EVAL:
+            return ev > S.sev[p, 0]
+    return True
+
+
+@kernel
 def _update_pv(S, ply, mv):
     S.pv[ply, ply] = mv
     end = S.pv_len[ply + 1]
@@ -335,6 +370,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
             return -MATE + ply
         S.mp[ply, MP_COUNTER] = 0
+        S.mp[ply, MP_CONT] = -1
         use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
         score_moves(P, T, E, S, ply, n, 0, use_see)
         for i in range(n):
@@ -376,6 +412,11 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     key = P.keys[aply]
     tt_move = 0
     ev = -INF
+    S.sev[ply, 0] = NO_EVAL
+    S.sev[ply, 1] = us
+    improving = False
+    if root and not incheck:
+        S.sev[0, 0] = evaluate_k(P, T, E)  # the root's evaluation, for the "improving" test two plies down
     if not root:
         # 1. Repetition (draw; perpetual check loses for the checker).
         rep = _repetition(P, S, aply)
@@ -413,10 +454,15 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 depth += 1
         else:
             ev = evaluate_k(P, T, E)
+            S.sev[ply, 0] = ev
+            if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
+                improving = _improving(S, ply, us, ev)
             rfp_depth, rfp_margin = S.tune[TUNE_RFP_DEPTH], S.tune[TUNE_RFP_MARGIN]
             if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
-            if not pv_node and depth <= rfp_depth and ev - rfp_margin * depth >= beta and abs(beta) < MATE_BOUND:
+            rfp_plies = depth - 1 if improving else depth
+            if (not pv_node and depth <= rfp_depth and ev - rfp_margin * rfp_plies >= beta
+                    and abs(beta) < MATE_BOUND):
                 return ev
             if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
                 r = S.tune[TUNE_NULL_BASE] + depth // S.tune[TUNE_NULL_DEPTH_DIV]
@@ -436,6 +482,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             S.moves[0, i] = S.root_moves[i]
             S.mscore[0, i] = n - i
     pm = P.moves[aply - 1] if aply > 0 else 0  # the opponent's last move (0: none or a null move)
+    # its continuation-history row (-1: none; the kind of the piece that now stands on its target)
+    cont_row = -1
+    if (S.ctl[CTL_FEATURES] & FEAT_CONT_HIST) != 0 and pm != 0 and not root:
+        cont_row = (P.board[pm & 0xFF] & (CONT_KINDS - 1)) * P.board.shape[0] + (pm & 0xFF)
     use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
     staged = (S.ctl[CTL_FEATURES] & FEAT_STAGED) != 0
     if not root:
@@ -445,13 +495,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             counter_move = S.counter[P.board[pm & 0xFF], pm & 0xFF]
         if T.params[P_TRY] != 0 or not staged:
             # everything generated first (the try test needs every move; without FEAT_STAGED, as before)
-            n = mp_init(P, T, E, S, ply, tt_move, counter_move, yes, use_see)
+            n = mp_init(P, T, E, S, ply, tt_move, counter_move, cont_row, yes, use_see)
             if n == 0:
                 return -MATE + ply
             if T.params[P_TRY] != 0 and _try_lost(P, T, S.moves[ply], n):
                 return -MATE + ply  # the enemy royal reached the far rank out of reach: a completed try
         else:
-            mp_init(P, T, E, S, ply, tt_move, counter_move, no, use_see)
+            mp_init(P, T, E, S, ply, tt_move, counter_move, cont_row, no, use_see)
 
     # 6. The move loop.
     best = -INF
@@ -464,6 +514,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         fut_depth, fut_base, fut_margin = WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN
     futile = (not pv_node and not incheck and depth <= fut_depth and ev + fut_base + fut_margin * depth <= alpha)
     lmp_limit = S.tune[TUNE_LMP_BASE] + S.tune[TUNE_LMP_SCALE] * depth * depth // 10
+    not_improving = (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0 and not (improving or incheck or root)
+    if not_improving:
+        lmp_limit //= 2
     lmp_depth = S.tune[TUNE_LMP_DEPTH]
     n_quiets = 0
     i = -1
@@ -525,6 +578,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 reducible = depth >= 3 and quiet and not incheck and not gives_check and not root
             if reducible:
                 red = S.lmr[min(depth, 63), min(searched, 63)]
+                if not_improving and red >= 1:
+                    red += 1
                 if pv_node:
                     red -= 1
                 elif wide_lmr:
@@ -571,9 +626,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                             S.counter[P.board[pm & 0xFF], pm & 0xFF] = mv
                         bonus = min(depth * depth * 16, HISTORY_MAX // 2)
                         _history_add(S, code, mv & 0xFF, bonus)
+                        if cont_row >= 0:
+                            _cont_add(S, cont_row, code, mv & 0xFF, bonus)
                         for j in range(n_quiets - 1):  # the quiet moves tried before it (it is the last)
                             m2 = S.quiets[ply, j]
                             _history_add(S, moving_code(P, m2), m2 & 0xFF, -bonus)
+                            if cont_row >= 0:
+                                _cont_add(S, cont_row, moving_code(P, m2), m2 & 0xFF, -bonus)
                     break
 
     if best == -INF and i == 0 and not root:

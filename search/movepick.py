@@ -9,8 +9,9 @@ Stages per node (state in ``S.mp[ply]``):
 2. **Generation** of every legal search move (``GEN_SEARCH``; the generator is fully legal, so no later test is
    needed), minus the TT move, each scored into a band:
    good captures and promotions (``ORD_CAPTURE`` + MVV/LVA + promotion gain; good = SEE >= 0) > killer 1 > killer 2
-   > counter-move (the quiet move that last refuted the opponent's previous move) > quiet moves by history >
-   losing captures (``ORD_BAD_CAPTURE``, SEE < 0).
+   > counter-move (the quiet move that last refuted the opponent's previous move) > quiet moves by history (plus
+   the continuation history after the opponent's previous move, feature ``conthist``) > losing captures
+   (``ORD_BAD_CAPTURE``, SEE < 0).
 3. **Picking**: the first few moves by selection, the rest sorted once (with 100-200 legal moves in shogi,
    drops included, repeated selection was the biggest cost).
 
@@ -33,9 +34,11 @@ ORD_BAD_CAPTURE = -(1 << 29)  # captures that lose material (SEE < 0): after eve
 HISTORY_MAX = 1 << 14         # |history| stays below this (gravity), so quiet moves stay inside their band
 N_SELECT = 4                  # moves picked by selection before the rest is sorted once
 
-# Columns of S.mp[ply].
-MP_STAGE, MP_IDX, MP_N, MP_TT, MP_SCORE, MP_COUNTER, MP_SEE = 0, 1, 2, 3, 4, 5, 6
+# Columns of S.mp[ply]. MP_CONT: the continuation-history row of the previous move (-1: none, or the feature off).
+MP_STAGE, MP_IDX, MP_N, MP_TT, MP_SCORE, MP_COUNTER, MP_SEE, MP_CONT = 0, 1, 2, 3, 4, 5, 6, 7
 MP_COLS = 8
+#: Piece kinds of the continuation history: a piece code's low five bits (its side dropped).
+CONT_KINDS = 32
 STAGE_TT, STAGE_GEN, STAGE_PICK = 0, 1, 2
 
 
@@ -81,6 +84,8 @@ def score_moves(P, T, E, S, ply, n, tt_move, use_see):
     k0 = S.killers[ply, 0]
     k1 = S.killers[ply, 1]
     cm = S.mp[ply, MP_COUNTER]
+    cont_row = S.mp[ply, MP_CONT]
+    n_sq = P.board.shape[0]
     for i in range(n):
         mv = moves[i]
         if mv == tt_move:
@@ -106,6 +111,8 @@ def score_moves(P, T, E, S, ply, n, tt_move, use_see):
             sc[i] = ORD_COUNTER
         else:
             sc[i] = S.history[code, to]
+            if cont_row >= 0:
+                sc[i] += S.cont[cont_row, (code & (CONT_KINDS - 1)) * n_sq + to]
 
 
 @kernel
@@ -169,12 +176,13 @@ def _generate_stage(P, T, E, S, ply, use_see):
 
 
 @kernel
-def mp_init(P, T, E, S, ply, tt_move, counter_move, gen_now, use_see):
-    """Start picking at ``ply``. ``gen_now``: generate at once (the TT move then stays in the list, first by its
-    score) and return the number of legal search moves, for callers that need the whole list (the try rule);
-    otherwise return -1 and generate only after the TT move has been tried. ``use_see``: see
-    :func:`score_moves`."""
+def mp_init(P, T, E, S, ply, tt_move, counter_move, cont_row, gen_now, use_see):
+    """Start picking at ``ply``. ``cont_row``: the continuation-history row of the previous move, -1 for none.
+    ``gen_now``: generate at once (the TT move then stays in the list, first by its score) and return the number
+    of legal search moves, for callers that need the whole list (the try rule); otherwise return -1 and generate
+    only after the TT move has been tried. ``use_see``: see :func:`score_moves`."""
     S.mp[ply, MP_COUNTER] = counter_move
+    S.mp[ply, MP_CONT] = cont_row
     S.mp[ply, MP_SEE] = 1 if use_see else 0
     S.mp[ply, MP_SCORE] = 0
     if gen_now:

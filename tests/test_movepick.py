@@ -9,9 +9,10 @@ import pytest
 
 from engine import Position
 from eval import build_eval_tables
-from search import Searcher
-from search.movepick import (MP_SCORE, ORD_BAD_CAPTURE, ORD_CAPTURE, ORD_COUNTER, ORD_KILLER, ORD_TT, mp_init,
-                             mp_next)
+from search import FEATURES, Searcher
+from search.kernels import CTL_FEATURES
+from search.movepick import (CONT_KINDS, MP_SCORE, ORD_BAD_CAPTURE, ORD_CAPTURE, ORD_COUNTER, ORD_KILLER, ORD_TT,
+                             mp_init, mp_next)
 from search.see import static_exchange
 
 PLY = 3  # the picker's slot used here (any ply of the tables works)
@@ -32,11 +33,11 @@ def _garbage_moves(pos: Position) -> list[int]:
     return out
 
 
-def _run_picker(searcher, p, tt, counter, killers, gen_now, use_see=True):
+def _run_picker(searcher, p, tt, counter, killers, gen_now, use_see=True, cont_row=-1):
     P, T, E = p.state, p.tables, build_eval_tables(p.variant)
     S = searcher._tables(p)
     S.killers[PLY, :] = killers
-    n = mp_init(P, T, E, S, PLY, tt, counter, gen_now, use_see)
+    n = mp_init(P, T, E, S, PLY, tt, counter, cont_row, gen_now, use_see)
     out, scores = [], []
     while True:
         mv = int(mp_next(P, T, E, S, PLY))
@@ -52,6 +53,7 @@ def _run_picker(searcher, p, tt, counter, killers, gen_now, use_see=True):
 def test_picker_yields_every_legal_move_once(variant, games, plies):
     rng = random.Random(2024)
     searcher = Searcher(hash_mb=1)
+    searcher._ctl[CTL_FEATURES] = FEATURES["conthist"]  # _tables sizes the continuation history for it
     searcher._history[:] = np.array([rng.randrange(-9000, 9000) for _ in range(searcher._history.size)],
                                     np.int32).reshape(searcher._history.shape)
     positions = 0
@@ -59,6 +61,11 @@ def test_picker_yields_every_legal_move_once(variant, games, plies):
         pos = Position.startpos(variant)
         if searcher._history.shape[1] != len(pos.state.board):
             searcher._tables(Searcher._prepare(pos))  # resizes history / counter tables for this board
+        n_sq = len(pos.state.board)
+        searcher._tables(Searcher._prepare(pos))
+        assert searcher._cont.shape == (CONT_KINDS * n_sq, CONT_KINDS * n_sq)
+        searcher._cont[:] = np.asarray(np.random.default_rng(7).integers(-9000, 9000, searcher._cont.shape),
+                                       np.int16)
         for _ in range(plies):
             legal_all = pos.legal_codes().tolist()
             if not legal_all:
@@ -78,10 +85,11 @@ def test_picker_yields_every_legal_move_once(variant, games, plies):
                 tt = 0
             killers = [rng.choice(search_moves), rng.choice(legal_all + [12345, 0])]
             counter = rng.choice(search_moves + [0])
+            cont_row = rng.choice([-1, rng.randrange(searcher._cont.shape[0])])
             for gen_now in (False, True):
                 if gen_now and tt not in search_moves and tt != 0:
                     continue  # with gen_now the TT move is only ordered inside the generated list
-                n, out, scores = _run_picker(searcher, p, tt, counter, killers, gen_now)
+                n, out, scores = _run_picker(searcher, p, tt, counter, killers, gen_now, cont_row=cont_row)
                 want = set(search_moves) | ({tt} if tt in legal_all else set())
                 assert len(out) == len(set(out)), "a move was yielded twice"
                 assert set(out) == want
@@ -103,6 +111,14 @@ def test_picker_yields_every_legal_move_once(variant, games, plies):
                         assert sc < ORD_KILLER + 2 and sc > ORD_BAD_CAPTURE // 2
                         if mv == counter and mv != killers[1]:
                             assert sc == ORD_COUNTER
+                        elif mv != killers[1]:  # a quiet move: its history (plus the continuation history)
+                            code = ((mv >> 8) & 0xFF) + (p.turn << 5) if (mv >> 17) & 1 else int(p.state.board[
+                                (mv >> 8) & 0xFF])
+                            want_sc = int(searcher._history[code, mv & 0xFF])
+                            if cont_row >= 0:
+                                want_sc += int(searcher._cont[cont_row, (code & (CONT_KINDS - 1)) * n_sq
+                                                              + (mv & 0xFF)])
+                            assert sc == want_sc
                 assert np.array_equal(p.state.board, board_before)
             positions += 1
             caps = [m for m in legal_all if not (m >> 17) & 1 and pos.state.board[m & 0xFF] != 0]

@@ -8,6 +8,7 @@ import random
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from engine import Position, Repetition
@@ -122,7 +123,7 @@ def test_tactics(searcher, sfen, firsts, gain):
 
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
                                       "see+iir", "see+widefutility",
-                                      "see+widelmr"])
+                                      "see+widelmr", "see+improving", "see+conthist"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -140,7 +141,8 @@ def test_selectivity_features_keep_mates_and_tactics(features):
         Searcher(hash_mb=1, features=1 << 20)
 
 
-@pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr"])
+@pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
+                                     "conthist"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -152,6 +154,25 @@ def test_each_feature_changes_the_tree(feature):
         s = Searcher(hash_mb=8, features=bits)
         nodes.append(s.search(pos, Limits(depth=6)).nodes)
     assert nodes[0] != nodes[1], nodes
+
+
+def test_improving_compares_with_the_same_sides_last_static_evaluation():
+    """The "improving" test looks two plies back, four when that node was in check, only at nodes of the same side
+    (a multi-part turn moves one side twice), and says yes when there is nothing to compare with."""
+    from search.kernels import NO_EVAL, _improving
+    S = Searcher(hash_mb=1)._build_tables(np.zeros(8, np.int8))
+    S.sev[:] = NO_EVAL
+    S.sev[:, 1] = [i % 2 for i in range(S.sev.shape[0])]   # sides alternate: ply 0, 2, 4 sente (0)
+    S.sev[2, 0] = 100
+    assert _improving(S, 4, 0, 101) and not _improving(S, 4, 0, 100)
+    assert _improving(S, 1, 1, -500) and _improving(S, 0, 0, -500)        # nothing two plies back: yes
+    S.sev[2, 0] = NO_EVAL                                                    # ply 2 was in check: ply 0 decides
+    S.sev[0, 0] = 50
+    assert _improving(S, 4, 0, 60) and not _improving(S, 4, 0, 40)
+    S.sev[0, 0] = NO_EVAL
+    assert _improving(S, 4, 0, -10_000)                                      # nothing to compare with
+    S.sev[2, :] = (300, 1)                                                   # ply 2 was the other side's
+    assert _improving(S, 4, 0, 0)
 
 
 def test_search_leaves_position_unchanged_and_streams_info(searcher):
@@ -336,7 +357,9 @@ def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     from search import FEATURES
     from search.params import PARAM_INDEX, TUNABLES, TUNE_LMR_BASE, TUNE_LMR_DIV, lmr_table
 
-    bits = sum(FEATURES.values()) & ~FEATURES["widefutility"]
+    # the features that read a parameter (improving and conthist read none; they shape the tree so that null
+    # moves at depth >= 6, where NullDepthDiv shows, did not happen)
+    bits = sum(FEATURES.values()) & ~(FEATURES["widefutility"] | FEATURES["improving"] | FEATURES["conthist"])
     pos = Position.from_sfen(bench_positions[4])
 
     def nodes(**params) -> int:
@@ -412,6 +435,24 @@ def test_threads_search_with_helpers_that_fill_the_table_and_end_with_the_search
     s.threads = 1
     r1 = s.search(pos, Limits(nodes=20_000))
     assert r1.nodes < 20_000 + 1000
+
+
+@pytest.mark.parametrize("variant", ["shogi", "daishogi2017"])
+def test_continuation_history_is_shared_with_the_helpers_and_sized_by_the_board(variant):
+    """conthist (with improving) under Threads 2: the table is (32 x squares)^2, one for all threads, the search
+    writes it, answers a legal move and leaves no helper behind; without the feature it stays a 1 x 1 stub."""
+    from search import DEFAULT_FEATURES, FEATURES
+    from search.movepick import CONT_KINDS
+    pos = Position.from_sfen(bench_positions[3]) if variant == "shogi" else Position.startpos(variant)
+    n_sq = len(pos.state.board)
+    s = Searcher(hash_mb=8, features=DEFAULT_FEATURES | FEATURES["conthist"] | FEATURES["improving"])
+    s.threads = 2
+    r = s.search(pos, Limits(nodes=30_000))
+    assert r.best in pos.legal_codes().tolist() and not _helper_threads()
+    assert s._cont.shape == (CONT_KINDS * n_sq, CONT_KINDS * n_sq) and np.count_nonzero(s._cont) > 0
+    s.features = DEFAULT_FEATURES
+    s.search(pos, Limits(nodes=2_000))
+    assert s._cont.shape == (1, 1)
 
 
 def test_threads_keep_mates_and_tactics_and_stop_promptly():
