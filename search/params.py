@@ -44,8 +44,9 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_FUT_MARGIN: Tunable("FutilityMargin", 200, 20, 600, 15,
                              "move-loop futility: quiet moves pruned when eval + margin * depth <= alpha"),
     TUNE_LMP_DEPTH: Tunable("LMPDepth", 4, 0, 10, 0.6, "late-move (move-count) pruning up to this depth"),
-    TUNE_LMP_BASE: Tunable("LMPBase", 6, 1, 60, 2, "late-move pruning: quiet moves after base + scale/10 * depth^2"),
-    TUNE_LMP_SCALE: Tunable("LMPScale", 30, 5, 100, 4, "late-move pruning: the depth^2 factor in tenths"),
+    # 3 + d^2 since the SPRT of 2026-12-03 (was 6 + 3 d^2; ledger bench/strength/shogi-sprt.tsv)
+    TUNE_LMP_BASE: Tunable("LMPBase", 3, 1, 60, 2, "late-move pruning: quiet moves after base + scale/10 * depth^2"),
+    TUNE_LMP_SCALE: Tunable("LMPScale", 10, 5, 100, 4, "late-move pruning: the depth^2 factor in tenths"),
     TUNE_NULL_BASE: Tunable("NullBase", 3, 1, 6, 0.5, "null-move reduction: base + depth / divisor"),
     TUNE_NULL_DEPTH_DIV: Tunable("NullDepthDiv", 6, 2, 12, 0.8, "null-move reduction: the depth divisor"),
     TUNE_SEE_DEPTH: Tunable("SEEDepth", 6, 0, 12, 0.6, "SEE pruning in the move loop up to this depth"),

@@ -384,7 +384,7 @@ def test_search_params_option_is_checked_and_reaches_the_searcher():
     value or range is refused in words and the option keeps its value."""
     import io
 
-    from search.params import format_params, parse_params
+    from search.params import PARAM_INDEX, TUNABLES, format_params, parse_params
     from usi.engine import UsiEngine
 
     assert parse_params("default") == {} and parse_params("") == {}
@@ -401,7 +401,8 @@ def test_search_params_option_is_checked_and_reaches_the_searcher():
     assert "SearchParams not changed: search parameter NullDepthDiv must be in 2..12" in out.getvalue()
     assert eng.opt("SearchParams") == "lmpbase=4,RFPMargin=120"
     eng.handle("setoption name SearchParams value RFPMargin=130")
-    assert eng._ensure_searcher().params["LMPBase"] == 6 and s.params["RFPMargin"] == 130  # the rest: defaults
+    lmp_default = TUNABLES[PARAM_INDEX["LMPBase"]].default
+    assert eng._ensure_searcher().params["LMPBase"] == lmp_default and s.params["RFPMargin"] == 130  # the rest: defaults
 
 
 def test_each_variant_searches_with_its_own_default_features():
