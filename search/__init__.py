@@ -153,6 +153,7 @@ class Searcher:
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
         self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable
+        self._last_reported: int | None = None  # first move of the last info line of the running search
         if self.features is not None and self.features & ~sum(FEATURES.values()):
             raise ValueError(f"unknown search feature bits in {self.features} (known: {FEATURES})")
         self._ctl = np.zeros(CTL_SIZE, np.int64)
@@ -389,6 +390,7 @@ class Searcher:
         multipv = max(1, min(limits.multipv, len(root)))
 
         best, best_v, best_pv, done_depth = root[0], 0, [root[0]], 0
+        self._last_reported = None
         helpers = []
         if self.threads > 1 and multipv == 1 and max_depth > 1:
             helpers = start_helpers(self.threads - 1, S, p, E, root, NO_LIMIT)
@@ -404,17 +406,17 @@ class Searcher:
                 stopped = ctl[CTL_STOP] != 0
                 if lines:
                     v, mv, pv = lines[0]
-                    reported_best = best if done_depth else None
                     best, best_v, best_pv = mv, v, pv
                     root = [l[1] for l in lines] + [m for m in root if m not in {l[1] for l in lines}]
                     if not stopped:
                         done_depth = depth
                         prev_v = v
                         self._report(on_info, depth, lines)
-                    elif mv != reported_best and multipv == 1:
-                        # A stop in the middle of an iteration that had already found a new best move (searched to
-                        # this depth with a full window): it is the answer, so its line is the last one a GUI shows
-                        # (otherwise the bestmove would differ from the last PV printed).
+                    elif mv != self._last_reported and multipv == 1:
+                        # A stop in the middle of an iteration that had already found a best move (searched to this
+                        # depth inside the window): it is the answer, so its line is the last one a GUI shows.
+                        # Compared with the last line shown, not the last completed depth's move: an aspiration
+                        # fail-high shows its move, and the re-search may then settle on another before the stop.
                         self._report(on_info, depth, lines)
                 if stopped:
                     break
@@ -499,6 +501,7 @@ class Searcher:
     def _report(self, on_info, depth: int, lines, bound: str | None = None) -> None:
         if on_info is None or not lines:
             return
+        self._last_reported = lines[0][1]  # the first move of the last line a GUI shows
         t = max(self._elapsed_ms(), 0)
         nodes = self._nodes()
         S = self._tables_for_hashfull()
