@@ -402,7 +402,8 @@ def test_search_params_option_is_checked_and_reaches_the_searcher():
     assert eng.opt("SearchParams") == "lmpbase=4,RFPMargin=120"
     eng.handle("setoption name SearchParams value RFPMargin=130")
     lmp_default = TUNABLES[PARAM_INDEX["LMPBase"]].default
-    assert eng._ensure_searcher().params["LMPBase"] == lmp_default and s.params["RFPMargin"] == 130  # the rest: defaults
+    # the rest: defaults
+    assert eng._ensure_searcher().params["LMPBase"] == lmp_default and s.params["RFPMargin"] == 130
 
 
 def test_each_variant_searches_with_its_own_default_features():
