@@ -23,8 +23,8 @@ from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX
 from engine.variant import P_LAST_ROYAL, P_TRY
 from eval.kernels import evaluate_k
 
-from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, mp_init, mp_next,
-                       moving_code, pick, score_moves, sort_rest)
+from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, cont_index, mp_init,
+                       mp_next, moving_code, pick, score_moves, sort_rest)
 from .see import capture_value, see_ge
 
 MAX_PLY = 128            # plies from the root (search + quiescence)
@@ -255,7 +255,7 @@ def _history_add(S, code, to, bonus):
 def _cont_add(S, row, code, to, bonus):
     """Continuation history of the move (``code``, ``to``) after the previous move's ``row``, with the gravity of
     :func:`_history_add` (it stays below HISTORY_MAX, inside int16)."""
-    col = (code & (CONT_KINDS - 1)) * (S.cont.shape[1] // CONT_KINDS) + to
+    col = cont_index(code, to, S.cont.shape[1] // CONT_KINDS)
     h = np.int32(S.cont[row, col])
     S.cont[row, col] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
@@ -485,7 +485,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     # its continuation-history row (-1: none; the kind of the piece that now stands on its target)
     cont_row = -1
     if (S.ctl[CTL_FEATURES] & FEAT_CONT_HIST) != 0 and pm != 0 and not root:
-        cont_row = (P.board[pm & 0xFF] & (CONT_KINDS - 1)) * P.board.shape[0] + (pm & 0xFF)
+        cont_row = cont_index(P.board[pm & 0xFF], pm & 0xFF, P.board.shape[0])
     use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
     staged = (S.ctl[CTL_FEATURES] & FEAT_STAGED) != 0
     if not root:
@@ -630,9 +630,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                             _cont_add(S, cont_row, code, mv & 0xFF, bonus)
                         for j in range(n_quiets - 1):  # the quiet moves tried before it (it is the last)
                             m2 = S.quiets[ply, j]
-                            _history_add(S, moving_code(P, m2), m2 & 0xFF, -bonus)
+                            code2 = moving_code(P, m2)
+                            _history_add(S, code2, m2 & 0xFF, -bonus)
                             if cont_row >= 0:
-                                _cont_add(S, cont_row, moving_code(P, m2), m2 & 0xFF, -bonus)
+                                _cont_add(S, cont_row, code2, m2 & 0xFF, -bonus)
                     break
 
     if best == -INF and i == 0 and not root:

@@ -68,6 +68,13 @@ def tt_move_ok(P, T, mv):
 
 
 @kernel
+def cont_index(code, to, n_sq):
+    """Continuation-history index (row of a previous move, column of a reply) of a piece ``code`` on ``to``: the
+    piece's kind (:data:`CONT_KINDS`) and target square."""
+    return (code & (CONT_KINDS - 1)) * n_sq + to
+
+
+@kernel
 def moving_code(P, mv):
     """Piece code of the side to move that makes ``mv`` (the dropped piece for a drop)."""
     if mv & DROP:
@@ -112,7 +119,7 @@ def score_moves(P, T, E, S, ply, n, tt_move, use_see):
         else:
             sc[i] = S.history[code, to]
             if cont_row >= 0:
-                sc[i] += S.cont[cont_row, (code & (CONT_KINDS - 1)) * n_sq + to]
+                sc[i] += S.cont[cont_row, cont_index(code, to, n_sq)]
 
 
 @kernel
