@@ -24,7 +24,7 @@ from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
 from eval import DEFAULT_EVAL_MODE, build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
-                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CONT_HIST,
+                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE, FEAT_CONT_HIST,
                       FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED,
                       FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS,
                       SearchTables, hashfull)
@@ -44,7 +44,8 @@ NO_LIMIT = 1 << 62
 FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT_QS_TT,
                              "pvcheckext": FEAT_PV_CHECK_EXT, "histlmr": FEAT_HIST_LMR, "iir": FEAT_IIR,
                              "widefutility": FEAT_WIDE_FUTILITY, "widelmr": FEAT_WIDE_LMR,
-                             "improving": FEAT_IMPROVING, "conthist": FEAT_CONT_HIST}
+                             "improving": FEAT_IMPROVING, "conthist": FEAT_CONT_HIST,
+                             "checkprune": FEAT_CHECK_PRUNE}
 #: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {

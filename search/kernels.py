@@ -70,6 +70,10 @@ FEAT_IMPROVING = 256
 # opponent's previous move (its kind and target), S.cont, added to the butterfly history when quiet moves are
 # ordered; updated with the same bonus and malus on a quiet cutoff. The piece kind is a code's low five bits.
 FEAT_CONT_HIST = 512
+# Checks pruned like other moves (Stockfish's rule): late-move pruning also skips quiet moves that give check, and
+# SEE pruning also tests moves that may give check (at the capture margin): in shogi, with pieces in hand, checking
+# drops are many and most of them lose the dropped piece.
+FEAT_CHECK_PRUNE = 1024
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
@@ -343,16 +347,22 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             return evaluate_k(P, T, E)  # long capture chains (13x13 boards, exchange captures): stop here
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
-        if (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0 and beta - alpha == 1:
-            # TT probe: an entry of the main search (depth >= 1, so deeper than any quiescence node) may settle it
-            qk = P.keys[aply]
+        qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
+        qk = P.keys[aply]
+        q_move = 0
+        q_alpha = alpha
+        if qs_tt:
+            # TT probe: any entry (a quiescence one, depth 0, or the main search's, deeper) may settle a null
+            # window; its move is tried first
             qi = np.int64(qk & np.uint64(S.tt_key.shape[0] - 1))
             if S.tt_key[qi] == qk:
-                tts = _score_from_tt(S.tt_score[qi], ply)
-                b = S.tt_bound[qi]
-                if (b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta)
-                        or (b == BOUND_UPPER and tts <= alpha)):
-                    return tts
+                q_move = S.tt_move[qi]
+                if beta - alpha == 1:
+                    tts = _score_from_tt(S.tt_score[qi], ply)
+                    b = S.tt_bound[qi]
+                    if (b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta)
+                            or (b == BOUND_UPPER and tts <= alpha)):
+                        return tts
         if incheck:
             n = generate(P, T, GEN_SEARCH, S.moves[ply])
             if n == 0:
@@ -362,6 +372,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         else:
             stand = evaluate_k(P, T, E)
             if stand >= beta:
+                if qs_tt:
+                    _tt_store(S, qk, zero, ply, stand, BOUND_LOWER, zero)
                 return stand
             if stand > alpha:
                 alpha = stand
@@ -372,7 +384,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         S.mp[ply, MP_COUNTER] = 0
         S.mp[ply, MP_CONT] = -1
         use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
-        score_moves(P, T, E, S, ply, n, 0, use_see)
+        score_moves(P, T, E, S, ply, n, q_move, use_see)
         for i in range(n):
             mv = pick(S, ply, i, n)
             if not incheck:
@@ -400,9 +412,18 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 best = v
                 if v > alpha:
                     alpha = v
+                    q_move = mv
                     _update_pv(S, ply, mv)
                     if v >= beta:
                         break
+        if qs_tt:
+            if best >= beta:
+                qb = BOUND_LOWER
+            elif best > q_alpha:
+                qb = BOUND_EXACT
+            else:
+                qb = BOUND_UPPER
+            _tt_store(S, qk, zero, ply, best, qb, q_move if best > q_alpha else zero)
         return best
 
     if _node_kind(P, T) != NODE_DECISION:
@@ -518,6 +539,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
     if not_improving:
         lmp_limit //= 2
     lmp_depth = S.tune[TUNE_LMP_DEPTH]
+    check_prune = (S.ctl[CTL_FEATURES] & FEAT_CHECK_PRUNE) != 0
     n_quiets = 0
     i = -1
     while True:
@@ -542,16 +564,26 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if quiet and n_quiets < MAX_QUIETS:  # every quiet move tried (pruned ones too) gets the malus on a cutoff
             S.quiets[ply, n_quiets] = mv
             n_quiets += 1
-        # Futility and late-move pruning of quiet moves that do not give check.
-        prune = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
-                 and (futile or (depth <= lmp_depth and searched >= lmp_limit)))
-        if prune and not _may_check(P, T, mv, eksq):
+        # Futility and late-move pruning of quiet moves that do not give check (FEAT_CHECK_PRUNE: late-move
+        # pruning of checks too).
+        late = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
+                and depth <= lmp_depth and searched >= lmp_limit)
+        if late and check_prune:
+            continue
+        prune = late or (not root and searched > 0 and quiet and not incheck and not pv_node
+                         and best > -MATE_BOUND and futile)
+        may_check = _may_check(P, T, mv, eksq)
+        if prune and not may_check:
             continue
         # SEE pruning at low depth: captures losing more than the capture margin * depth, quiet moves (drops
-        # included) that lose more than the quiet margin * depth^2 in the exchange on their square.
+        # included) that lose more than the quiet margin * depth^2 in the exchange on their square; with
+        # FEAT_CHECK_PRUNE also the moves that may give check, at the capture margin.
         if (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
-                and depth <= S.tune[TUNE_SEE_DEPTH] and not _may_check(P, T, mv, eksq)):
-            if quiet:
+                and depth <= S.tune[TUNE_SEE_DEPTH]):
+            if may_check:
+                if check_prune and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth, S.see_buf):
+                    continue
+            elif quiet:
                 if not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_QUIET] * depth * depth, S.see_buf):
                     continue
             elif mscore < ORD_CAPTURE and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth,
