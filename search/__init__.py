@@ -24,10 +24,10 @@ from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
 from eval import DEFAULT_EVAL_MODE, build_eval_tables, evaluate
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
-                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE, FEAT_CONT_HIST,
-                      FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE, FEAT_STAGED,
-                      FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS,
-                      SearchTables, hashfull)
+                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE,
+                      FEAT_CONT_HIST, FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_PV_CHECK_EXT, FEAT_QS_TT, FEAT_SEE,
+                      FEAT_STAGED, FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
+                      MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import CONT_KINDS, MP_COLS

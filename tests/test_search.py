@@ -123,7 +123,8 @@ def test_tactics(searcher, sfen, firsts, gain):
 
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
                                       "see+iir", "see+widefutility",
-                                      "see+widelmr", "see+improving", "see+conthist"])
+                                      "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
+                                      "see+checkprune+qstt"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -142,7 +143,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
-                                     "conthist"])
+                                     "conthist", "checkprune", "qstt"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -154,6 +155,36 @@ def test_each_feature_changes_the_tree(feature):
         s = Searcher(hash_mb=8, features=bits)
         nodes.append(s.search(pos, Limits(depth=6)).nodes)
     assert nodes[0] != nodes[1], nodes
+
+
+def test_checkprune_prunes_checking_drops_that_lose_the_piece():
+    """With pieces in hand, most checking drops hang the dropped piece: checkprune SEE-prunes them (and late-moves
+    them) at low depth, so the sharp middlegame's depth-6 tree shrinks; the default search keeps every check."""
+    from search import DEFAULT_FEATURES, FEATURES
+    pos = Position.from_sfen(bench_positions[5])
+    nodes = [Searcher(hash_mb=8, features=bits).search(pos, Limits(depth=6)).nodes
+             for bits in (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES["checkprune"])]
+    assert nodes[1] < nodes[0], nodes
+
+
+@pytest.mark.parametrize("variant", ["shogi", "daishogi2017"])
+def test_qstt_stores_quiescence_results(variant):
+    """qstt writes quiescence results to the table at depth 0 (the main search stores depth >= 1 only), with the
+    capture that raised alpha as the entry's move (stand-pat cutoffs have none); without it no depth-0 entry
+    exists. The answer stays a legal move."""
+    from search import FEATURES, default_features
+    pos = Position.from_sfen(bench_positions[4]) if variant == "shogi" else Position.startpos(variant)
+    base = default_features(variant)
+    for bits, stored in ((base, False), (base | FEATURES["qstt"] | FEATURES["checkprune"], True)):
+        s = Searcher(hash_mb=8, features=bits)
+        r = s.search(pos, Limits(depth=3 if variant == "shogi" else 4))
+        assert r.best in pos.legal_codes().tolist()
+        qs = (s._tt_depth == 0) & (s._tt_key != 0)
+        assert bool(qs.any()) == stored
+        if stored:
+            assert (s._tt_move[qs] == 0).any()
+            if variant == "shogi":  # captures everywhere in the sharp middlegame
+                assert (s._tt_move[qs] != 0).any()
 
 
 def test_improving_compares_with_the_same_sides_last_static_evaluation():
