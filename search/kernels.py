@@ -74,6 +74,10 @@ FEAT_CONT_HIST = 512
 # SEE pruning also tests moves that may give check (at the capture margin): in shogi, with pieces in hand, checking
 # drops are many and most of them lose the dropped piece.
 FEAT_CHECK_PRUNE = 1024
+# Quiescence checks (Stockfish 11's depth-0 quiescence checks): at the first quiescence ply, when the captures found
+# no cutoff, the quiet moves that give check and do not lose the piece (SEE >= 0) are searched too, so that a mate
+# just past the horizon (a drop mate, in shogi) is seen. Those nodes' TT entries get depth 0, deeper quiescence -1.
+FEAT_QS_CHECKS = 2048
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
@@ -250,6 +254,23 @@ def _is_quiet(P, mv):
 
 
 @kernel
+def _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
+    """Is the quiescence capture (or promotion) ``mv``, ``S.moves[ply, i]``, not worth searching? Delta pruning
+    (even its full gain cannot lift alpha), then SEE < 0 (with ``use_see``; found by score_moves) or else the cheap
+    stand-in: a more valuable captor on a defended square."""
+    code = P.board[(mv >> 8) & 0xFF]
+    victim = P.board[mv & 0xFF]
+    gain = capture_value(T, E, victim) if use_see else E.value[victim]
+    if mv & PROMOTE:
+        gain += E.value[T.promote_code[code]] - E.value[code]
+    if stand + gain + S.tune[TUNE_DELTA_MARGIN] <= alpha:
+        return True
+    if use_see:
+        return S.mscore[ply, i] < ORD_CAPTURE
+    return E.value[code] > E.value[victim] + 60 and is_attacked(P, T, mv & 0xFF, 1 - P.st[ST_STM])
+
+
+@kernel
 def _history_add(S, code, to, bonus):
     h = S.history[code, to]
     S.history[code, to] = h + bonus - h * abs(bonus) // HISTORY_MAX
@@ -348,6 +369,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
+        q_checks = depth == 0 and not incheck and (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0
+        # with FEAT_QS_CHECKS a node that tried checks (depth 0) is worth more than one that did not (-1)
+        q_depth = zero - 1 if depth < 0 and (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0 else zero
         qk = P.keys[aply]
         q_move = 0
         q_alpha = alpha
@@ -357,7 +381,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             qi = np.int64(qk & np.uint64(S.tt_key.shape[0] - 1))
             if S.tt_key[qi] == qk:
                 q_move = S.tt_move[qi]
-                if beta - alpha == 1:
+                if beta - alpha == 1 and S.tt_depth[qi] >= q_depth:
                     tts = _score_from_tt(S.tt_score[qi], ply)
                     b = S.tt_bound[qi]
                     if (b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta)
@@ -373,7 +397,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             stand = evaluate_k(P, T, E)
             if stand >= beta:
                 if qs_tt:
-                    _tt_store(S, qk, zero, ply, stand, BOUND_LOWER, zero)
+                    _tt_store(S, qk, q_depth, ply, stand, BOUND_LOWER, zero)
                 return stand
             if stand > alpha:
                 alpha = stand
@@ -385,37 +409,46 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         S.mp[ply, MP_CONT] = -1
         use_see = (S.ctl[CTL_FEATURES] & FEAT_SEE) != 0
         score_moves(P, T, E, S, ply, n, q_move, use_see)
-        for i in range(n):
-            mv = pick(S, ply, i, n)
-            if not incheck:
-                code = P.board[(mv >> 8) & 0xFF]
-                victim = P.board[mv & 0xFF]
-                gain = capture_value(T, E, victim) if use_see else E.value[victim]
-                if mv & PROMOTE:
-                    gain += E.value[T.promote_code[code]] - E.value[code]
-                if stand + gain + S.tune[TUNE_DELTA_MARGIN] <= alpha:  # delta pruning: the full gain cannot lift alpha
+        # Phase 0: captures and promotions (evasions in check); phase 1 (FEAT_QS_CHECKS): quiet checks
+        phases = 2 if q_checks else 1
+        eksq = P.st[ST_KSQ + 1 - us]
+        cut = False
+        for phase in range(phases):
+            if phase == 1:
+                if cut:
+                    break
+                n = generate(P, T, GEN_SEARCH, S.moves[ply])
+            for i in range(n):
+                if phase == 0:
+                    mv = pick(S, ply, i, n)
+                    if not incheck and _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
+                        continue
+                else:
+                    mv = S.moves[ply, i]
+                    if not _is_quiet(P, mv) or not _may_check(P, T, mv, eksq):
+                        continue
+                    if use_see and not see_ge(P, T, E, mv, zero, S.see_buf):
+                        continue
+                do_move(P, T, mv)
+                if phase == 1 and not in_check(P, T):
+                    undo_move(P, T)
                     continue
-                if use_see:
-                    if S.mscore[ply, i] < ORD_CAPTURE:
-                        continue  # loses material in the exchange (SEE < 0, found by score_moves)
-                elif E.value[code] > E.value[victim] + 60 and is_attacked(P, T, mv & 0xFF, 1 - us):
-                    continue  # a capture by a more valuable piece on a defended square (the cheap stand-in)
-            do_move(P, T, mv)
-            if P.st[ST_STM] == us:
-                v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
-            else:
-                v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no)
-            undo_move(P, T)
-            if S.ctl[CTL_STOP] != 0:
-                return 0
-            if v > best:
-                best = v
-                if v > alpha:
-                    alpha = v
-                    q_move = mv
-                    _update_pv(S, ply, mv)
-                    if v >= beta:
-                        break
+                if P.st[ST_STM] == us:
+                    v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
+                else:
+                    v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no)
+                undo_move(P, T)
+                if S.ctl[CTL_STOP] != 0:
+                    return 0
+                if v > best:
+                    best = v
+                    if v > alpha:
+                        alpha = v
+                        q_move = mv
+                        _update_pv(S, ply, mv)
+                        if v >= beta:
+                            cut = True
+                            break
         if qs_tt:
             if best >= beta:
                 qb = BOUND_LOWER
@@ -423,7 +456,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 qb = BOUND_EXACT
             else:
                 qb = BOUND_UPPER
-            _tt_store(S, qk, zero, ply, best, qb, q_move if best > q_alpha else zero)
+            _tt_store(S, qk, q_depth, ply, best, qb, q_move if best > q_alpha else zero)
         return best
 
     if _node_kind(P, T) != NODE_DECISION:

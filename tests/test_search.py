@@ -124,7 +124,7 @@ def test_tactics(searcher, sfen, firsts, gain):
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
                                       "see+iir", "see+widefutility",
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
-                                      "see+checkprune+qstt"])
+                                      "see+checkprune+qstt", "see+checkprune+qstt+qschecks"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -143,7 +143,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
-                                     "conthist", "checkprune", "qstt"])
+                                     "conthist", "checkprune", "qstt", "qschecks"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -185,6 +185,27 @@ def test_qstt_stores_quiescence_results(variant):
             assert (s._tt_move[qs] == 0).any()
             if variant == "shogi":  # captures everywhere in the sharp middlegame
                 assert (s._tt_move[qs] != 0).any()
+    # with qschecks the first quiescence ply (checks tried) keeps depth 0, the deeper ones -1
+    s = Searcher(hash_mb=8, features=base | FEATURES["qstt"] | FEATURES["qschecks"])
+    s.search(pos, Limits(depth=3 if variant == "shogi" else 4))
+    used = s._tt_key != 0
+    assert ((s._tt_depth == 0) & used).any() and ((s._tt_depth == -1) & used).any()
+
+
+# Sente can win gote's rook with the lance, but then gote drops its gold on 9h: mate. Sente's gold drop on 9h holds.
+HORIZON_MATE = "4k4/9/9/9/8r/9/1g7/2s6/K7L b Gg 1"
+
+
+def test_qschecks_sees_a_drop_mate_just_past_the_horizon():
+    """At depth 1 every reply is quiescence: without qschecks gote's reply to the rook capture is judged by captures
+    alone and sente grabs the rook; with it gote's quiet checks are tried at the first quiescence ply, the drop mate
+    is found and sente keeps its gold for the defence."""
+    from search import DEFAULT_FEATURES, FEATURES
+    pos = Position.from_sfen(HORIZON_MATE)
+    grab = [Searcher(hash_mb=8, features=bits).search(pos, Limits(depth=1)) for bits in
+            (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES["qschecks"])]
+    assert pos.move_usi(grab[0].best) == "1i1e"
+    assert pos.move_usi(grab[1].best) != "1i1e" and grab[1].score_cp is not None
 
 
 def test_improving_compares_with_the_same_sides_last_static_evaluation():
