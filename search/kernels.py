@@ -145,6 +145,16 @@ def _score_from_tt(v, ply):
 
 
 @kernel
+def _bound(best, orig_alpha, beta):
+    """The TT bound of a node's result ``best`` searched in the window (``orig_alpha``, ``beta``)."""
+    if best >= beta:
+        return BOUND_LOWER
+    if best > orig_alpha:
+        return BOUND_EXACT
+    return BOUND_UPPER
+
+
+@kernel
 def _tt_store(S, key, depth, ply, v, bound, mv):
     mask = S.tt_key.shape[0] - 1
     i = np.int64(key & np.uint64(mask))
@@ -450,13 +460,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                             cut = True
                             break
         if qs_tt:
-            if best >= beta:
-                qb = BOUND_LOWER
-            elif best > q_alpha:
-                qb = BOUND_EXACT
-            else:
-                qb = BOUND_UPPER
-            _tt_store(S, qk, q_depth, ply, best, qb, q_move if best > q_alpha else zero)
+            _tt_store(S, qk, q_depth, ply, best, _bound(best, q_alpha, beta), q_move if best > q_alpha else zero)
         return best
 
     if _node_kind(P, T) != NODE_DECISION:
@@ -705,13 +709,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
 
     # 7. Store and return.
-    if best >= beta:
-        bound = BOUND_LOWER
-    elif best > orig_alpha:
-        bound = BOUND_EXACT
-    else:
-        bound = BOUND_UPPER
-    _tt_store(S, key, depth, ply, best, bound, best_move)
+    _tt_store(S, key, depth, ply, best, _bound(best, orig_alpha, beta), best_move)
     return best
 
 
