@@ -64,16 +64,18 @@ def default_features(variant_id: str) -> int:
 
 def parse_features(text: str, variant_id: str = "shogi") -> int:
     """The feature bits a ``SearchFeatures`` option value names: ``default`` (the variant's), ``none``, or names
-    joined by ``,`` or ``+`` (``see,staged``), each optionally prefixed ``-`` to take it off the default (``-see``).
-    ValueError otherwise."""
+    joined by ``,`` or ``+`` (``see,staged``), each optionally prefixed ``-`` to take it off the default (``-see``);
+    ``default`` among names starts from the default (``default+widelmr``, ``default,-see``). ValueError otherwise."""
     default = default_features(variant_id)
     words = [w.strip().lower() for w in str(text).replace("+", ",").split(",") if w.strip()]
     if not words or words == ["default"]:
         return default
     if words == ["none"]:
         return 0
-    bits = default if all(w.startswith("-") for w in words) else 0
+    bits = default if "default" in words or all(w.startswith("-") for w in words) else 0
     for w in words:
+        if w == "default":
+            continue
         name = w.lstrip("-")
         if name not in FEATURES:
             raise ValueError(f"unknown search feature {name!r} (known: {', '.join(FEATURES)}; or default, none)")

@@ -386,12 +386,17 @@ def test_search_features_option_reaches_the_searcher():
     an unknown name is refused in words and the option keeps its value."""
     import io
 
-    from search import DEFAULT_FEATURES, FEATURES, parse_features
+    from search import DEFAULT_FEATURES, FEATURES, VARIANT_DEFAULT_FEATURES, parse_features
     from usi.engine import UsiEngine
 
     assert parse_features("default") == DEFAULT_FEATURES and parse_features("none") == 0
     assert parse_features("see+staged") == FEATURES["see"] | FEATURES["staged"]
     assert parse_features("-see") == DEFAULT_FEATURES & ~FEATURES["see"]
+    assert parse_features("default+widelmr") == DEFAULT_FEATURES | FEATURES["widelmr"]
+    assert parse_features("default,-see,iir") == (DEFAULT_FEATURES & ~FEATURES["see"]) | FEATURES["iir"]
+    assert parse_features("default+iir", "daishogi2017") == VARIANT_DEFAULT_FEATURES["daishogi2017"] | FEATURES["iir"]
+    with pytest.raises(ValueError, match="unknown search feature 'none'"):
+        parse_features("none+see")
     out = io.StringIO()
     eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb), limits_cls=Limits)
     eng.handle("setoption name SearchFeatures value staged,qstt")
