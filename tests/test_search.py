@@ -159,7 +159,8 @@ def test_each_feature_changes_the_tree(feature):
 
 def test_checkprune_prunes_checking_drops_that_lose_the_piece():
     """With pieces in hand, most checking drops hang the dropped piece: checkprune SEE-prunes them (and late-moves
-    them) at low depth, so the sharp middlegame's depth-6 tree shrinks; without it every check is kept."""
+    them) at low depth, so the depth-6 tree of the bench endgame (both sides with pieces in hand) shrinks; without it
+    every check is kept."""
     from search import DEFAULT_FEATURES, FEATURES
     pos = Position.from_sfen(bench_positions[5])
     nodes = [Searcher(hash_mb=8, features=bits).search(pos, Limits(depth=6)).nodes
