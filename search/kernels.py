@@ -155,6 +155,13 @@ def _bound(best, orig_alpha, beta):
 
 
 @kernel
+def _settles(bound, v, alpha, beta):
+    """Does a TT entry with ``bound`` and score ``v`` settle the window (``alpha``, ``beta``)?"""
+    return (bound == BOUND_EXACT or (bound == BOUND_LOWER and v >= beta)
+            or (bound == BOUND_UPPER and v <= alpha))
+
+
+@kernel
 def _tt_store(S, key, depth, ply, v, bound, mv):
     mask = S.tt_key.shape[0] - 1
     i = np.int64(key & np.uint64(mask))
@@ -379,9 +386,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
-        q_checks = depth == 0 and not incheck and (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0
+        qs_checks_on = (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0
+        q_checks = qs_checks_on and depth == 0 and not incheck
         # with FEAT_QS_CHECKS a node that tried checks (depth 0) is worth more than one that did not (-1)
-        q_depth = zero - 1 if depth < 0 and (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0 else zero
+        q_depth = zero - 1 if qs_checks_on and depth < 0 else zero
         qk = P.keys[aply]
         q_move = 0
         q_alpha = alpha
@@ -393,9 +401,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 q_move = S.tt_move[qi]
                 if beta - alpha == 1 and S.tt_depth[qi] >= q_depth:
                     tts = _score_from_tt(S.tt_score[qi], ply)
-                    b = S.tt_bound[qi]
-                    if (b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta)
-                            or (b == BOUND_UPPER and tts <= alpha)):
+                    if _settles(S.tt_bound[qi], tts, alpha, beta):
                         return tts
         if incheck:
             n = generate(P, T, GEN_SEARCH, S.moves[ply])
@@ -497,8 +503,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             tt_move = S.tt_move[ti]
             if not pv_node and S.tt_depth[ti] >= depth:
                 tts = _score_from_tt(S.tt_score[ti], ply)
-                b = S.tt_bound[ti]
-                if b == BOUND_EXACT or (b == BOUND_LOWER and tts >= beta) or (b == BOUND_UPPER and tts <= alpha):
+                if _settles(S.tt_bound[ti], tts, alpha, beta):
                     return tts
 
         # 3b. Internal iterative reduction: no TT move means this node was never searched (or failed low): a
@@ -603,20 +608,20 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             n_quiets += 1
         # Futility and late-move pruning of quiet moves that do not give check (FEAT_CHECK_PRUNE: late-move
         # pruning of checks too).
-        late = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND
-                and depth <= lmp_depth and searched >= lmp_limit)
+        prunable = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND)
+        late = prunable and depth <= lmp_depth and searched >= lmp_limit
         if late and check_prune:
             continue
-        prune = late or (not root and searched > 0 and quiet and not incheck and not pv_node
-                         and best > -MATE_BOUND and futile)
-        may_check = _may_check(P, T, mv, eksq)
+        prune = late or (prunable and futile)
+        see_prune = (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
+                     and depth <= S.tune[TUNE_SEE_DEPTH])
+        may_check = (prune or see_prune) and _may_check(P, T, mv, eksq)  # the geometric test only when needed
         if prune and not may_check:
             continue
         # SEE pruning at low depth: captures losing more than the capture margin * depth, quiet moves (drops
         # included) that lose more than the quiet margin * depth^2 in the exchange on their square; with
         # FEAT_CHECK_PRUNE also the moves that may give check, at the capture margin.
-        if (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
-                and depth <= S.tune[TUNE_SEE_DEPTH]):
+        if see_prune:
             if may_check:
                 if check_prune and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth, S.see_buf):
                     continue
