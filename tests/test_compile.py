@@ -213,9 +213,12 @@ def test_a_compile_killed_midway_never_breaks_the_next_start(tmp_path):
     run = [sys.executable, str(tmp_path / "compiler.py")]
     p = subprocess.Popen(run, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 300
-    while not list(cache.glob("**/*.nbc")) and p.poll() is None and time.monotonic() < deadline:
+    # numba writes a signature's data file, then the index naming it: wait for the first index, so something
+    # saved is loadable, and kill there, amid the other signatures' compiles (waiting for the first data file
+    # raced: a kill between the two writes left no index, and CI hit that window)
+    while not list(cache.glob("**/*.nbi")) and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
-    p.send_signal(signal.SIGKILL)  # killed as its first data file appears, amid the other signatures' compiles
+    p.send_signal(signal.SIGKILL)
     assert p.wait() == -signal.SIGKILL, f"the compile ended before it could be killed: {p.stderr.read()[-2000:]!r}"
     p.stderr.close()
     for index in cache.glob("**/*.nbi"):  # every data file an index names was written whole
