@@ -78,6 +78,11 @@ FEAT_CHECK_PRUNE = 1024
 # no cutoff, the quiet moves that give check and do not lose the piece (SEE >= 0) are searched too, so that a mate
 # just past the horizon (a drop mate, in shogi) is seen. Those nodes' TT entries get depth 0, deeper quiescence -1.
 FEAT_QS_CHECKS = 2048
+# Quiescence evasion pruning (Stockfish 11's): in check in the quiescence search, once an evasion has shown the
+# node is not lost, the quiet evasions (king steps, interpositions: in shogi mostly drops) that lose material by
+# SEE are skipped; a quiescence node in check otherwise searches every legal reply.
+FEAT_QS_EVASION_PRUNE = 4096
+NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
@@ -87,8 +92,8 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 # of this kernel, so they live here (a change wipes the cache, engine/kernels/cache.py); append, never renumber.
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
- TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV) = range(16)
-TUNE_SIZE = TUNE_LMR_DIV + 1
+ TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV) = range(17)
+TUNE_SIZE = TUNE_NULL_EVAL_DIV + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -387,6 +392,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
         qs_checks_on = (S.ctl[CTL_FEATURES] & FEAT_QS_CHECKS) != 0
+        evasion_prune = incheck and (S.ctl[CTL_FEATURES] & FEAT_QS_EVASION_PRUNE) != 0
         q_checks = qs_checks_on and depth == 0 and not incheck
         # with FEAT_QS_CHECKS a node that tried checks (depth 0) is worth more than one that did not (-1)
         q_depth = zero - 1 if qs_checks_on and depth < 0 else zero
@@ -438,6 +444,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if phase == 0:
                     mv = pick(S, ply, i, n)
                     if not incheck and _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
+                        continue
+                    if (evasion_prune and best > -MATE_BOUND and _is_quiet(P, mv)
+                            and not see_ge(P, T, E, mv, zero, S.see_buf)):
                         continue
                 else:
                     mv = S.moves[ply, i]
@@ -529,6 +538,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 return ev
             if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
                 r = S.tune[TUNE_NULL_BASE] + depth // S.tune[TUNE_NULL_DEPTH_DIV]
+                if S.tune[TUNE_NULL_EVAL_DIV] > 0:  # the further above beta, the safer a deeper cut
+                    r += min((ev - beta) // S.tune[TUNE_NULL_EVAL_DIV], NULL_EVAL_MAX)
                 _do_null(P, T)
                 v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no)
                 _undo_null(P)

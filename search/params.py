@@ -19,8 +19,8 @@ import numpy as np
 
 from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_HIST_LMR_DIV, TUNE_LMP_BASE,
                       TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
-                      TUNE_NULL_DEPTH_DIV, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH,
-                      TUNE_SEE_QUIET, TUNE_SIZE)
+                      TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_SEE_CAPTURE,
+                      TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,8 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_LMP_SCALE: Tunable("LMPScale", 10, 5, 100, 4, "late-move pruning: the depth^2 factor in tenths"),
     TUNE_NULL_BASE: Tunable("NullBase", 3, 1, 6, 0.5, "null-move reduction: base + depth / divisor"),
     TUNE_NULL_DEPTH_DIV: Tunable("NullDepthDiv", 6, 2, 12, 0.8, "null-move reduction: the depth divisor"),
+    TUNE_NULL_EVAL_DIV: Tunable("NullEvalDiv", 0, 0, 400, 20,
+                                "null-move reduction: + min((eval - beta) / div, 3) plies; 0: off"),
     TUNE_SEE_DEPTH: Tunable("SEEDepth", 6, 0, 12, 0.6, "SEE pruning in the move loop up to this depth"),
     TUNE_SEE_CAPTURE: Tunable("SEECaptureMargin", 200, 20, 600, 15,
                               "SEE pruning: a capture may lose up to margin * depth"),

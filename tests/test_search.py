@@ -124,7 +124,8 @@ def test_tactics(searcher, sfen, firsts, gain):
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
                                       "see+iir", "see+widefutility",
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
-                                      "see+checkprune+qstt", "see+checkprune+qstt+qschecks"])
+                                      "see+checkprune+qstt", "see+checkprune+qstt+qschecks",
+                                      "see+checkprune+qstt+qsevasions"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -143,7 +144,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
-                                     "conthist", "checkprune", "qstt", "qschecks"])
+                                     "conthist", "checkprune", "qstt", "qschecks", "qsevasions"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -410,8 +411,9 @@ def test_search_features_option_reaches_the_searcher():
 # ------------------------------------------------------------------ tunable parameters (search/params.py)
 def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     """The parameter vector defaults to the search's values (the same tree whether they are given or not), and every
-    parameter is read: moving it to an end of its range changes the tree of a depth-6 search of the sharp middlegame
-    with every feature that reads one switched on (wide futility off: it swaps in fixed margins)."""
+    parameter is read: moving it to an end of its range (or next to a low end that means "off") changes the tree
+    of a depth-6 search of the sharp middlegame with every feature that reads one switched on (wide futility off:
+    it swaps in fixed margins)."""
     from search import FEATURES
     from search.params import PARAM_INDEX, TUNABLES, TUNE_LMR_BASE, TUNE_LMR_DIV, lmr_table
 
@@ -428,8 +430,8 @@ def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     base = nodes()
     assert nodes(**{t.name: t.default for t in TUNABLES.values()}) == base
     changed = {}
-    for t in TUNABLES.values():  # one end of the range or the other changes the tree
-        changed[t.name] = nodes(**{t.name: t.lo}) != base or nodes(**{t.name: t.hi}) != base
+    for t in TUNABLES.values():  # one end of the range, or the value next to the low end (0 is "off"), changes it
+        changed[t.name] = any(nodes(**{t.name: value}) != base for value in (t.lo, t.hi, t.lo + 1))
     assert all(changed.values()), [k for k, v in changed.items() if not v]
     s = Searcher(hash_mb=1)
     s.set_params({"LMRBase": 0, "LMRDiv": 100})
