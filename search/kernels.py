@@ -82,6 +82,11 @@ FEAT_QS_CHECKS = 2048
 # node is not lost, the quiet evasions (king steps, interpositions: in shogi mostly drops) that lose material by
 # SEE are skipped; a quiescence node in check otherwise searches every legal reply.
 FEAT_QS_EVASION_PRUNE = 4096
+# Cut-node reductions (Stockfish's): a null-window node whose parent expects it to fail high (the child of a
+# reduced late move, and so on alternately down the tree) reduces its late moves CUT_NODE_RED plies more: a cut
+# node needs one good move, and its later moves are likely to fail low anyway.
+FEAT_CUT_NODE = 8192
+CUT_NODE_RED = 2
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -357,7 +362,7 @@ def _root_to_front(S, mv):
 
 # ----------------------------------------------------------------- search
 @kernel
-def search(P, T, E, S, alpha, beta, depth, ply, can_null):
+def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     """Negamax principal-variation search of the current position to ``depth`` plies; ``ply`` counts from the root.
 
     One self-recursive kernel holds the three node types, because numba's disk cache cannot link a cached kernel
@@ -368,6 +373,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
       ``S.pv[0]``. A move interrupted by the stop flag is ignored.
     * ``depth <= 0``: quiescence (captures and promotions, all evasions when in check; stand pat otherwise).
     * otherwise an inner PVS node.
+
+    ``cut_node``: a null-window node expected to fail high (FEAT_CUT_NODE reduces its late moves more); false at
+    the root and at PV nodes.
     """
     S.pv_len[ply] = ply
     if _tick(S, ply):
@@ -459,9 +467,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                     undo_move(P, T)
                     continue
                 if P.st[ST_STM] == us:
-                    v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no)
+                    v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no, no)
                 else:
-                    v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no)
+                    v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no, no)
                 undo_move(P, T)
                 if S.ctl[CTL_STOP] != 0:
                     return 0
@@ -541,7 +549,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if S.tune[TUNE_NULL_EVAL_DIV] > 0:  # the further above beta, the safer a deeper cut
                     r += min((ev - beta) // S.tune[TUNE_NULL_EVAL_DIV], NULL_EVAL_MAX)
                 _do_null(P, T)
-                v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no)
+                v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no, not cut_node)
                 _undo_null(P)
                 if S.ctl[CTL_STOP] != 0:
                     return 0
@@ -651,9 +659,12 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
             continue
         new_depth = depth - 1
         sgn = 1 if P.st[ST_STM] == us else -1  # side-change test: negamax flips only when the mover changes
+        # the child's expected type: the same node's when the mover does not change (a multi-part turn goes on)
+        same_side = sgn == 1
         if searched == 0:
             lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
-            v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+            child_cut = cut_node if same_side else (not pv_node and not cut_node)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, child_cut)
         else:
             red = 0
             wide_lmr = (S.ctl[CTL_FEATURES] & FEAT_WIDE_LMR) != 0
@@ -669,6 +680,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                     red -= 1
                 elif wide_lmr:
                     red += 1
+                if cut_node and (S.ctl[CTL_FEATURES] & FEAT_CUT_NODE) != 0:
+                    red += CUT_NODE_RED
                 if wide_lmr and (gives_check or incheck):
                     red -= 1
                 if mv == S.killers[ply, 0] or mv == S.killers[ply, 1]:
@@ -680,12 +693,12 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null):
                 if red < 0:
                     red = 0
             lo, hi = (alpha, alpha + 1) if sgn == 1 else (-alpha - 1, -alpha)
-            v = sgn * search(P, T, E, S, lo, hi, new_depth - red, ply + 1, yes)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth - red, ply + 1, yes, cut_node if same_side else yes)
             if v > alpha and red > 0:
-                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, cut_node if same_side else not cut_node)
             if v > alpha and v < beta:
                 lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
-                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes)
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, no)
         undo_move(P, T)
         if S.ctl[CTL_STOP] != 0:
             return 0

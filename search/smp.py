@@ -65,7 +65,7 @@ class Helper:
         try:
             for depth in range(1 + self.index % 2, MAX_DEPTH + 1):
                 S.ctl[CTL_BEST_MOVE] = 0
-                search_kernel(P, T, self.E, S, -INF, INF, depth, 0, False)  # leaves the root moves best first
+                search_kernel(P, T, self.E, S, -INF, INF, depth, 0, False, False)  # leaves the root moves best first
                 if S.ctl[CTL_STOP]:
                     break
         except BaseException as exc:  # reported by the owner; a helper must never take the process down
