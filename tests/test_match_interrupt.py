@@ -173,6 +173,18 @@ def test_a_bad_engine_fails_the_warm_up_with_a_clear_error(tmp_path, capsys):
     assert not (tmp_path / "games.jsonl").exists()  # no game was played
 
 
+def test_an_option_the_engine_refuses_stops_the_match_before_its_games(tmp_path, capsys):
+    """An engine that answers a setoption with ``info string error`` (ours does for a mistyped SearchFeatures) is
+    not set up as asked: the warm-up names it and no game is played, instead of a match of its defaults."""
+    engine = f"cmd={sys.executable} {FAKES / 'random_engine.py'}"
+    code = M.main(["--engine", engine, "name=good", "option.Mode=random", "--engine", engine, "name=bad",
+                   "option.Mode=warp", "--games", "2", "--quiet", "--out", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert "engine bad failed to start (setup): bad: refused its setup: error Mode not changed: 'warp'" in err
+    assert not (tmp_path / "games.jsonl").exists()
+
+
 # ------------------------------------------------------ Ctrl-C and --resume
 def _engine_args(tag: str) -> list[str]:
     cmd = f"cmd={sys.executable} {FAKES / 'random_engine.py'} --delay 40 {tag}"

@@ -271,6 +271,10 @@ def _format_value(value: Any) -> str:
     return str(value)
 
 
+#: how a USI engine reports an error without a reply of its own (ours, YaneuraOu's "Error!"); matched in any case
+ERROR_REPORT_PREFIX = "info string error"
+
+
 class UsiProtocol(chess.engine.Protocol):
     """The USI protocol (Shogidokoro's specification) as a python-chess engine protocol.
 
@@ -286,6 +290,15 @@ class UsiProtocol(chess.engine.Protocol):
         self.config: UciOptionMap[Any] = UciOptionMap()
         self.id: dict[str, str] = {}
         self.ponderhit_time: Optional[float] = None
+        #: the engine's ``info string error ...`` lines so far (text after ``info string``): a refused ``setoption``
+        #: shows here, so a match runner can stop before games of an engine that is not set up as asked
+        self.reported_errors: list[str] = []
+
+    def line_received(self, line: str) -> None:
+        """Every line, before the running command sees it: keep the engine's error reports."""
+        text = line.strip()
+        if text.lower().startswith(ERROR_REPORT_PREFIX):
+            self.reported_errors.append(text[len("info string "):])
 
     # ------------------------------------------------------------ handshake
     async def initialize(self) -> None:
@@ -565,6 +578,12 @@ class UsiEngine(chess.engine.SimpleEngine):
 
     def configure(self, options: Mapping[str, Any]) -> None:
         return self._run(self.usi.configure(options), self.timeout)
+
+    @property
+    def reported_errors(self) -> list[str]:
+        """The engine's ``info string error`` reports so far (after ``configure`` and ``isready``: a refused
+        option's)."""
+        return list(self.usi.reported_errors)
 
     def isready(self, timeout: Optional[float] = None,
                 progress: Optional[Callable[[float], None]] = None) -> None:

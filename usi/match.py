@@ -369,6 +369,11 @@ class Referee:
                 engine.isready(timeout=s.ready_timeout)
             else:  # the warm-up: a long wait, shown
                 engine.isready(timeout=s.ready_timeout, progress=lambda t: self.ready_progress(spec.name, t))
+            # readyok comes after the answers to every setoption: an option the engine refused (a mistyped
+            # value) has been reported by now, and a game of an engine not set up as asked measures nothing
+            refused = getattr(engine, "reported_errors", ())
+            if refused:
+                raise EngineError(f"refused its setup: {refused[0]}")
             engine.new_game()
         except asyncio_timeout_errors():
             self._kill(side)

@@ -2,7 +2,9 @@
 daishogi2017), seeded by the ``Seed`` option.
 
 It resigns when mated (no legal move), declares ``win`` when the entering-king rule allows it, and reports a
-random ``score cp`` so that score recording can be tested. ``--delay <ms>`` sleeps before each ``bestmove``.
+random ``score cp`` so that score recording can be tested. ``--delay <ms>`` sleeps before each ``bestmove``. Its
+string option ``Mode`` takes only ``random``: another value is refused with ``info string error``, as our engine
+refuses a bad ``SearchFeatures``.
 """
 import random
 import sys
@@ -23,9 +25,12 @@ def main() -> None:
         if cmd == "usi":
             print("id name RandomMover\nid author tests\noption name Seed type spin default 0 min 0 max 2147483647")
             print("option name USI_Hash type spin default 16 min 1 max 1024")
+            print("option name Mode type string default random")
             print("option name USI_Variant type combo default shogi var shogi var daishogi2017\nusiok", flush=True)
         elif cmd == "setoption" and rest.split()[1] == "USI_Variant":
             variant = rest.split()[-1]
+        elif cmd == "setoption" and rest.split()[1] == "Mode" and rest.split()[-1] != "random":
+            print(f"info string error Mode not changed: {rest.split()[-1]!r} is not random", flush=True)
         elif cmd == "setoption" and rest.split()[1] == "Seed":
             seed = int(rest.split()[-1])
             rng = random.Random(seed)
