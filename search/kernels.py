@@ -87,6 +87,9 @@ FEAT_QS_EVASION_PRUNE = 4096
 # node needs one good move, and its later moves are likely to fail low anyway.
 FEAT_CUT_NODE = 8192
 CUT_NODE_RED = 2
+# Late-move reductions of quiet checks (Stockfish reduces checks like other moves): without it a quiet move that
+# gives check is never reduced, and with pieces in hand a shogi node has many checking drops.
+FEAT_LMR_CHECKS = 16384
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -671,7 +674,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if wide_lmr:
                 reducible = depth >= 2 and not root and (quiet or mscore < ORD_CAPTURE)
             else:
-                reducible = depth >= 3 and quiet and not incheck and not gives_check and not root
+                reducible = (depth >= 3 and quiet and not incheck and not root
+                             and (not gives_check or (S.ctl[CTL_FEATURES] & FEAT_LMR_CHECKS) != 0))
             if reducible:
                 red = S.lmr[min(depth, 63), min(searched, 63)]
                 if not_improving and red >= 1:

@@ -125,7 +125,8 @@ def test_tactics(searcher, sfen, firsts, gain):
                                       "see+iir", "see+widefutility",
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
                                       "see+checkprune+qstt", "see+checkprune+qstt+qschecks",
-                                      "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode"])
+                                      "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode",
+                                      "see+checkprune+qstt+lmrchecks"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -145,7 +146,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
-                                     "cutnode"])
+                                     "cutnode", "lmrchecks"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
