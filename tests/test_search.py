@@ -126,7 +126,7 @@ def test_tactics(searcher, sfen, firsts, gain):
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
                                       "see+checkprune+qstt", "see+checkprune+qstt+qschecks",
                                       "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode",
-                                      "see+checkprune+qstt+lmrchecks"])
+                                      "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -146,7 +146,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
-                                     "cutnode", "lmrchecks"])
+                                     "cutnode", "lmrchecks", "mate1"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -210,6 +210,17 @@ def test_qschecks_sees_a_drop_mate_just_past_the_horizon():
             (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES["qschecks"])]
     assert pos.move_usi(grab[0].best) == "1i1e"
     assert pos.move_usi(grab[1].best) != "1i1e" and grab[1].score_cp is not None
+
+
+def test_mate1_returns_the_mate_from_an_inner_node():
+    """With mate1 a node of depth >= 2 that has a contact mate in one returns the mate score at once: gote's drop mate
+    after sente grabs the rook (HORIZON_MATE) is the same answer in fewer nodes; and the tree's mates stay."""
+    from search import DEFAULT_FEATURES, FEATURES
+    pos = Position.from_sfen(HORIZON_MATE)
+    results = [Searcher(hash_mb=8, features=bits).search(pos, Limits(depth=3))
+               for bits in (DEFAULT_FEATURES, DEFAULT_FEATURES | FEATURES["mate1"])]
+    assert [(r.best, r.score_cp, r.mate) for r in results[:1]] == [(r.best, r.score_cp, r.mate) for r in results[1:]]
+    assert results[1].nodes < results[0].nodes, [r.nodes for r in results]
 
 
 def test_improving_compares_with_the_same_sides_last_static_evaluation():
