@@ -20,7 +20,7 @@ from engine.kernels import kernel
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
-from engine.variant import P_LAST_ROYAL, P_TRY
+from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
 from eval.kernels import evaluate_k
 
 from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, cont_index, mp_init,
@@ -92,7 +92,7 @@ CUT_NODE_RED = 2
 FEAT_LMR_CHECKS = 16384
 # Mate in one (YaneuraOu's 1-ply mate test): at a main-search node not in check, a move that leaves the opponent
 # no legal reply returns the mate score before any evaluation or pruning; in shogi a drop mate is often one ply
-# past a reduced or pruned horizon. Checking moves only (the geometric pre-test, then the move made).
+# past a reduced or pruned horizon. Contact and knight-distance moves only, each made and tested.
 FEAT_MATE1 = 32768
 # ... at nodes of this depth or more: at depth-1 nodes too (the most numerous) nodes/s fell by 42 % on the six bench
 # positions (by 15 % from depth 2; bench.search_nodes)
@@ -275,7 +275,7 @@ def _may_check(P, T, mv, eksq):
     to = mv & 0xFF
     if T.line_dir[eksq, to] >= 0:
         return True
-    n_ranks = T.params[2]
+    n_ranks = T.params[P_N_RANKS]
     df = abs(to // n_ranks - eksq // n_ranks)
     dr = abs(to % n_ranks - eksq % n_ranks)
     if df <= 2 and dr <= 2:
@@ -297,7 +297,7 @@ def _mate_in_one(P, T, S, ply):
     eksq = P.st[ST_KSQ + them]
     if eksq < 0:
         return False
-    n_ranks = T.params[2]
+    n_ranks = T.params[P_N_RANKS]
     n = generate(P, T, GEN_SEARCH, S.moves[ply + 1])
     for i in range(n):
         mv = S.moves[ply + 1, i]
