@@ -297,8 +297,13 @@ def test_a_second_signal_aborts_at_once(tmp_path):
     tag, out = f"tag-{uuid.uuid4().hex}", tmp_path / "m"
     proc = _start([*_engine_args(tag), "--games", "6", "--max-plies", "12", "--out", str(out)])
     _wait_for_records(out / "games.jsonl", 1, proc)
+    # both signals pending before the runner can act on the first: sent back to back, a loaded machine could run
+    # the runner's whole stop (and its restoring the default handlers) between them, and SIGTERM then killed it
+    # (about 1 run in 12 here, even alone)
+    os.kill(proc.pid, signal.SIGSTOP)
     os.kill(proc.pid, signal.SIGINT)
     os.kill(proc.pid, signal.SIGTERM)
+    os.kill(proc.pid, signal.SIGCONT)
     t0 = time.monotonic()
     stdout, stderr = proc.communicate(timeout=60)
     assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM) and time.monotonic() - t0 < 20, stderr
