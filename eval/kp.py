@@ -113,6 +113,27 @@ def load_weights(path: Path | str, variant: Variant) -> KPWeights:
     return KPWeights(kp, kh, tempo, mobility)
 
 
+def load_weights_file(path: Path | str) -> tuple[str, KPWeights]:
+    """The variant id a weights file is for and its tables (checked as :func:`load_weights` does); for a file named
+    by the user (the USI option ``EvalFile``), whose variant is only known from the file itself."""
+    from engine import get_variant
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"no KP weights file {path}")
+    if path.stat().st_size > MAX_FILE_BYTES:  # before opening it, as load_weights does
+        raise ValueError(f"KP weights file {path} is larger than {MAX_FILE_BYTES} bytes")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            vid = str(z["variant"])
+    except (OSError, KeyError, ValueError) as exc:
+        raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
+    try:
+        variant = get_variant(vid)
+    except ValueError:
+        raise ValueError(f"KP weights file {path} is for an unknown variant {vid!r}") from None
+    return vid, load_weights(path, variant)
+
+
 # ------------------------------------------------------------------ sparse features for numpy (training)
 def king_squares(board: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
     """Sente's and gote's king squares of each row of ``board`` (int8[N, n_sq]); the first royal of a colour."""

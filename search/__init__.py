@@ -21,7 +21,8 @@ import numpy as np
 
 from engine import Position
 from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
-from eval import DEFAULT_EVAL_MODE, build_eval_tables, evaluate
+from eval import DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp_eval_tables
+from eval.kp import KPWeights
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE,
@@ -158,6 +159,10 @@ class Searcher:
         self.features = None if features is None else int(features)
         #: evaluation for the next searches (eval.EVAL_MODES: "hand" or "learned"; the USI option EvalMode)
         self.eval_mode = DEFAULT_EVAL_MODE
+        #: learned tables that replace a variant's shipped ones in ``learned`` mode, by variant id (the USI option
+        #: EvalFile; eval.kp.load_weights_file reads them)
+        self.eval_weights: dict[str, KPWeights] = {}
+        self._eval_override: tuple[KPWeights, EvalTables] | None = None  # the tables last built from eval_weights
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
         self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable
@@ -373,6 +378,16 @@ class Searcher:
                     self._timer.cancel()
                     self._timer = None
 
+    def _eval_tables(self, variant) -> EvalTables:
+        """The evaluation tables of the next search: ``eval_weights``' tables for the variant in ``learned`` mode,
+        otherwise the shipped ones of ``eval_mode`` (built once per weights object, not per search)."""
+        weights = self.eval_weights.get(variant.id) if self.eval_mode == "learned" else None
+        if weights is None:
+            return build_eval_tables(variant, self.eval_mode)
+        if self._eval_override is None or self._eval_override[0] is not weights:
+            self._eval_override = (weights, kp_eval_tables(variant, *weights))
+        return self._eval_override[1]
+
     def _gen_next(self) -> int:
         self._gen = (getattr(self, "_gen", 0) + 1) & 255
         return self._gen
@@ -380,7 +395,7 @@ class Searcher:
     def _search(self, pos: Position, limits: Limits, on_info) -> SearchResult:
         ctl = self._ctl
         p = self._prepare(pos)
-        P, T, E = p.state, p.tables, build_eval_tables(p.variant, self.eval_mode)
+        P, T, E = p.state, p.tables, self._eval_tables(p.variant)
         S = self._tables(p)
         legal_all = p.legal_codes().tolist()
         root = p.legal_codes("search").tolist()

@@ -206,6 +206,54 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
     assert eng.opt("EvalMode") == "learned"  # a value outside the combo is refused in words
 
 
+def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp_path):
+    """The USI option EvalFile: the learned search reads the named weights file instead of the shipped one (a
+    file with another side-to-move bonus gives another score; emptying the option gives the shipped weights' score
+    again); a missing or malformed file, or one for an unknown variant, is refused in words and changes nothing;
+    the hand mode ignores the file."""
+    import io
+
+    from search import Limits, Searcher
+    from usi.engine import UsiEngine
+    from eval.train import CHECK_SFEN
+
+    v = Position.startpos().variant
+    shipped = KP.load_weights(KP.weights_path(v.id), v)
+    other = tmp_path / "other.npz"
+    kp = shipped.kp.astype(np.int16)
+    # the same tables with a side-to-move bonus 300 cp larger: every static evaluation moves, so the search score
+    np.savez_compressed(other, variant=v.id, kp=kp, kp_hand=shipped.kp_hand, tempo=shipped.tempo + 300)
+    assert KP.load_weights_file(other)[0] == "shogi"
+    out = io.StringIO()
+    eng = UsiEngine(out=out, searcher_factory=lambda h, s: Searcher(hash_mb=h, seed=s), limits_cls=Limits)
+    pos = Position.from_sfen(CHECK_SFEN)
+
+    def depth1(cmd: str | None = None) -> int:
+        if cmd is not None:
+            eng.handle(cmd)
+        searcher = eng._ensure_searcher()
+        searcher.clear()
+        return searcher.search(pos, Limits(depth=1)).score_cp
+
+    base = depth1()
+    assert eng.opt("EvalFile") == ""
+    changed = depth1(f"setoption name EvalFile value {other}")
+    assert changed != base and eng.opt("EvalFile") == str(other)
+    assert not re.search("error", out.getvalue())
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    foreign = tmp_path / "foreign.npz"
+    np.savez_compressed(foreign, variant="chess", kp=kp, kp_hand=shipped.kp_hand)
+    for path, words in ((tmp_path / "missing.npz", "no KP weights file"), (bad, "not readable"),
+                        (foreign, "unknown variant")):
+        eng.handle(f"setoption name EvalFile value {path}")
+        assert "option EvalFile not changed: " in out.getvalue() and words in out.getvalue()
+        assert eng.opt("EvalFile") == str(other) and depth1() == changed
+    hand_with_file = depth1("setoption name EvalMode value hand")
+    assert hand_with_file == depth1("setoption name EvalFile value <empty>") != base  # hand mode ignores the file
+    assert depth1("setoption name EvalMode value learned") == base  # emptied: the shipped weights again
+
+
 def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     """The pipeline's fit on a slice of the committed data (two files, to exercise the merge): free of L2 it must
     fit its training positions better than the hand-set prior, and what it writes loads."""

@@ -106,6 +106,9 @@ def default_options() -> dict[str, Option]:
         # (eval.DEFAULT_EVAL_MODE, not imported here: usi stays free of numba); a variant without a weights file
         # keeps the hand-set evaluation.
         Option("EvalMode", "combo", "learned", vars=("hand", "learned")),
+        # a KP weights file (eval.train fit's output) used instead of the shipped one of the variant it names, in
+        # learned mode; empty: the shipped weights (docs/eval.md)
+        Option("EvalFile", "string", ""),
         # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
         # -see; for SPRTs of a feature against the same build (docs/search.md)
         Option("SearchFeatures", "string", "default"),
@@ -134,8 +137,16 @@ def _check_search_params(text: str) -> None:
 
 
 #: string options the search reads, checked by its own parser at setoption (ValueError: refused, value kept)
+def _check_eval_file(text: str) -> None:
+    if text:
+        from eval.kp import load_weights_file  # numpy and the variant records load here, not at usi
+
+        load_weights_file(text)
+
+
 SEARCH_TEXT_OPTIONS: dict[str, Callable[[str], None]] = {"SearchFeatures": _check_search_features,
-                                                         "SearchParams": _check_search_params}
+                                                         "SearchParams": _check_search_params,
+                                                         "EvalFile": _check_eval_file}
 
 
 # ------------------------------------------------------------------------------------------------ go
@@ -297,6 +308,7 @@ class UsiEngine:
         self._searcher_key: tuple[int, int] | None = None  # (hash_mb, seed) the searcher was built with
         self._warm = False
         self._need_clear = False
+        self._eval_file: tuple[str, dict] = ("", {})  # the EvalFile name last read and its Searcher.eval_weights
         self._pos = None  # engine.Position, created lazily
         self._job: _Job | None = None
         # GameState variants (usi/games.py): the state, its decision-token count, the thinker and its key
@@ -355,6 +367,7 @@ class UsiEngine:
         self._searcher_key = key
         if hasattr(self._searcher, "eval_mode"):  # test doubles made by a searcher factory may not have it
             self._searcher.eval_mode = self.opt("EvalMode")
+            self._searcher.eval_weights = self._eval_file_weights()
             from search import parse_features
 
             self._searcher.features = parse_features(self.opt("SearchFeatures"), self.opt("USI_Variant"))
@@ -368,6 +381,22 @@ class UsiEngine:
             self._searcher.clear()
             self._need_clear = False
         return self._searcher
+
+    def _eval_file_weights(self) -> dict:
+        """``Searcher.eval_weights`` for the option EvalFile, read once per file name; a file that no longer loads
+        (changed or removed since its setoption) is reported and the shipped weights are used."""
+        name = self.opt("EvalFile")
+        if self._eval_file[0] != name:
+            weights: dict = {}
+            if name:
+                from eval.kp import load_weights_file
+                try:
+                    vid, w = load_weights_file(name)
+                    weights = {vid: w}
+                except ValueError as exc:
+                    self.error(f"option EvalFile: {exc}; using the shipped weights")
+            self._eval_file = (name, weights)
+        return self._eval_file[1]
 
     # GameState variants ------------------------------------------------
     @property
