@@ -184,3 +184,24 @@ def test_fairy_stockfish_speaks_usi():
         res = engine.play("startpos", UsiLimit(btime=100, wtime=100, byoyomi=100), timeout=10)
         assert res.move
         engine.quit()
+
+
+def test_error_reports_are_kept_from_the_first_and_capped():
+    """The client keeps an engine's ``info string error`` lines (a refused option shows there before any game),
+    only those, in order and at most MAX_REPORTED_ERRORS of them: an engine that reports an error on every move
+    cannot grow the list for its whole life."""
+    from usi.client import MAX_REPORTED_ERRORS, UsiProtocol
+
+    async def feed() -> UsiProtocol:
+        proto = UsiProtocol()  # python-chess protocols are made inside a running event loop
+        proto.line_received("info string hello")
+        proto.line_received("info depth 3 score cp 10 pv 7g7f")
+        proto.line_received("info string Error! option Foo not found")
+        for i in range(MAX_REPORTED_ERRORS + 50):
+            proto.line_received(f"info string error move {i}")
+        return proto
+
+    proto = asyncio.run(feed())
+    assert proto.reported_errors[0] == "Error! option Foo not found"
+    assert proto.reported_errors[1] == "error move 0"
+    assert len(proto.reported_errors) == MAX_REPORTED_ERRORS

@@ -273,6 +273,9 @@ def _format_value(value: Any) -> str:
 
 #: how a USI engine reports an error without a reply of its own (ours, YaneuraOu's "Error!"); matched in any case
 ERROR_REPORT_PREFIX = "info string error"
+#: how many of an engine's error reports are kept (the first ones: a refused setoption comes before any game); an
+#: engine that reports an error on every move must not grow the list for its whole life
+MAX_REPORTED_ERRORS = 32
 
 
 class UsiProtocol(chess.engine.Protocol):
@@ -291,13 +294,14 @@ class UsiProtocol(chess.engine.Protocol):
         self.id: dict[str, str] = {}
         self.ponderhit_time: Optional[float] = None
         #: the engine's ``info string error ...`` lines so far (text after ``info string``): a refused ``setoption``
-        #: shows here, so a match runner can stop before games of an engine that is not set up as asked
+        #: shows here, so a match runner can stop before games of an engine that is not set up as asked; the first
+        #: MAX_REPORTED_ERRORS only
         self.reported_errors: list[str] = []
 
     def line_received(self, line: str) -> None:
         """Every line, before the running command sees it: keep the engine's error reports."""
         text = line.strip()
-        if text.lower().startswith(ERROR_REPORT_PREFIX):
+        if text.lower().startswith(ERROR_REPORT_PREFIX) and len(self.reported_errors) < MAX_REPORTED_ERRORS:
             self.reported_errors.append(text[len("info string "):])
 
     # ------------------------------------------------------------ handshake
