@@ -295,7 +295,10 @@ def test_a_second_signal_aborts_at_once(tmp_path):
     assert signal.getsignal(signal.SIGINT) is before
 
     tag, out = f"tag-{uuid.uuid4().hex}", tmp_path / "m"
-    proc = _start([*_engine_args(tag), "--games", "6", "--max-plies", "12", "--out", str(out)])
+    # 60 short games: the match must still be running when the signals come. With 6, a loaded machine could let the
+    # runner finish the other five (about 5 s) between the first record and the signals; the runner then restored
+    # the default handlers on its way out, and SIGTERM killed it (return code -15, about 1 run in 30 here)
+    proc = _start([*_engine_args(tag), "--games", "60", "--max-plies", "12", "--out", str(out)])
     _wait_for_records(out / "games.jsonl", 1, proc)
     # both signals pending before the runner can act on the first: sent back to back, a loaded machine could run
     # the runner's whole stop (and its restoring the default handlers) between them, and SIGTERM then killed it
