@@ -136,7 +136,6 @@ def _check_search_params(text: str) -> None:
     parse_params(text)
 
 
-#: string options the search reads, checked by its own parser at setoption (ValueError: refused, value kept)
 def _check_eval_file(text: str) -> None:
     if text:
         from eval.kp import load_weights_file  # numpy and the variant records load here, not at usi
@@ -144,6 +143,7 @@ def _check_eval_file(text: str) -> None:
         load_weights_file(text)
 
 
+#: string options the search reads, checked by its own parser at setoption (ValueError: refused, value kept)
 SEARCH_TEXT_OPTIONS: dict[str, Callable[[str], None]] = {"SearchFeatures": _check_search_features,
                                                          "SearchParams": _check_search_params,
                                                          "EvalFile": _check_eval_file}
