@@ -82,10 +82,9 @@ class KPWeights(NamedTuple):
     mobility: Optional[np.ndarray]    # int32[n_pt + 1]: centipawns per destination of a slider, by piece type
 
 
-def load_weights(path: Path | str, variant: Variant) -> KPWeights:
-    """The tables of a weights file (``tempo`` is the hand-set one and ``mobility`` ``None`` for files that do not
-    carry their own); ``ValueError`` in words when it is missing, too big, for another variant or of the wrong
-    shape."""
+def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
+    """The variant id a weights file names and its arrays, unchecked against any variant; ``ValueError`` in words
+    when it is missing, too big (checked before opening it) or unreadable."""
     from .params import TEMPO
     path = Path(path)
     if not path.is_file():
@@ -101,37 +100,40 @@ def load_weights(path: Path | str, variant: Variant) -> KPWeights:
             mobility = np.asarray(z["mobility"], np.int32) if "mobility" in z.files else None
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
+    return vid, KPWeights(kp, kh, tempo, mobility)
+
+
+def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights:
+    want_kp, want_kh = kp_shape(variant)
+    if w.kp.shape != want_kp or w.kp_hand.shape != want_kh:
+        raise ValueError(f"KP weights file {path} has shapes {w.kp.shape}, {w.kp_hand.shape}; {variant.id} needs "
+                         f"{want_kp}, {want_kh}")
+    if w.mobility is not None and w.mobility.shape != (len(variant.pieces) + 1,):
+        raise ValueError(f"KP weights file {path} has mobility weights of shape {w.mobility.shape}; {variant.id} "
+                         f"needs ({len(variant.pieces) + 1},)")
+    return w
+
+
+def load_weights(path: Path | str, variant: Variant) -> KPWeights:
+    """The tables of a weights file (``tempo`` is the hand-set one and ``mobility`` ``None`` for files that do not
+    carry their own); ``ValueError`` in words when it is missing, too big, for another variant or of the wrong
+    shape."""
+    vid, w = _read_weights(path)
     if vid != variant.id:
         raise ValueError(f"KP weights file {path} is for variant {vid}, not {variant.id}")
-    want_kp, want_kh = kp_shape(variant)
-    if kp.shape != want_kp or kh.shape != want_kh:
-        raise ValueError(f"KP weights file {path} has shapes {kp.shape}, {kh.shape}; {variant.id} needs "
-                         f"{want_kp}, {want_kh}")
-    if mobility is not None and mobility.shape != (len(variant.pieces) + 1,):
-        raise ValueError(f"KP weights file {path} has mobility weights of shape {mobility.shape}; {variant.id} needs "
-                         f"({len(variant.pieces) + 1},)")
-    return KPWeights(kp, kh, tempo, mobility)
+    return _check_shapes(path, w, variant)
 
 
 def load_weights_file(path: Path | str) -> tuple[str, KPWeights]:
-    """The variant id a weights file is for and its tables (checked as :func:`load_weights` does); for a file named
-    by the user (the USI option ``EvalFile``), whose variant is only known from the file itself."""
+    """The variant id a weights file is for and its tables, checked as :func:`load_weights` checks them; for a file
+    named by the user (the USI option ``EvalFile``), whose variant is only known from the file itself."""
     from engine import get_variant
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"no KP weights file {path}")
-    if path.stat().st_size > MAX_FILE_BYTES:  # before opening it, as load_weights does
-        raise ValueError(f"KP weights file {path} is larger than {MAX_FILE_BYTES} bytes")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            vid = str(z["variant"])
-    except (OSError, KeyError, ValueError) as exc:
-        raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
+    vid, w = _read_weights(path)
     try:
         variant = get_variant(vid)
     except ValueError:
         raise ValueError(f"KP weights file {path} is for an unknown variant {vid!r}") from None
-    return vid, load_weights(path, variant)
+    return vid, _check_shapes(path, w, variant)
 
 
 # ------------------------------------------------------------------ sparse features for numpy (training)

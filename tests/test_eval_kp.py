@@ -221,7 +221,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
     shipped = KP.load_weights(KP.weights_path(v.id), v)
     other = tmp_path / "other.npz"
     kp = shipped.kp.astype(np.int16)
-    # the same tables with a side-to-move bonus 300 cp larger: every static evaluation moves, so the search score
+    # the same tables with a side-to-move bonus 300 cp larger: every static evaluation moves, so the search score does
     np.savez_compressed(other, variant=v.id, kp=kp, kp_hand=shipped.kp_hand, tempo=shipped.tempo + 300)
     assert KP.load_weights_file(other)[0] == "shogi"
     out = io.StringIO()
