@@ -446,7 +446,9 @@ def test_mawarikudoi_whole_turn_chosen_by_its_end(gui):
     # one action by hand, then the rest at once from there
     gui.session.new_game("mawarikudoi", players=["human", "human"],
                                 start_sfen="p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3")
-    gui.wait(lambda: "click where the turn ends" in gui.text("#turn-left"), what="the new turn")
+    # the old game's page also says "click where the turn ends" (sente to move): wait for the new game's empty
+    # move list first, or the clicks below land on the old board and the new game then resets the turn
+    gui.wait(lambda: gui.moves() == [] and "click where the turn ends" in gui.text("#turn-left"), what="the new turn")
     gui.click("#turn-mode")
     gui.wait(lambda: "click where" not in gui.text("#turn-left"), what="action-by-action mode")
     gui.sq("1h")
