@@ -10,6 +10,7 @@ import cshogi.KIF
 import pytest
 
 from usi import match as M
+from usi import stats as S
 from usi.client import Cp, UsiPlayResult
 from usi.records import read_jsonl
 
@@ -209,3 +210,32 @@ def test_fairy_stockfish_against_our_engine(tmp_path):
         assert [cshogi.move_to_usi(m) for m in csa.moves] == r["moves"]
     st = res.stats["fantasista vs fsf"]
     assert st.games == 2 and st.wins + st.draws + st.losses == 2
+
+
+def test_sprt_prior_continues_a_test(monkeypatch, capsys):
+    """A prior one won pair short of H1 (the counts of an earlier part, e.g. from a ledger line): the continued test
+    stops after the first pair, where it alone would go on; the pooled counts are the prior's plus the new games."""
+    def fake_game(task):
+        return {"game": task.index, "pair": task.pair, "sente": task.sente.name, "gote": task.gote.name,
+                "result": "sente" if task.sente.name == "a" else "gote", "reason": "resign", "variant": "shogi"}
+
+    monkeypatch.setattr(M, "play_game", fake_game)
+    sprt = {"elo0": 0, "elo1": 10, "alpha": 0.05, "beta": 0.05}
+    penta = [36, 1, 121, 0, 85]
+    while S.llr_pentanomial([*penta[:4], penta[4] + 1], 0, 10) < 2.944:  # a prior one won pair from H1
+        penta[4] += 1
+    assert S.sprt(penta, 0, 10).decision is None
+    prior = S.Prior(2 * sum(penta) - 100, 100, 0, tuple(penta))  # W/D/L other than the pairs': only the sums count
+    engines = [M.EngineSpec(["x"], "a"), M.EngineSpec(["y"], "b")]
+    res = M.run_match(engines, games=40, seed=1, sprt=sprt, sprt_prior=prior)
+    st = res.stats["a vs b"]
+    assert res.stopped_by_sprt and len(res.records) == 2 and st.sprt().decision == "H1"
+    assert st.penta == [*penta[:4], penta[4] + 1] and st.games == 2 * sum(penta) + 2
+    alone = M.run_match(engines, games=40, seed=1, sprt=sprt)
+    assert len(alone.records) > 2
+    # the command line: the prior needs --sprt and a well-formed pair of counts
+    base = ["--engine", *RANDOM, "--engine", *RANDOM, "--games", "2", "--quiet", "--no-warmup"]
+    assert M.main([*base, "--sprt-prior", "1/0/1", "[0,0,1,0,0]"]) == 2
+    assert "give --sprt too" in capsys.readouterr().err
+    assert M.main([*base, "--sprt", "0", "10", "0.05", "0.05", "--sprt-prior", "1/0/1", "[0,0,1,0]"]) == 2
+    assert "five pair counts" in capsys.readouterr().err

@@ -132,3 +132,26 @@ def test_pentanomial_score_uses_the_pair_as_the_unit():
     s, s_lo, s_hi = S.pentanomial_score([10, 20, 30, 25, 15])
     assert (elo, elo_lo, elo_hi) == pytest.approx((S.elo_from_score(s), S.elo_from_score(s_lo),
                                                    S.elo_from_score(s_hi)))
+
+
+def test_prior_parses_a_ledger_line_and_refuses_nonsense():
+    p = S.Prior.parse("291/1/194", "[36,1,121,0,85]")
+    assert (p.wins, p.draws, p.losses, p.penta) == (291, 1, 194, (36, 1, 121, 0, 85))
+    assert S.Prior.parse("3/0/1", " [0, 0, 1, 1, 0] ").penta == (0, 0, 1, 1, 0)
+    for wdl, penta in [("291/1", "[36,1,121,0,85]"), ("a/1/2", "[0,0,0,0,0]"), ("1/1/1", "[0,0,0,0]"),
+                       ("1/-1/1", "[0,0,0,0,0]"), ("2/0/1", "[0,1,1,0,0]")]:  # the last: 2 pairs need 4 games
+        with pytest.raises(ValueError, match="prior"):
+            S.Prior.parse(wdl, penta)
+
+
+def test_prior_counts_in_the_pooled_statistics_and_sprt():
+    prior = S.Prior.parse("291/1/194", "[36,1,121,0,85]")
+    st = S.MatchStats("a", "b", elo0=0, elo1=10, prior=prior)
+    assert (st.games, st.wins, st.penta) == (486, 291, [36, 1, 121, 0, 85])
+    before = st.sprt().llr
+    assert before == pytest.approx(S.llr_pentanomial([36, 1, 121, 0, 85], 0, 10))
+    for game, result in enumerate(["sente", "gote"]):  # a won pair: a is sente, then gote
+        st.add({"game": game, "pair": 0, "sente": "ab"[game], "gote": "ba"[game], "result": result, "reason": "x"})
+    assert st.penta == [36, 1, 121, 0, 86] and st.wins == 293 and st.sprt().llr > before
+    assert st.by_colour["sente"] == [1, 0, 0]  # colours: only the games played here
+    assert st.summary()["prior"]["penta"] == (36, 1, 121, 0, 85) and "earlier part" in st.report()

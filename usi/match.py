@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
 from .client import COLD_START_TIMEOUT
-from .stats import MatchStats
+from .stats import MatchStats, Prior
 
 KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
 
@@ -872,7 +872,8 @@ def run_match(engines: Sequence[EngineSpec], *, games: int = 2, settings: Option
               openings: Optional[Sequence[Opening]] = None, seed: int = 0, executor: Optional[concurrent.futures.Executor] = None,
               out: Optional[str | Path] = None, formats: Iterable[str] = ("kif", "csa"),
               sprt: Optional[dict] = None, progress: Optional[Callable[[str], None]] = None,
-              gauntlet: bool = False, done: Sequence[dict] = (), control: Optional[StopControl] = None) -> MatchResult:
+              gauntlet: bool = False, done: Sequence[dict] = (), control: Optional[StopControl] = None,
+              sprt_prior: Optional[Prior] = None) -> MatchResult:
     """Play a match and return its records (sorted by game number) and statistics per pairing.
 
     ``games`` per pairing: every pair of engines (``gauntlet``: engine 0 against each other one) plays that many.
@@ -880,7 +881,9 @@ def run_match(engines: Sequence[EngineSpec], *, games: int = 2, settings: Option
     two engines' LLR leaves its bounds. ``out``: a directory for ``games.jsonl``, ``kif/``, ``csa/`` and
     ``summary.json``. ``done``: records of games already played (a resumed match): those games are skipped, their
     records count, and ``games.jsonl`` is appended to rather than started afresh. ``control``: stops the match
-    (:class:`StopControl`); a stopped match keeps every finished game and writes its summary.
+    (:class:`StopControl`); a stopped match keeps every finished game and writes its summary. ``sprt_prior``: the
+    counts of an earlier part of the same test (:class:`usi.stats.Prior`), added to the first two engines' statistics
+    (the continued SPRT stops on the pooled LLR).
     """
     settings = settings or MatchSettings()
     if len(engines) < 2:
@@ -894,7 +897,8 @@ def run_match(engines: Sequence[EngineSpec], *, games: int = 2, settings: Option
     tasks = schedule(engines, openings, games, settings, seed, gauntlet)
     control = control or StopControl()
     sprt = sprt or {}
-    stats = {f"{engines[a].name} vs {engines[b].name}": MatchStats(engines[a].name, engines[b].name, **sprt)
+    stats = {f"{engines[a].name} vs {engines[b].name}":
+             MatchStats(engines[a].name, engines[b].name, **sprt, prior=sprt_prior if (a, b) == (0, 1) else None)
              for a, b in pairings(len(engines), gauntlet)}
     main = next(iter(stats.values()))
     out_dir = Path(out) if out else None
@@ -1192,6 +1196,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--move-timeout", type=float, default=60.0, help="s per move without a time limit")
     p.add_argument("--sprt", nargs=4, type=float, metavar=("ELO0", "ELO1", "ALPHA", "BETA"),
                    help="stop early with a pentanomial SPRT")
+    p.add_argument("--sprt-prior", nargs=2, metavar=("W/D/L", "PENTANOMIAL"),
+                   help="continue an SPRT whose games are gone: add an earlier part's counts of the first engine "
+                        "against the second (as a ledger line gives them, e.g. 291/1/194 [36,1,121,0,85]) to the "
+                        "statistics; the same engines and settings, a new --seed")
     p.add_argument("--out", help="output directory (default ./matches/<date-time>)")
     p.add_argument("--resume", metavar="DIR",
                    help="continue the stopped match in DIR (its settings, same seeds; finished games are skipped); "
@@ -1238,6 +1246,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise ValueError("give at least two --engine")
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, not {args.games}")
+        if args.sprt_prior and not args.sprt:
+            raise ValueError("--sprt-prior continues an SPRT: give --sprt too")
+        prior = Prior.parse(*args.sprt_prior) if args.sprt_prior else None
         openings_path = Path(args.openings) if args.openings else default_openings_path(args.variant)
         openings = read_openings(openings_path, args.variant) if openings_path else None
     except ValueError as exc:
@@ -1298,7 +1309,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         try:
             result = run_match(engines, games=args.games, settings=settings, openings=openings, seed=args.seed,
                                executor=executor, out=out, formats=tuple(f for f in args.formats.split(",") if f),
-                               sprt=sprt, progress=show, gauntlet=args.gauntlet, done=done, control=control)
+                               sprt=sprt, progress=show, gauntlet=args.gauntlet, done=done, control=control,
+                               sprt_prior=prior)
         finally:
             close()
     except MatchAborted:

@@ -171,6 +171,38 @@ def pentanomial_elo(penta: Sequence[int], z: float = Z95) -> tuple[float, float,
     return tuple(elo_from_score(x) for x in pentanomial_score(penta, z))  # type: ignore[return-value]
 
 
+@dataclasses.dataclass(frozen=True)
+class Prior:
+    """Counts of an earlier part of the same test (same engines and settings), from the first engine's view: a
+    stopped SPRT whose run directory is gone is continued from its ledger line's ``W/D/L`` and pentanomial."""
+
+    wins: int
+    draws: int
+    losses: int
+    penta: tuple[int, int, int, int, int]
+
+    @classmethod
+    def parse(cls, wdl: str, penta: str) -> "Prior":
+        """``"291/1/194"`` and ``"[36,1,121,0,85]"`` (brackets and spaces optional), as a ledger line writes them.
+
+        >>> Prior.parse("291/1/194", "[36,1,121,0,85]")
+        Prior(wins=291, draws=1, losses=194, penta=(36, 1, 121, 0, 85))
+        """
+        try:
+            counts = [int(x) for x in wdl.split("/")]
+            pairs = [int(x) for x in penta.strip().strip("[]").split(",")]
+        except ValueError:
+            raise ValueError(f"prior {wdl!r} {penta!r}: give W/D/L and five pair counts, e.g. 291/1/194 "
+                             "[36,1,121,0,85]") from None
+        if len(counts) != 3 or len(pairs) != 5 or min(counts + pairs) < 0:
+            raise ValueError(f"prior {wdl!r} {penta!r}: give W/D/L and five pair counts (none negative), e.g. "
+                             "291/1/194 [36,1,121,0,85]")
+        if 2 * sum(pairs) > sum(counts):
+            raise ValueError(f"prior {wdl!r} {penta!r}: {sum(pairs)} pairs need {2 * sum(pairs)} games, the W/D/L "
+                             f"counts only {sum(counts)}")
+        return cls(counts[0], counts[1], counts[2], tuple(pairs))  # type: ignore[arg-type]
+
+
 @dataclasses.dataclass
 class MatchStats:
     """Running statistics of ``first`` against ``second`` from game records (:mod:`usi.records` dicts).
@@ -190,7 +222,15 @@ class MatchStats:
     by_colour: dict = dataclasses.field(default_factory=lambda: {"sente": [0, 0, 0], "gote": [0, 0, 0]})
     penta: list = dataclasses.field(default_factory=lambda: [0] * 5)
     reasons: dict = dataclasses.field(default_factory=dict)
+    prior: Optional[Prior] = None
     _pairs: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.prior is not None:  # the earlier part counts in W/D/L, the pentanomial and so the SPRT
+            self.wins += self.prior.wins
+            self.draws += self.prior.draws
+            self.losses += self.prior.losses
+            self.penta = [a + b for a, b in zip(self.penta, self.prior.penta)]
 
     def add(self, record: dict) -> bool:
         """Count one finished game; returns False when it is not a game between the two engines."""
@@ -252,7 +292,8 @@ class MatchStats:
                 "pentanomial": list(self.penta), "pentanomial_elo": [pelo, plo, phi],
                 "sprt": {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
                          "llr": s.llr, "lower": s.lower, "upper": s.upper, "decision": s.decision},
-                "reasons": dict(self.reasons)}
+                "reasons": dict(self.reasons),
+                "prior": dataclasses.asdict(self.prior) if self.prior else None}
 
     def progress_line(self, total: Optional[int] = None, width: int = 20) -> str:
         """One line for a live display: bar, games, W/D/L, score, Elo ± half-interval, LOS, LLR."""
@@ -284,6 +325,10 @@ class MatchStats:
                  f"  pentanomial {self.penta}, SPRT({self.elo0:g}, {self.elo1:g}) LLR {s.llr:.3f} "
                  f"[{s.lower:.3f}, {s.upper:.3f}]" + (f" -> {s.decision} accepted" if s.decision else ""),
                  "  endings: " + ", ".join(f"{k} {v}" for k, v in sorted(self.reasons.items()))]
+        if self.prior:
+            p = self.prior
+            lines.insert(1, f"  including an earlier part: +{p.wins} ={p.draws} -{p.losses}, pentanomial "
+                            f"{list(p.penta)} (its colours and endings are not known here)")
         return "\n".join(lines)
 
 
