@@ -188,15 +188,15 @@ class Prior:
         >>> Prior.parse("291/1/194", "[36,1,121,0,85]")
         Prior(wins=291, draws=1, losses=194, penta=(36, 1, 121, 0, 85))
         """
+        malformed = ValueError(f"prior {wdl!r} {penta!r}: give W/D/L and five pair counts (none negative), e.g. "
+                               "291/1/194 [36,1,121,0,85]")
         try:
             counts = [int(x) for x in wdl.split("/")]
             pairs = [int(x) for x in penta.strip().strip("[]").split(",")]
         except ValueError:
-            raise ValueError(f"prior {wdl!r} {penta!r}: give W/D/L and five pair counts, e.g. 291/1/194 "
-                             "[36,1,121,0,85]") from None
+            raise malformed from None
         if len(counts) != 3 or len(pairs) != 5 or min(counts + pairs) < 0:
-            raise ValueError(f"prior {wdl!r} {penta!r}: give W/D/L and five pair counts (none negative), e.g. "
-                             "291/1/194 [36,1,121,0,85]")
+            raise malformed
         if 2 * sum(pairs) > sum(counts):
             raise ValueError(f"prior {wdl!r} {penta!r}: {sum(pairs)} pairs need {2 * sum(pairs)} games, the W/D/L "
                              f"counts only {sum(counts)}")
