@@ -1,4 +1,5 @@
-"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train gen|teach|fit|check``.
+"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train
+gen|teach|fit|losses|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
@@ -14,6 +15,8 @@
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
   export. Games are split 90/10 into training and validation by game; both losses are printed and stored in the
   weights file.
+* ``losses``: the validation loss of the hand-set tables and of weights files on fit's split of the given data,
+  optionally only on the games of the newest files (positions no compared fit was trained on).
 * ``check``: loads a weights file and prints its score on the fixed position of the tests.
 
 Commands, data size and timings: ``docs/eval.md``.
@@ -211,6 +214,64 @@ def label_unit_ratio(d: dict, variant) -> float:
     return float(np.median(d["score"][rows] / balance[rows]))
 
 
+def _split_and_target(d: dict, variant, seed: int, lam: float
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """The split and the labels of :func:`fit`: training and validation rows (90/10 by game, ``seed``), the target
+    ``lam * sigmoid(score / K_label) + (1 - lam) * result`` of every row, ``K_label`` and the unit ratio."""
+    games = np.unique(d["game"])
+    rng = np.random.default_rng(seed)
+    val_games = rng.choice(games, size=max(1, len(games) // 10), replace=False)
+    is_val = np.isin(d["game"], val_games)
+    tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    if len(tr) == 0 or len(va) == 0:
+        raise ValueError("too little data: need positions from at least two games")
+    result = d["result"].astype(np.float64)
+    # Two scales: the labels' own, and ours. A teacher counts in its own centipawns: the ratio of its scores to our
+    # material balance (the median over positions a minor piece or so apart) converts, so the learned tables stay in
+    # our centipawns (the search's pruning margins assume them).
+    k_label = fit_scale(d["score"][tr].astype(np.float64), result[tr])
+    target = lam * _sigmoid(d["score"] / k_label) + (1 - lam) * result
+    return tr, va, target, k_label, label_unit_ratio(d, variant)
+
+
+def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest: int = 0, lam: float = 0.5,
+                      seed: int = 0, teacher_games_only: bool = False) -> dict[str, float]:
+    """The validation loss of the hand-set tables and of each weights file on the data of :func:`fit` (the same
+    split, labels and scale for the same files, ``seed`` and ``lam``); with ``newest`` > 0 only on the validation
+    games of the last ``newest`` files, the games that tables fitted on the earlier files never saw. A table fitted
+    on more files has seen the training games of the newer ones, never their validation games, so this compares
+    fits on different amounts of data on positions none of them was fitted on."""
+    from engine import get_variant
+    from . import kp as KP
+    from .params import TEMPO
+    v = get_variant("shogi")
+    if not 0 <= newest <= len(data_paths):
+        raise ValueError(f"--newest must be between 0 and the number of data files ({len(data_paths)})")
+    d = _load_data(data_paths, teacher_games_only)
+    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
+    if newest:
+        older = data_paths[:len(data_paths) - newest]  # _load_data numbers the games file after file
+        first_new_game = int(_load_data(older, teacher_games_only)["game"].max()) + 1 if older else 0
+        va = va[d["game"][va] >= first_new_game]
+    idx, coef = KP.features(d["board"][va], d["hands"][va], v)
+    mob = KP.mobility_features(d["board"][va], v)
+    sign = np.where(d["stm"][va] == 0, 1.0, -1.0)
+    K = k_label / unit_ratio
+
+    def loss(kp: np.ndarray, kp_hand: np.ndarray, tempo: float, mobility: np.ndarray | None) -> float:
+        w = np.concatenate([kp.ravel(), kp_hand.ravel(), [0]]).astype(np.float64)
+        s = (w[idx] * coef).sum(axis=1)
+        if mobility is not None:
+            s = s + mob @ mobility.astype(np.float64)
+        return _bce(_sigmoid((sign * s + tempo) / K), target[va])
+
+    out = {"positions": float(len(va)), "hand": loss(*KP.prior_tables(v), float(TEMPO), None)}
+    for path in weights_paths:
+        w = KP.load_weights(path, v)
+        out[str(path)] = loss(w.kp, w.kp_hand, float(w.tempo), w.mobility)
+    return out
+
+
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
         seed: int = 0, mobility: bool = False, teacher_games_only: bool = False) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
@@ -243,20 +304,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
             s = s + mob[rows] @ wm
         return sign[rows] * s + tempo
 
+    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
     games = np.unique(d["game"])
-    rng = np.random.default_rng(seed)
-    val_games = rng.choice(games, size=max(1, len(games) // 10), replace=False)
-    is_val = np.isin(d["game"], val_games)
-    tr, va = np.flatnonzero(~is_val), np.flatnonzero(is_val)
-    if len(tr) == 0 or len(va) == 0:
-        raise ValueError("too little data: need positions from at least two games")
-    result = d["result"].astype(np.float64)
-    # Two scales: the labels' own, and ours. A teacher counts in its own centipawns: the ratio of its scores to our
-    # material balance (the median over positions a minor piece or so apart) converts, so the learned tables stay in
-    # our centipawns (the search's pruning margins assume them).
-    k_label = fit_scale(d["score"][tr].astype(np.float64), result[tr])
-    target = lam * _sigmoid(d["score"] / k_label) + (1 - lam) * result
-    unit_ratio = label_unit_ratio(d, v)
     K = k_label / unit_ratio
 
     def losses(w: np.ndarray, tempo: float, wm: np.ndarray | None = None) -> tuple[float, float]:
@@ -349,6 +398,13 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--mobility", action="store_true", help="also learn a mobility weight per sliding piece type")
     f.add_argument("--teacher-games-only", action="store_true",
                    help="only positions of teach games the teacher played against itself")
+    vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
+    vl.add_argument("--data", type=Path, nargs="+", required=True, help="the data files, as given to fit")
+    vl.add_argument("--weights", type=Path, nargs="+", required=True, help="weights files to compare")
+    vl.add_argument("--newest", type=int, default=0,
+                    help="only the validation games of the last N data files (games older fits never saw)")
+    vl.add_argument("--lam", type=float, default=0.5, help="as fit's --lam")
+    vl.add_argument("--teacher-games-only", action="store_true", help="as fit's")
     c = sub.add_parser("check", help="load a weights file and print its score on a fixed position")
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
@@ -363,6 +419,19 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(figures)
+        return 0
+    if args.cmd == "losses":
+        if not 0 <= args.lam <= 1:
+            ap.error("--lam must be in [0, 1]")
+        try:
+            figures = validation_losses(args.data, args.weights, args.newest, args.lam,
+                                        teacher_games_only=args.teacher_games_only)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"validation positions: {int(figures.pop('positions'))}")
+        for name, value in figures.items():
+            print(f"{name}: {value:.5f}")
         return 0
     if args.cmd == "check":
         from engine import get_variant

@@ -275,6 +275,29 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
 
 
+def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
+    """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
+    labels and scale), and ``--newest 1`` keeps only the validation positions of the last file's games."""
+    from eval.train import DEFAULT_DATA, fit, main, validation_losses
+    with np.load(DEFAULT_DATA) as z:
+        d = {k: z[k] for k in z.files}
+    paths = []
+    for name, rows in (("a.npz", d["game"] < 20), ("b.npz", (d["game"] >= 20) & (d["game"] < 40))):
+        paths.append(tmp_path / name)
+        np.savez_compressed(paths[-1], **{k: (d[k][rows] if d[k].ndim else d[k]) for k in d})
+    out = tmp_path / "w.npz"
+    figures = fit(paths, out, steps=20, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0)
+    every = validation_losses(paths, [out])
+    assert every["positions"] == figures["validation"]
+    assert every["hand"] == pytest.approx(figures["loss_hand_validation"], abs=1e-9)
+    assert every[str(out)] == pytest.approx(figures["loss_validation"], abs=1e-9)
+    newest = validation_losses(paths, [out], newest=1)
+    assert 0 < newest["positions"] < every["positions"] and newest[str(out)] != every[str(out)]
+    with pytest.raises(ValueError, match="newest"):
+        validation_losses(paths, [out], newest=3)
+    assert main(["losses", "--data", *map(str, paths), "--weights", str(tmp_path / "missing.npz")]) == 2
+
+
 def test_learned_mobility_in_the_kernel_equals_the_training_features():
     """The sliders' mobility weights of a weights file: the kernel's term (KP tables at zero, tempo 0) equals the
     training features times the weights, side to move's view, on random positions."""
