@@ -155,3 +155,6 @@ def test_prior_counts_in_the_pooled_statistics_and_sprt():
     assert st.penta == [36, 1, 121, 0, 86] and st.wins == 293 and st.sprt().llr > before
     assert st.by_colour["sente"] == [1, 0, 0]  # colours: only the games played here
     assert st.summary()["prior"]["penta"] == (36, 1, 121, 0, 85) and "earlier part" in st.report()
+    line = st.progress_line(total=100)
+    assert "] 2/100 (+486 earlier) " in line and "+293 =1 -194" in line  # the bar counts this run's games
+    assert S.MatchStats("a", "b").progress_line(total=10).startswith("[....................] 0/10 a vs b")

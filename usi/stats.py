@@ -296,14 +296,18 @@ class MatchStats:
                 "prior": dataclasses.asdict(self.prior) if self.prior else None}
 
     def progress_line(self, total: Optional[int] = None, width: int = 20) -> str:
-        """One line for a live display: bar, games, W/D/L, score, Elo ± half-interval, LOS, LLR."""
-        done = self.games
-        bar = ""
+        """One line for a live display: bar, games, W/D/L, score, Elo ± half-interval, LOS, LLR. The bar and the
+        game count are this run's (``total`` is its schedule); a prior's games are named beside them, and counted
+        in W/D/L and the figures."""
+        earlier = self.prior.wins + self.prior.draws + self.prior.losses if self.prior else 0
+        done = self.games - earlier
         if total:
             filled = int(width * min(done, total) / total)
             bar = "[" + "#" * filled + "." * (width - filled) + f"] {done}/{total} "
         else:
             bar = f"{done} games "
+        if earlier:
+            bar += f"(+{earlier} earlier) "
         elo, lo, hi = self.elo()
         half = (hi - lo) / 2 if math.isfinite(hi - lo) else math.inf
         s = self.sprt()
