@@ -2,9 +2,10 @@
 
 Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
 roll / card / plan / defection where they apply, a game end, a record saved and loaded back. The start position of
-every variant is written to ``docs/img/<variant>.png`` (the screenshots of ``docs/gui.md``), fantasista's magic
-(curtain squares, inventory) to ``docs/img/fantasista-magic.png`` and a mawarikudoi turn chosen by its end (the
-chooser of the ends on one square) to ``docs/img/mawarikudoi-ends.png``.
+every variant is saved as ``<variant>.png``, fantasista's magic (curtain squares, inventory) as
+``fantasista-magic.png`` and a mawarikudoi turn chosen by its end (the chooser of the ends on one square) as
+``mawarikudoi-ends.png``: into a temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into ``docs/img/``
+(the screenshots of ``docs/gui.md``), so that a test run leaves the work tree as it was.
 
 Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
 ``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
@@ -12,6 +13,7 @@ Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -26,7 +28,9 @@ from .gui_helpers import ROOT, engines_with_random
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-IMG = ROOT / "docs" / "img"
+#: Where the screenshots go: docs/img only when asked (they are committed), else a temporary directory.
+IMG = (ROOT / "docs" / "img" if os.environ.get("FANTASISTA_UPDATE_SCREENSHOTS") == "1"
+       else Path(tempfile.gettempdir()) / "fantasista-gui-screenshots")
 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
@@ -174,7 +178,9 @@ class Gui:
 
     def screenshot(self, variant: str) -> None:
         IMG.mkdir(parents=True, exist_ok=True)
-        self.d.find_element(By.TAG_NAME, "body").screenshot(str(IMG / f"{variant}.png"))
+        path = IMG / f"{variant}.png"
+        self.d.find_element(By.TAG_NAME, "body").screenshot(str(path))
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
 
     def wave(self, *moves: str) -> None:
         """Click silver-wave moves (``"5g5f"``: the silver, then its square), each after the server's answer."""
