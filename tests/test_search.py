@@ -126,7 +126,8 @@ def test_tactics(searcher, sfen, firsts, gain):
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
                                       "see+checkprune+qstt", "see+checkprune+qstt+qschecks",
                                       "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode",
-                                      "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1"])
+                                      "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1",
+                                      "see+checkprune+qstt+rootlmr"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -146,7 +147,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
-                                     "cutnode", "lmrchecks", "mate1"])
+                                     "cutnode", "lmrchecks", "mate1", "rootlmr"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
