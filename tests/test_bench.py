@@ -25,3 +25,12 @@ def test_png_writer(tmp_path):
     write_png(img, tmp_path / "x.png")
     data = (tmp_path / "x.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and data.endswith(b"IEND\xaeB`\x82")
+
+
+def test_search_nodes_to_depth_searches_each_position_to_its_depth():
+    """``bench.search_nodes --to-depth D``: every position completes depth D, the sharp shogi ones D - 3."""
+    from bench.search_nodes import SHARP_DEPTH_OFFSET, SHARP_SHOGI_POSITIONS, run
+    rows = run(to_depth=4)
+    assert [r["depth"] for r in rows] == [4 - SHARP_DEPTH_OFFSET if int(r["position"]) in SHARP_SHOGI_POSITIONS else 4
+                                          for r in rows]
+    assert all(r["nodes"] > 0 for r in rows)
