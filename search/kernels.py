@@ -99,9 +99,18 @@ FEAT_MATE1 = 32768
 MATE1_DEPTH = 2
 # Late-move reductions at the root (Stockfish's): a quiet root move after the first ROOT_LMR_AFTER is reduced like
 # one at an inner PV node. Without it every root move gets the full depth, and with pieces in hand a shogi root has
-# 100-200 moves (bench position 4: 3.8 times the nodes to depth 7).
+# 100-200 moves (bench position 4 needed 3.8 times the nodes to depth 7 without it, with the n4 tables).
 FEAT_ROOT_LMR = 65536
 ROOT_LMR_AFTER = 3
+# Razoring (Stockfish's): a non-PV depth-1 node not in check whose static evaluation is more than the razor margin
+# (S.tune[TUNE_RAZOR_MARGIN]) below alpha returns the quiescence search's value: only a capture can save it.
+FEAT_RAZOR = 131072
+# Futility pruning by the reduced depth (Stockfish's lmrDepth): at a non-PV node not in check, a quiet move that does
+# not give check is pruned when eval + FutilityMargin * (lmr_depth + 1) <= alpha, lmr_depth being the depth its late-
+# move reduction would leave (the LMR table only), below LMR_FUTILITY_DEPTH; without it futility pruning stops at
+# FutilityDepth (2) and looks at the node's depth.
+FEAT_LMR_FUTILITY = 262144
+LMR_FUTILITY_DEPTH = 6
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -112,8 +121,8 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 # of this kernel, so they live here (a change wipes the cache, engine/kernels/cache.py); append, never renumber.
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
- TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV) = range(17)
-TUNE_SIZE = TUNE_NULL_EVAL_DIV + 1
+ TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN) = range(18)
+TUNE_SIZE = TUNE_RAZOR_MARGIN + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -589,6 +598,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             rfp_depth, rfp_margin = S.tune[TUNE_RFP_DEPTH], S.tune[TUNE_RFP_MARGIN]
             if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
+            if ((S.ctl[CTL_FEATURES] & FEAT_RAZOR) != 0 and not pv_node and depth == 1
+                    and ev + S.tune[TUNE_RAZOR_MARGIN] <= alpha):
+                return search(P, T, E, S, alpha, beta, zero, ply, no, no)  # this node's quiescence search
             rfp_plies = depth - 1 if improving else depth
             if (not pv_node and depth <= rfp_depth and ev - rfp_margin * rfp_plies >= beta
                     and abs(beta) < MATE_BOUND):
@@ -644,6 +656,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
         fut_depth, fut_base, fut_margin = WIDE_FUT_DEPTH, WIDE_FUT_BASE, WIDE_FUT_MARGIN
     futile = (not pv_node and not incheck and depth <= fut_depth and ev + fut_base + fut_margin * depth <= alpha)
+    lmr_futility = (S.ctl[CTL_FEATURES] & FEAT_LMR_FUTILITY) != 0
     lmp_limit = S.tune[TUNE_LMP_BASE] + S.tune[TUNE_LMP_SCALE] * depth * depth // 10
     not_improving = (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0 and not (improving or incheck or root)
     if not_improving:
@@ -681,6 +694,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if late and check_prune:
             continue
         prune = late or (prunable and futile)
+        if prunable and not prune and lmr_futility:
+            lmr_depth = max(depth - 1 - S.lmr[min(depth, 63), min(searched, 63)], 0)
+            prune = lmr_depth < LMR_FUTILITY_DEPTH and ev + fut_margin * (lmr_depth + 1) <= alpha
         see_prune = (use_see and not root and searched > 0 and not incheck and best > -MATE_BOUND
                      and depth <= S.tune[TUNE_SEE_DEPTH])
         may_check = (prune or see_prune) and _may_check(P, T, mv, eksq)  # the geometric test only when needed

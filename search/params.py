@@ -19,8 +19,8 @@ import numpy as np
 
 from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_HIST_LMR_DIV, TUNE_LMP_BASE,
                       TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
-                      TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_SEE_CAPTURE,
-                      TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SIZE)
+                      TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN,
+                      TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,9 @@ TUNABLES: dict[int, Tunable] = {
                                "quiescence delta pruning: stand pat + gain + margin <= alpha skips a capture"),
     TUNE_LMR_BASE: Tunable("LMRBase", 75, 0, 200, 8, "LMR table: base / 100 + ln(depth) ln(moves) / (div / 100)"),
     TUNE_LMR_DIV: Tunable("LMRDiv", 225, 100, 500, 15, "LMR table: the divisor of ln(depth) ln(moves), in 1/100"),
+    TUNE_RAZOR_MARGIN: Tunable("RazorMargin", 500, 100, 1500, 30,
+                               "razoring (feature razor): a depth-1 node with eval + margin <= alpha returns its "
+                               "quiescence value"),
 }
 assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
 #: parameter name -> index

@@ -127,7 +127,8 @@ def test_tactics(searcher, sfen, firsts, gain):
                                       "see+checkprune+qstt", "see+checkprune+qstt+qschecks",
                                       "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode",
                                       "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1",
-                                      "see+checkprune+qstt+rootlmr"])
+                                      "see+checkprune+qstt+rootlmr", "see+checkprune+qstt+razor",
+                                      "see+checkprune+qstt+lmrfutility"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -147,7 +148,8 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
-                                     "cutnode", "lmrchecks", "mate1", "rootlmr"])
+                                     "cutnode", "lmrchecks", "mate1", "rootlmr", "razor",
+                                     "lmrfutility"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -427,13 +429,14 @@ def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     """The parameter vector defaults to the search's values (the same tree whether they are given or not), and every
     parameter is read: moving it to an end of its range (or next to a low end that means "off") changes the tree
     of a depth-6 search of the sharp middlegame with every feature that reads one switched on (wide futility off:
-    it swaps in fixed margins)."""
+    it swaps in fixed margins; futility by the reduced depth off: it prunes what FutilityDepth would add)."""
     from search import FEATURES
     from search.params import PARAM_INDEX, TUNABLES, TUNE_LMR_BASE, TUNE_LMR_DIV, lmr_table
 
     # the features that read a parameter (improving and conthist read none; they shape the tree so that null
     # moves at depth >= 6, where NullDepthDiv shows, did not happen)
-    bits = sum(FEATURES.values()) & ~(FEATURES["widefutility"] | FEATURES["improving"] | FEATURES["conthist"])
+    bits = sum(FEATURES.values()) & ~(FEATURES["widefutility"] | FEATURES["improving"] | FEATURES["conthist"]
+                                      | FEATURES["lmrfutility"])
     pos = Position.from_sfen(bench_positions[4])
 
     def nodes(**params) -> int:
