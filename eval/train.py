@@ -253,6 +253,8 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
         older = data_paths[:len(data_paths) - newest]  # _load_data numbers the games file after file
         first_new_game = int(_load_data(older, teacher_games_only)["game"].max()) + 1 if older else 0
         va = va[d["game"][va] >= first_new_game]
+        if len(va) == 0:
+            raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
     idx, coef = KP.features(d["board"][va], d["hands"][va], v)
     mob = KP.mobility_features(d["board"][va], v)
     sign = np.where(d["stm"][va] == 0, 1.0, -1.0)
