@@ -150,6 +150,12 @@ def king_squares(board: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.nd
     return is_k0.argmax(axis=1), is_k1.argmax(axis=1)
 
 
+def flat_weights(kp: np.ndarray, kp_hand: np.ndarray) -> np.ndarray:
+    """The weight vector ``w`` that :func:`features` indexes: ``kp`` and ``kp_hand`` flattened and the padding slot
+    (0) after them, as float64 for training."""
+    return np.concatenate([kp.ravel(), kp_hand.ravel(), [0]]).astype(np.float64)
+
+
 def features(board: np.ndarray, hands: np.ndarray, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
     """Sparse form of :func:`eval.kernels.kp_sum` for N positions: ``(idx, coef)``, both [N, F], so that the
     sente-view KP value is ``(w[idx] * coef).sum(1)`` with ``w = concat(kp.ravel(), kp_hand.ravel(), [0])``; the

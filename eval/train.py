@@ -153,10 +153,11 @@ _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
 
 
 def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
-    """The positions of one or more ``gen`` / ``teach`` files, concatenated (game ids offset so games stay apart);
-    ``teacher_games_only``: only the positions of teach games our engine took no part in (``ours == -1``)."""
+    """The positions of one or more ``gen`` / ``teach`` files, concatenated (game ids offset so games stay apart),
+    with ``source``: the index in ``paths`` of each position's file; ``teacher_games_only``: only the positions of
+    teach games our engine took no part in (``ours == -1``)."""
     parts = []
-    for path in paths:
+    for i, path in enumerate(paths):
         if not Path(path).is_file():
             raise ValueError(f"no training data file {path} (make one with: python -m eval.train gen)")
         try:
@@ -171,12 +172,13 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
             d = {k: x[ours == -1] for k, x in d.items()}
         if len(d["stm"]) == 0:
             raise ValueError(f"training data file {path} holds no positions")
+        d["source"] = np.full(len(d["stm"]), i, np.int32)
         parts.append(d)
     offset = 0
     for d in parts:
         d["game"] = d["game"] + offset
         offset = int(d["game"].max()) + 1
-    return {k: np.concatenate([d[k] for d in parts]) for k in _DATA_KEYS}
+    return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source")}
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -212,6 +214,17 @@ def label_unit_ratio(d: dict, variant) -> float:
     if rows.sum() < 100:
         return 1.0
     return float(np.median(d["score"][rows] / balance[rows]))
+
+
+def _side_to_move_value(w: np.ndarray, idx: np.ndarray, coef: np.ndarray, sign: np.ndarray, tempo: float,
+                        mob: np.ndarray | None = None, wm: np.ndarray | None = None) -> np.ndarray:
+    """The KP evaluation of positions as the kernel computes it, side to move's view: the sente-view sum of the
+    sparse features (:func:`eval.kp.features`) and, with ``wm``, the sliders' mobility, signed by ``sign`` (+1 sente
+    to move), plus the side-to-move bonus ``tempo``."""
+    s = (w[idx] * coef).sum(axis=1)
+    if wm is not None:
+        s = s + mob @ wm
+    return sign * s + tempo
 
 
 def _split_and_target(d: dict, variant, seed: int, lam: float
@@ -250,9 +263,7 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     d = _load_data(data_paths, teacher_games_only)
     tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
     if newest:
-        older = data_paths[:len(data_paths) - newest]  # _load_data numbers the games file after file
-        first_new_game = int(_load_data(older, teacher_games_only)["game"].max()) + 1 if older else 0
-        va = va[d["game"][va] >= first_new_game]
+        va = va[d["source"][va] >= len(data_paths) - newest]
         if len(va) == 0:
             raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
     idx, coef = KP.features(d["board"][va], d["hands"][va], v)
@@ -261,11 +272,9 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     K = k_label / unit_ratio
 
     def loss(kp: np.ndarray, kp_hand: np.ndarray, tempo: float, mobility: np.ndarray | None) -> float:
-        w = np.concatenate([kp.ravel(), kp_hand.ravel(), [0]]).astype(np.float64)
-        s = (w[idx] * coef).sum(axis=1)
-        if mobility is not None:
-            s = s + mob @ mobility.astype(np.float64)
-        return _bce(_sigmoid((sign * s + tempo) / K), target[va])
+        wm = None if mobility is None else mobility.astype(np.float64)
+        value = _side_to_move_value(KP.flat_weights(kp, kp_hand), idx, coef, sign, tempo, mob, wm)
+        return _bce(_sigmoid(value / K), target[va])
 
     out = {"positions": float(len(va)), "hand": loss(*KP.prior_tables(v), float(TEMPO), None)}
     for path in weights_paths:
@@ -288,7 +297,7 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     idx, coef = KP.features(d["board"], d["hands"], v)
     coef = coef.astype(np.float64)
     kp0, kh0 = KP.prior_tables(v)
-    prior = np.concatenate([kp0.ravel(), kh0.ravel(), [0]]).astype(np.float64)
+    prior = KP.flat_weights(kp0, kh0)
     fmap = KP.factor_map(v)
     n_w, n_f = prior.size, int(fmap.max()) + 1
     dummy = n_w - 1
@@ -300,11 +309,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
         mob_mask[KP.slider_types(v)] = 1.0
 
     def value(w: np.ndarray, tempo: float, rows: np.ndarray, wm: np.ndarray | None = None) -> np.ndarray:
-        """Side to move's view, as the kernel."""
-        s = (w[idx[rows]] * coef[rows]).sum(axis=1)
-        if wm is not None:
-            s = s + mob[rows] @ wm
-        return sign[rows] * s + tempo
+        return _side_to_move_value(w, idx[rows], coef[rows], sign[rows], tempo,
+                                   None if wm is None else mob[rows], wm)
 
     tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
     games = np.unique(d["game"])
