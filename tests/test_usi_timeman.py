@@ -12,11 +12,10 @@ def test_no_clock_means_no_time_limit():
 
 
 @pytest.mark.parametrize("byo", [1000, 3000, 10_000, 60_000])
-def test_byoyomi_only_uses_most_of_it(byo):
+def test_byoyomi_only_uses_all_of_it(byo):
     b = allocate(Clock(btime=0, wtime=0, byoyomi=byo), side=0, network_delay=DELAY)
     assert b.hard_ms == byo - OVERHEAD  # all of the byoyomi but the overhead: never more
-    assert b.soft_ms >= 0.8 * (byo - OVERHEAD)  # and most of it planned (unused byoyomi is lost)
-    assert b.soft_ms <= b.hard_ms
+    assert b.soft_ms == b.hard_ms  # and all of it planned (unused byoyomi is lost)
 
 
 def test_byoyomi_shorter_than_the_overhead_still_moves():

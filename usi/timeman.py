@@ -119,8 +119,9 @@ def allocate(clock: Clock, side: int, ply: int = 0, network_delay: int = 0,
     share = usable_main / mtg
 
     if byo:
-        # Byoyomi cannot be saved: use most of it on every move, plus a share of the main time.
-        soft = share + 0.85 * byo_avail
+        # Byoyomi cannot be saved: all of it goes to every move (an iteration begun late and stopped at the hard
+        # limit still answers with the best move it has found), plus a share of the main time.
+        soft = share + byo_avail
         hard = min(usable_main, max(4 * share, usable_main // 8)) + byo_avail
     elif inc:
         # Fischer: spending about the increment keeps the clock steady; never spend most of the bank.
