@@ -143,7 +143,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
         if firsts is not None:
             assert pos.move_usi(r.best) in firsts
     with pytest.raises(ValueError):
-        Searcher(hash_mb=1, features=1 << 20)
+        Searcher(hash_mb=1, features=max(FEATURES.values()) << 1)
 
 
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
