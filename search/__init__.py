@@ -55,8 +55,8 @@ FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {
     # see: SPRT H1, +131 Elo at 10k nodes; pvcheckext + histlmr on top: SPRT H1, +59 Elo at 40k nodes;
-    # checkprune + qstt on top: SPRT H1, +70 Elo at movetime 200 ms
-    "shogi": FEAT_SEE | FEAT_PV_CHECK_EXT | FEAT_HIST_LMR | FEAT_CHECK_PRUNE | FEAT_QS_TT,
+    # checkprune + qstt on top: SPRT H1, +70 Elo at movetime 200 ms; rootlmr on top: SPRT H1, +54 Elo at 200 ms
+    "shogi": FEAT_SEE | FEAT_PV_CHECK_EXT | FEAT_HIST_LMR | FEAT_CHECK_PRUNE | FEAT_QS_TT | FEAT_ROOT_LMR,
     "daishogi2017": FEAT_SEE,
 }
 DEFAULT_FEATURES = VARIANT_DEFAULT_FEATURES["shogi"]
