@@ -28,8 +28,8 @@ from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE,
                       FEAT_CONT_HIST, FEAT_CUT_NODE, FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_LMR_CHECKS,
                       FEAT_LMR_FUTILITY, FEAT_MATE1, FEAT_PV_CHECK_EXT, FEAT_QS_CHECKS, FEAT_QS_EVASION_PRUNE,
-                      FEAT_QS_TT, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE, FEAT_STAGED, FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR,
-                      INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
+                      FEAT_QS_TT, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE, FEAT_SINGULAR, FEAT_STAGED, FEAT_WIDE_FUTILITY,
+                      FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import CONT_KINDS, MP_COLS
@@ -50,7 +50,8 @@ FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT
                              "checkprune": FEAT_CHECK_PRUNE, "qschecks": FEAT_QS_CHECKS,
                              "qsevasions": FEAT_QS_EVASION_PRUNE, "cutnode": FEAT_CUT_NODE,
                              "lmrchecks": FEAT_LMR_CHECKS, "mate1": FEAT_MATE1,
-                             "rootlmr": FEAT_ROOT_LMR, "razor": FEAT_RAZOR, "lmrfutility": FEAT_LMR_FUTILITY}
+                             "rootlmr": FEAT_ROOT_LMR, "razor": FEAT_RAZOR, "lmrfutility": FEAT_LMR_FUTILITY,
+                             "singular": FEAT_SINGULAR}
 #: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {
@@ -193,6 +194,7 @@ class Searcher:
         self._counter = np.zeros((64, 81), np.int32)
         self._quiets = np.zeros((MAX_PLY + 1, MAX_QUIETS), np.int32)
         self._sev = np.zeros((MAX_PLY + 1, 2), np.int32)
+        self._excluded = np.zeros(MAX_PLY + 1, np.int32)
         self._cont = np.zeros((1, 1), np.int16)  # continuation history: sized in _tables when conthist is on
         self._mate_moves = np.zeros((MATE_MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mate_key = np.zeros(MATE_TT_ENTRIES, np.uint64)
@@ -318,7 +320,7 @@ class Searcher:
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
             see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune,
-            sev=self._sev, cont=self._cont)
+            sev=self._sev, cont=self._cont, excluded=self._excluded)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:

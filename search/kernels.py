@@ -111,6 +111,14 @@ FEAT_RAZOR = 131072
 # FutilityDepth (2) and looks at the node's depth.
 FEAT_LMR_FUTILITY = 262144
 LMR_FUTILITY_DEPTH = 6
+# Singular extensions (Stockfish's): at a node of depth >= SingularDepth (S.tune) whose TT entry is a lower or exact
+# bound of at least depth - SINGULAR_TT_DEPTH plies with a move, the node is first searched without that move at half
+# depth against tt_score - SingularMargin * depth. If every other move falls below it, the TT move is singular (the
+# only good move) and is searched one ply deeper; if that bound is itself >= beta, several moves beat beta and the
+# node returns it (multi-cut). The search without the move runs before move generation: the move lists, the picker
+# state and the quiet-move buffer of a ply are shared buffers (S.moves[ply], S.mp[ply], ...), not locals.
+FEAT_SINGULAR = 524288
+SINGULAR_TT_DEPTH = 3
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -121,8 +129,9 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 # of this kernel, so they live here (a change wipes the cache, engine/kernels/cache.py); append, never renumber.
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
- TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN) = range(18)
-TUNE_SIZE = TUNE_RAZOR_MARGIN + 1
+ TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_SINGULAR_DEPTH,
+ TUNE_SINGULAR_MARGIN) = range(20)
+TUNE_SIZE = TUNE_SINGULAR_MARGIN + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -149,6 +158,7 @@ SearchTables = namedtuple("SearchTables", [
     "tune",       # int32[TUNE_SIZE]: the tunable parameters by TUNE_* index (search/params.py); read only
     "sev",        # int32[MAX_PLY + 1, 2]: [ply, 0] the static evaluation at ply (NO_EVAL: none), [ply, 1] its side
     "cont",       # int16[CONT_KINDS * n_sq, CONT_KINDS * n_sq]: continuation history (FEAT_CONT_HIST; else [1, 1])
+    "excluded",   # int32[MAX_PLY + 1]: the move a singular-extension search leaves out at that ply (0: none)
 ])
 
 
@@ -545,6 +555,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     pv_node = beta - alpha > 1
     key = P.keys[aply]
     tt_move = 0
+    tt_hit_depth = -1  # the TT entry's depth, bound and score (singular extensions)
+    tt_hit_bound = BOUND_NONE
+    tt_hit_score = 0
+    excluded = S.excluded[ply]  # != 0: this is a singular-extension search of the node without that move
     ev = -INF
     S.sev[ply, 0] = NO_EVAL
     S.sev[ply, 1] = us
@@ -568,17 +582,20 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             return alpha
 
         # 3. Transposition table.
+        # The singular-extension search of this node without a move neither reads nor writes the entry: it holds
+        # the node's full result.
         ti = np.int64(key & np.uint64(S.tt_key.shape[0] - 1))
-        if S.tt_key[ti] == key:
+        if S.tt_key[ti] == key and excluded == 0:
             tt_move = S.tt_move[ti]
+            tt_hit_depth, tt_hit_bound = np.int64(S.tt_depth[ti]), S.tt_bound[ti]
+            tt_hit_score = _score_from_tt(S.tt_score[ti], ply)
             if not pv_node and S.tt_depth[ti] >= depth:
-                tts = _score_from_tt(S.tt_score[ti], ply)
-                if _settles(S.tt_bound[ti], tts, alpha, beta):
-                    return tts
+                if _settles(S.tt_bound[ti], tt_hit_score, alpha, beta):
+                    return tt_hit_score
 
         # 3b. Internal iterative reduction: no TT move means this node was never searched (or failed low): a
         # shallower search here is cheap and fills the table for the next iteration.
-        if (S.ctl[CTL_FEATURES] & FEAT_IIR) != 0 and tt_move == 0 and depth >= IIR_DEPTH:
+        if (S.ctl[CTL_FEATURES] & FEAT_IIR) != 0 and tt_move == 0 and depth >= IIR_DEPTH and excluded == 0:
             depth -= 1
 
         # 3c. Mate in one.
@@ -605,7 +622,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if (not pv_node and depth <= rfp_depth and ev - rfp_margin * rfp_plies >= beta
                     and abs(beta) < MATE_BOUND):
                 return ev
-            if can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND:
+            if (can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND
+                    and excluded == 0):
                 r = S.tune[TUNE_NULL_BASE] + depth // S.tune[TUNE_NULL_DEPTH_DIV]
                 if S.tune[TUNE_NULL_EVAL_DIV] > 0:  # the further above beta, the safer a deeper cut
                     r += min((ev - beta) // S.tune[TUNE_NULL_EVAL_DIV], NULL_EVAL_MAX)
@@ -616,6 +634,23 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     return 0
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
+
+    # 4b. Singular extension: is the TT move the only good one? (FEAT_SINGULAR; see its constants)
+    singular_move = 0
+    if ((S.ctl[CTL_FEATURES] & FEAT_SINGULAR) != 0 and not root and excluded == 0 and tt_move != 0
+            and depth >= S.tune[TUNE_SINGULAR_DEPTH] and tt_hit_depth >= depth - SINGULAR_TT_DEPTH
+            and (tt_hit_bound == BOUND_LOWER or tt_hit_bound == BOUND_EXACT) and abs(tt_hit_score) < MATE_BOUND):
+        s_beta = tt_hit_score - S.tune[TUNE_SINGULAR_MARGIN] * depth
+        S.excluded[ply] = tt_move
+        v = search(P, T, E, S, s_beta - 1, s_beta, (depth - 1) // 2, ply, no, cut_node)
+        S.excluded[ply] = 0
+        S.pv_len[ply] = ply  # the PV that search left at this ply is not this node's
+        if S.ctl[CTL_STOP] != 0:
+            return 0
+        if v < s_beta:
+            singular_move = tt_move
+        elif s_beta >= beta:
+            return s_beta  # multi-cut: another move beats beta too
 
     # 5. Moves: the staged picker (search/movepick.py: TT move before generation, good captures, killers,
     # counter-move, quiet moves by history, losing captures); root: the given order.
@@ -681,6 +716,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             mv = mp_next(P, T, E, S, ply)
             if mv == 0:
                 break  # i moves were yielded
+            if mv == excluded:
+                continue
             mscore = S.mp[ply, MP_SCORE]
         quiet = _is_quiet(P, mv)
         code = moving_code(P, mv)
@@ -722,7 +759,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if prune and not gives_check:
             undo_move(P, T)
             continue
-        new_depth = depth - 1
+        new_depth = depth if mv == singular_move else depth - 1
         sgn = 1 if P.st[ST_STM] == us else -1  # side-change test: negamax flips only when the mover changes
         # the child's expected type: the same node's when the mover does not change (a multi-part turn goes on)
         same_side = sgn == 1
@@ -803,6 +840,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
 
     if best == -INF and i == 0 and not root:
         return -MATE + ply  # no legal move loses (checkmate; shogi has no stalemate)
+    if excluded != 0:
+        # the search without the TT move: its result is no bound of the node, so it is not stored; no other move
+        # at all fails it low
+        return alpha if best == -INF else best
 
     # 7. Store and return.
     _tt_store(S, key, depth, ply, best, _bound(best, orig_alpha, beta), best_move)

@@ -20,7 +20,8 @@ import numpy as np
 from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_HIST_LMR_DIV, TUNE_LMP_BASE,
                       TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
                       TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN,
-                      TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SIZE)
+                      TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SINGULAR_DEPTH, TUNE_SINGULAR_MARGIN,
+                      TUNE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,11 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_RAZOR_MARGIN: Tunable("RazorMargin", 500, 100, 1500, 30,
                                "razoring (feature razor): a depth-1 node with eval + margin <= alpha returns its "
                                "quiescence value"),
+    TUNE_SINGULAR_DEPTH: Tunable("SingularDepth", 6, 2, 20, 0.6,
+                                 "singular extensions (feature singular) at nodes of this depth or more"),
+    TUNE_SINGULAR_MARGIN: Tunable("SingularMargin", 2, 0, 60, 2,
+                                  "singular extensions: the TT move is singular when every other move scores below "
+                                  "tt score - margin * depth"),
 }
 assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
 #: parameter name -> index

@@ -149,18 +149,43 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
                                      "cutnode", "lmrchecks", "mate1", "rootlmr", "razor",
-                                     "lmrfutility"])
+                                     "lmrfutility", "singular"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
-    tree)."""
+    tree). Singular extensions start at nodes of depth 6 (SingularDepth; the root's children of a depth-7
+    search): depth 8."""
     from search import DEFAULT_FEATURES, FEATURES
     pos = Position.from_sfen(bench_positions[4])
+    depth = 8 if feature == "singular" else 6
     nodes = []
     for bits in (DEFAULT_FEATURES & ~FEATURES[feature], DEFAULT_FEATURES | FEATURES[feature]):
         s = Searcher(hash_mb=8, features=bits)
-        nodes.append(s.search(pos, Limits(depth=6)).nodes)
+        nodes.append(s.search(pos, Limits(depth=depth)).nodes)
     assert nodes[0] != nodes[1], nodes
+
+
+def test_singular_extensions_keep_mates_and_tactics_and_leave_no_move_excluded():
+    """With singular extensions (whose searches leave a move out at their ply) a search deep enough for them still
+    finds the mates and wins the tactics' material, and no ply keeps a left-out move, even when the node budget
+    stops the search inside one of those searches."""
+    from search import DEFAULT_FEATURES, FEATURES
+    s = Searcher(hash_mb=8, features=DEFAULT_FEATURES | FEATURES["singular"])
+    depth = s.params["SingularDepth"] + 2
+    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
+        assert s.search(Position.from_sfen(sfen), Limits(depth=depth)).mate == plies
+    for sfen, firsts, gain in TACTICS:
+        pos = Position.from_sfen(sfen)
+        r = s.search(pos, Limits(depth=depth))
+        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
+        if firsts is not None:
+            assert pos.move_usi(r.best) in firsts
+        assert not s._excluded.any()
+    pos = Position.from_sfen(bench_positions[4])
+    for budget in (3_000, 7_000, 20_000, 50_000):  # stops at different points of the tree
+        s.clear()
+        r = s.search(pos, Limits(nodes=budget))
+        assert r.best is not None and not s._excluded.any()
 
 
 def test_checkprune_prunes_checking_drops_that_lose_the_piece():
@@ -428,8 +453,9 @@ def test_search_features_option_reaches_the_searcher():
 def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     """The parameter vector defaults to the search's values (the same tree whether they are given or not), and every
     parameter is read: moving it to an end of its range (or next to a low end that means "off") changes the tree
-    of a depth-6 search of the sharp middlegame with every feature that reads one switched on (wide futility off:
-    it swaps in fixed margins; futility by the reduced depth off: it prunes what FutilityDepth would add)."""
+    of a depth-7 search of the sharp middlegame with every feature that reads one switched on (wide futility off:
+    it swaps in fixed margins; futility by the reduced depth off: it prunes what FutilityDepth would add; depth 7:
+    singular extensions start at nodes of depth 6)."""
     from search import FEATURES
     from search.params import PARAM_INDEX, TUNABLES, TUNE_LMR_BASE, TUNE_LMR_DIV, lmr_table
 
@@ -442,7 +468,7 @@ def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     def nodes(**params) -> int:
         s = Searcher(hash_mb=8, features=bits)
         s.set_params(params)
-        return s.search(pos, Limits(depth=6)).nodes
+        return s.search(pos, Limits(depth=7)).nodes
 
     base = nodes()
     assert nodes(**{t.name: t.default for t in TUNABLES.values()}) == base
