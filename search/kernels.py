@@ -119,6 +119,15 @@ LMR_FUTILITY_DEPTH = 6
 # state and the quiet-move buffer of a ply are shared buffers (S.moves[ply], S.mp[ply], ...), not locals.
 FEAT_SINGULAR = 524288
 SINGULAR_TT_DEPTH = 3
+# ProbCut (Stockfish's): at a non-PV node of depth >= ProbCutDepth (S.tune), not in check, a capture (or promotion)
+# whose exchange gains at least r_beta - eval, r_beta = beta + ProbCutMargin, is tried: a quiescence search first,
+# then, if that holds, a search of the child to depth - PROBCUT_REDUCTION against r_beta; one that holds returns its
+# value (a shallow search well above beta predicts the full one above beta). At most PROBCUT_MOVES captures, twice as
+# many at a cut node. Like the singular search, it runs before move generation (the ply's move list is a shared
+# buffer).
+FEAT_PROBCUT = 1048576
+PROBCUT_REDUCTION = 4
+PROBCUT_MOVES = 2
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -130,8 +139,8 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
  TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_SINGULAR_DEPTH,
- TUNE_SINGULAR_MARGIN) = range(20)
-TUNE_SIZE = TUNE_SINGULAR_MARGIN + 1
+ TUNE_SINGULAR_MARGIN, TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN) = range(22)
+TUNE_SIZE = TUNE_PROBCUT_MARGIN + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -634,6 +643,32 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     return 0
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
+            # 4a. ProbCut (FEAT_PROBCUT; see its constants)
+            if ((S.ctl[CTL_FEATURES] & FEAT_PROBCUT) != 0 and not pv_node and excluded == 0
+                    and depth >= S.tune[TUNE_PROBCUT_DEPTH] and abs(beta) < MATE_BOUND):
+                r_beta = min(beta + S.tune[TUNE_PROBCUT_MARGIN], MATE_BOUND - 1)
+                n = generate(P, T, GEN_CAPTURES, S.moves[ply])
+                score_moves(P, T, E, S, ply, n, tt_move, yes)
+                tries = PROBCUT_MOVES * (2 if cut_node else 1)
+                for i in range(n):
+                    if tries == 0:
+                        break
+                    mv = pick(S, ply, i, n)
+                    if not see_ge(P, T, E, mv, r_beta - ev, S.see_buf):
+                        continue
+                    tries -= 1
+                    do_move(P, T, mv)
+                    sgn = 1 if P.st[ST_STM] == us else -1
+                    lo, hi = (r_beta - 1, r_beta) if sgn == 1 else (-r_beta, -r_beta + 1)
+                    v = sgn * search(P, T, E, S, lo, hi, zero, ply + 1, no, no)  # the quiescence search first
+                    if v >= r_beta:
+                        v = sgn * search(P, T, E, S, lo, hi, depth - PROBCUT_REDUCTION, ply + 1, yes,
+                                         cut_node if sgn == 1 else not cut_node)
+                    undo_move(P, T)
+                    if S.ctl[CTL_STOP] != 0:
+                        return 0
+                    if v >= r_beta:
+                        return v
 
     # 4b. Singular extension: is the TT move the only good one? (FEAT_SINGULAR; see its constants)
     singular_move = 0

@@ -21,7 +21,7 @@ from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_H
                       TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
                       TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN,
                       TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SINGULAR_DEPTH, TUNE_SINGULAR_MARGIN,
-                      TUNE_SIZE)
+                      TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,9 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_SINGULAR_MARGIN: Tunable("SingularMargin", 2, 0, 60, 2,
                                   "singular extensions: the TT move is singular when every other move scores below "
                                   "tt score - margin * depth"),
+    TUNE_PROBCUT_DEPTH: Tunable("ProbCutDepth", 5, 2, 20, 0.6, "ProbCut (feature probcut) at nodes of this depth or more"),
+    TUNE_PROBCUT_MARGIN: Tunable("ProbCutMargin", 100, 0, 600, 15,
+                                 "ProbCut: a capture whose shallow search holds beta + margin returns"),
 }
 assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
 #: parameter name -> index

@@ -149,7 +149,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
                                      "cutnode", "lmrchecks", "mate1", "rootlmr", "razor",
-                                     "lmrfutility", "singular"])
+                                     "lmrfutility", "singular", "probcut"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
@@ -165,12 +165,14 @@ def test_each_feature_changes_the_tree(feature):
     assert nodes[0] != nodes[1], nodes
 
 
-def test_singular_extensions_keep_mates_and_tactics_and_leave_no_move_excluded():
-    """With singular extensions (whose searches leave a move out at their ply) a search deep enough for them still
-    finds the mates and wins the tactics' material, and no ply keeps a left-out move, even when the node budget
-    stops the search inside one of those searches."""
+@pytest.mark.parametrize("feature", ["singular", "probcut"])
+def test_deep_node_features_keep_mates_and_tactics_and_leave_no_move_excluded(feature):
+    """Singular extensions (whose searches leave a move out at their ply) and ProbCut (which searches captures
+    before the move loop) work at nodes of depth 5-6 and more: a search deep enough for them still finds the mates
+    and wins the tactics' material, and no ply keeps a left-out move, even when the node budget stops the search
+    inside one of those searches."""
     from search import DEFAULT_FEATURES, FEATURES
-    s = Searcher(hash_mb=8, features=DEFAULT_FEATURES | FEATURES["singular"])
+    s = Searcher(hash_mb=8, features=DEFAULT_FEATURES | FEATURES[feature])
     depth = s.params["SingularDepth"] + 2
     for sfen, plies in ((MATE1, 1), (MATE3, 3)):
         assert s.search(Position.from_sfen(sfen), Limits(depth=depth)).mate == plies
