@@ -624,7 +624,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             rfp_depth, rfp_margin = S.tune[TUNE_RFP_DEPTH], S.tune[TUNE_RFP_MARGIN]
             if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
-            if ((S.ctl[CTL_FEATURES] & FEAT_RAZOR) != 0 and not pv_node and depth == 1
+            if ((S.ctl[CTL_FEATURES] & FEAT_RAZOR) != 0 and not pv_node and depth == 1 and excluded == 0
                     and ev + S.tune[TUNE_RAZOR_MARGIN] <= alpha):
                 return search(P, T, E, S, alpha, beta, zero, ply, no, no)  # this node's quiescence search
             rfp_plies = depth - 1 if improving else depth
@@ -643,11 +643,14 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     return 0
                 if v >= beta:
                     return beta if v >= MATE_BOUND else v
-            # 4a. ProbCut (FEAT_PROBCUT; see its constants)
+            # 4a. ProbCut (FEAT_PROBCUT; see its constants). Not with the try rule: a completed try is only seen
+            # by step 5's test over every move.
             if ((S.ctl[CTL_FEATURES] & FEAT_PROBCUT) != 0 and not pv_node and excluded == 0
-                    and depth >= S.tune[TUNE_PROBCUT_DEPTH] and abs(beta) < MATE_BOUND):
+                    and depth >= S.tune[TUNE_PROBCUT_DEPTH] and abs(beta) < MATE_BOUND and T.params[P_TRY] == 0):
                 r_beta = min(beta + S.tune[TUNE_PROBCUT_MARGIN], MATE_BOUND - 1)
                 n = generate(P, T, GEN_CAPTURES, S.moves[ply])
+                S.mp[ply, MP_COUNTER] = 0  # no counter-move or continuation row: score_moves reads them
+                S.mp[ply, MP_CONT] = -1
                 score_moves(P, T, E, S, ply, n, tt_move, yes)
                 tries = PROBCUT_MOVES * (2 if cut_node else 1)
                 for i in range(n):
@@ -677,7 +680,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             and (tt_hit_bound == BOUND_LOWER or tt_hit_bound == BOUND_EXACT) and abs(tt_hit_score) < MATE_BOUND):
         s_beta = tt_hit_score - S.tune[TUNE_SINGULAR_MARGIN] * depth
         S.excluded[ply] = tt_move
-        v = search(P, T, E, S, s_beta - 1, s_beta, (depth - 1) // 2, ply, no, cut_node)
+        # at least depth 1: a quiescence search at this ply would neither leave the move out nor spare the TT entry
+        v = search(P, T, E, S, s_beta - 1, s_beta, max((depth - 1) // 2, 1), ply, no, cut_node)
         S.excluded[ply] = 0
         S.pv_len[ply] = ply  # the PV that search left at this ply is not this node's
         if S.ctl[CTL_STOP] != 0:

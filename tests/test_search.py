@@ -165,6 +165,19 @@ def test_each_feature_changes_the_tree(feature):
     assert nodes[0] != nodes[1], nodes
 
 
+def test_probcut_stays_out_of_variants_with_the_try_rule():
+    """ProbCut returns before the move loop, where a completed try is found (the test needs every move): in dai
+    shogi (try rule) the feature leaves the tree as it is, in shogi it changes it."""
+    from bench.search import DAISHOGI_POSITIONS
+    from search import FEATURES, default_features
+    for variant, sfen, depth, same in (("daishogi2017", DAISHOGI_POSITIONS[2][1], 7, True),
+                                       ("shogi", bench_positions[4], 6, False)):
+        pos = Position.from_sfen(sfen, variant)
+        nodes = [Searcher(hash_mb=8, features=bits).search(pos, Limits(depth=depth)).nodes
+                 for bits in (default_features(variant), default_features(variant) | FEATURES["probcut"])]
+        assert (nodes[0] == nodes[1]) == same, (variant, nodes)
+
+
 @pytest.mark.parametrize("feature", ["singular", "probcut"])
 def test_deep_node_features_keep_mates_and_tactics_and_leave_no_move_excluded(feature):
     """Singular extensions (whose searches leave a move out at their ply) and ProbCut (which searches captures
