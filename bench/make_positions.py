@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--every must be >= 1 and --plies >= 0")
     rows = positions_from_games(Path(a.games).read_text().splitlines(), a.every, a.plies)
     cmd = "python -m bench.make_positions " + " ".join(shlex.quote(x) for x in (argv or sys.argv[1:]))
-    text = "".join([f"# Positions for python -m bench.search_nodes --positions (tree size to a fixed depth).\n",
+    text = "".join(["# Positions for python -m bench.search_nodes --positions (tree size to a fixed depth).\n",
                     f"# Made by: {cmd}\n"] + [f"{sfen}  # {origin}\n" for sfen, origin in rows])
     write_text_atomic(Path(a.out), text)
     print(f"{len(rows)} positions written to {a.out}")

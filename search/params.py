@@ -71,7 +71,8 @@ TUNABLES: dict[int, Tunable] = {
                                   "singular extensions: the TT move is singular when every other move scores below "
                                   "tt score - margin * depth"),
     # from 5: the capture's search goes to depth - 4, at least 1 (a quiescence search there would repeat the first)
-    TUNE_PROBCUT_DEPTH: Tunable("ProbCutDepth", 5, 5, 20, 0.6, "ProbCut (feature probcut) at nodes of this depth or more"),
+    TUNE_PROBCUT_DEPTH: Tunable("ProbCutDepth", 5, 5, 20, 0.6,
+                                "ProbCut (feature probcut) at nodes of this depth or more"),
     TUNE_PROBCUT_MARGIN: Tunable("ProbCutMargin", 100, 0, 600, 15,
                                  "ProbCut: a capture whose shallow search holds beta + margin returns"),
 }
