@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     from engine import get_variant
 
     from . import kp as KP
-    from .train import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target
+    from .train import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target, adam_step
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", type=int, default=8, help="accumulator width per perspective")
@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
 
     rng = np.random.default_rng(a.seed)
     moments = [(np.zeros_like(p), np.zeros_like(p)) for p in net.params]
-    b1, b2, eps, step = 0.9, 0.999, 1e-8, 0
+    step = 0
     for epoch in range(1, a.epochs + 1):
         perm = rng.permutation(tr)
         for k in range(0, len(perm), a.batch):
@@ -142,12 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             grads[0] += 2 * a.l2 * net.W1
             grads[1] += 2 * a.l2 * 0.1 * net.F1
             step += 1
-            for p, g, (m, vv) in zip(net.params, grads, moments):
-                m *= b1
-                m += (1 - b1) * g
-                vv *= b2
-                vv += (1 - b2) * g * g
-                p -= a.lr * (m / (1 - b1 ** step)) / (np.sqrt(vv / (1 - b2 ** step)) + eps)
+            adam_step(net.params, grads, moments, step, a.lr)
         print(f"epoch {epoch}: validation {loss(va):.5f} train (every 10th) {loss(tr[::10]):.5f} "
               f"({time.time() - t0:.0f} s)", flush=True)
     return 0

@@ -181,6 +181,18 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source")}
 
 
+def adam_step(params: list[np.ndarray], grads: list[np.ndarray], moments: list[tuple[np.ndarray, np.ndarray]],
+              step: int, lr: float, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8) -> None:
+    """One Adam update of ``params`` in place; ``moments``: each parameter's first and second moment (zeros at
+    first, updated in place), ``step`` counts from 1."""
+    for p, g, (m, v) in zip(params, grads, moments):
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * g * g
+        p -= lr * (m / (1 - b1 ** step)) / (np.sqrt(v / (1 - b2 ** step)) + eps)
+
+
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(x, -60, 60)))
 
@@ -324,8 +336,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     # trained parameters: a per-slot delta, the king-free factor and the side-to-move bonus;
     # w = prior + delta + factor[fmap]
     delta, factor, tempo, wm = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(mob.shape[1])
-    adam = [(p, np.zeros(p.size), np.zeros(p.size)) for p in (delta, factor, tempo, wm)]
-    b1, b2, eps = 0.9, 0.999, 1e-8
+    trained = [delta, factor, tempo, wm]
+    moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
     n_tr = len(tr)
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
@@ -336,14 +348,9 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
         g_e = g_v * sign[tr]                              # d loss / d (sente-view sum)
         g_w = np.bincount(flat_idx, weights=(coef[tr] * g_e[:, None]).ravel(), minlength=n_w)
         g_w[dummy] = 0.0
-        grads = (g_w + 2 * l2_kp * delta, np.bincount(fmap, weights=g_w, minlength=n_f) + 2 * l2_factor * factor,
-                 np.array([g_v.sum()]), (mob[tr] * g_e[:, None]).sum(axis=0) * mob_mask)
-        for g, (p, m, vv) in zip(grads, adam):
-            m *= b1
-            m += (1 - b1) * g
-            vv *= b2
-            vv += (1 - b2) * g * g
-            p -= lr * (m / (1 - b1 ** step)) / (np.sqrt(vv / (1 - b2 ** step)) + eps)
+        grads = [g_w + 2 * l2_kp * delta, np.bincount(fmap, weights=g_w, minlength=n_f) + 2 * l2_factor * factor,
+                 np.array([g_v.sum()]), (mob[tr] * g_e[:, None]).sum(axis=0) * mob_mask]
+        adam_step(trained, grads, moments, step, lr)
         if step % 50 == 0 or step == steps:
             w = prior + delta + factor[fmap]
             w[dummy] = 0.0
