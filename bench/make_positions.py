@@ -34,12 +34,13 @@ def positions_from_games(lines: list[str], every: int, plies: list[int]) -> list
             continue
         game = json.loads(line)
         moves = game["moves"]
-        for ply in plies:
-            if ply >= len(moves):  # the game ended there or before: its last position may have no move
-                continue
-            pos = Position.from_sfen(game["start_sfen"]) if game.get("start_sfen") else Position.startpos()
-            for mv in moves[:ply]:
+        wanted = sorted({p for p in plies if p < len(moves)})  # the last position may have no move (mate)
+        pos = Position.from_sfen(game["start_sfen"]) if game.get("start_sfen") else Position.startpos()
+        done = 0
+        for ply in wanted:  # one replay of the game, stopping at each wanted ply
+            for mv in moves[done:ply]:
                 pos.push(mv)
+            done = ply
             sfen = pos.sfen(with_move_number=False)
             if sfen not in seen:
                 seen.add(sfen)
