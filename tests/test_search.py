@@ -121,6 +121,21 @@ def test_tactics(searcher, sfen, firsts, gain):
     assert r.score_cp is not None and r.score_cp >= base + gain, (usi(pos, r.pv), r.score_cp, base)
 
 
+def _assert_finds_mates_and_tactics(s: Searcher, depth: int, after_each=lambda: None) -> None:
+    """``s`` searched to ``depth`` mates in 1 and 3 and wins the material of each of TACTICS (with an acceptable
+    first move where one is given); ``after_each()`` runs after every search (more checks)."""
+    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
+        assert s.search(Position.from_sfen(sfen), Limits(depth=depth)).mate == plies
+        after_each()
+    for sfen, firsts, gain in TACTICS:
+        pos = Position.from_sfen(sfen)
+        r = s.search(pos, Limits(depth=depth))
+        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
+        if firsts is not None:
+            assert pos.move_usi(r.best) in firsts
+        after_each()
+
+
 @pytest.mark.parametrize("features", ["see", "staged", "qstt", "see+staged+qstt", "see+pvcheckext", "see+histlmr",
                                       "see+iir", "see+widefutility",
                                       "see+widelmr", "see+improving", "see+conthist", "see+checkprune",
@@ -133,15 +148,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
     s = Searcher(hash_mb=8, features=sum(FEATURES[f] for f in features.split("+")))
-    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
-        r = s.search(Position.from_sfen(sfen), Limits(depth=4))
-        assert r.mate == plies
-    for sfen, firsts, gain in TACTICS:
-        pos = Position.from_sfen(sfen)
-        r = s.search(pos, Limits(depth=4))
-        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
-        if firsts is not None:
-            assert pos.move_usi(r.best) in firsts
+    _assert_finds_mates_and_tactics(s, 4)
     with pytest.raises(ValueError):
         Searcher(hash_mb=1, features=max(FEATURES.values()) << 1)
 
@@ -186,16 +193,11 @@ def test_deep_node_features_keep_mates_and_tactics_and_leave_no_move_excluded(fe
     inside one of those searches."""
     from search import DEFAULT_FEATURES, FEATURES
     s = Searcher(hash_mb=8, features=DEFAULT_FEATURES | FEATURES[feature])
-    depth = s.params["SingularDepth"] + 2
-    for sfen, plies in ((MATE1, 1), (MATE3, 3)):
-        assert s.search(Position.from_sfen(sfen), Limits(depth=depth)).mate == plies
-    for sfen, firsts, gain in TACTICS:
-        pos = Position.from_sfen(sfen)
-        r = s.search(pos, Limits(depth=depth))
-        assert r.score_cp is not None and r.score_cp >= evaluate(pos) + gain
-        if firsts is not None:
-            assert pos.move_usi(r.best) in firsts
+
+    def nothing_left_out() -> None:
         assert not s._excluded.any()
+
+    _assert_finds_mates_and_tactics(s, s.params["SingularDepth"] + 2, nothing_left_out)
     pos = Position.from_sfen(bench_positions[4])
     for budget in (3_000, 7_000, 20_000, 50_000):  # stops at different points of the tree
         s.clear()
