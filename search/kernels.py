@@ -115,8 +115,10 @@ LMR_FUTILITY_DEPTH = 6
 # bound of at least depth - SINGULAR_TT_DEPTH plies with a move, the node is first searched without that move at half
 # depth against tt_score - SingularMargin * depth. If every other move falls below it, the TT move is singular (the
 # only good move) and is searched one ply deeper; if that bound is itself >= beta, several moves beat beta and the
-# node returns it (multi-cut). The search without the move runs before move generation: the move lists, the picker
-# state and the quiet-move buffer of a ply are shared buffers (S.moves[ply], S.mp[ply], ...), not locals.
+# node returns it (multi-cut). Not at a node in check: it has gained the check extension already, and its few
+# replies make one of them singular by construction, so the two would stack and a check sequence would lose no depth.
+# The search without the move runs before move generation: the move lists, the picker state and the quiet-move buffer
+# of a ply are shared buffers (S.moves[ply], S.mp[ply], ...), not locals.
 FEAT_SINGULAR = 524288
 SINGULAR_TT_DEPTH = 3
 # ProbCut (Stockfish's): at a non-PV node of depth >= ProbCutDepth (S.tune), not in check, a capture (or promotion)
@@ -675,7 +677,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
 
     # 4b. Singular extension: is the TT move the only good one? (FEAT_SINGULAR; see its constants)
     singular_move = 0
-    if ((S.ctl[CTL_FEATURES] & FEAT_SINGULAR) != 0 and not root and excluded == 0 and tt_move != 0
+    if ((S.ctl[CTL_FEATURES] & FEAT_SINGULAR) != 0 and not root and not incheck and excluded == 0 and tt_move != 0
             and depth >= S.tune[TUNE_SINGULAR_DEPTH] and tt_hit_depth >= depth - SINGULAR_TT_DEPTH
             and (tt_hit_bound == BOUND_LOWER or tt_hit_bound == BOUND_EXACT) and abs(tt_hit_score) < MATE_BOUND):
         s_beta = tt_hit_score - S.tune[TUNE_SINGULAR_MARGIN] * depth
