@@ -115,8 +115,10 @@ LMR_FUTILITY_DEPTH = 6
 # bound of at least depth - SINGULAR_TT_DEPTH plies with a move, the node is first searched without that move at half
 # depth against tt_score - SingularMargin * depth. If every other move falls below it, the TT move is singular (the
 # only good move) and is searched one ply deeper; if that bound is itself >= beta, several moves beat beta and the
-# node returns it (multi-cut). Not at a node in check: it has gained the check extension already, and its few
-# replies make one of them singular by construction, so the two would stack and a check sequence would lose no depth.
+# node returns it (multi-cut); otherwise, if the TT score beats beta or the node is a cut node, the TT move is
+# searched one ply shallower (Stockfish's negative extension: it is not the only good move, and it should cut).
+# Not at a node in check: it has gained the check extension already, and its few replies make one of them singular
+# by construction, so the two would stack and a check sequence would lose no depth.
 # The search without the move runs before move generation: the move lists, the picker state and the quiet-move buffer
 # of a ply are shared buffers (S.moves[ply], S.mp[ply], ...), not locals.
 FEAT_SINGULAR = 524288
@@ -130,6 +132,17 @@ SINGULAR_TT_DEPTH = 3
 FEAT_PROBCUT = 1048576
 PROBCUT_REDUCTION = 4
 PROBCUT_MOVES = 2
+# The TT score as a better evaluation (Stockfish's): when the node's TT entry bounds its score on the side that
+# corrects the static evaluation (a lower bound above it, an upper bound below it), the pruning steps (razoring,
+# reverse futility, null move, ProbCut, futility) use the TT score instead; the "improving" test keeps the static one.
+FEAT_TT_EVAL = 2097152
+# Promotions that capture nothing are late-move pruned, SEE pruned and reduced like quiet moves (fairy-stockfish
+# counts shogi's promotions as quiet); without it they are never pruned or reduced. They keep their place in the
+# capture band of the move order and stay out of the killers and the history.
+FEAT_QUIET_PROMOTIONS = 4194304
+# The history malus on a quiet cutoff only for the quiet moves that were searched (Stockfish's); without it every
+# quiet move tried before the cutoff gets it, those that futility, late-move or SEE pruning skipped too.
+FEAT_MALUS_SEARCHED = 8388608
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -606,7 +619,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
 
         # 3b. Internal iterative reduction: no TT move means this node was never searched (or failed low): a
         # shallower search here is cheap and fills the table for the next iteration.
-        if (S.ctl[CTL_FEATURES] & FEAT_IIR) != 0 and tt_move == 0 and depth >= IIR_DEPTH and excluded == 0:
+        # Not at an expected all-node: it stores no move when it fails low, so it would lose the ply on every visit.
+        if ((S.ctl[CTL_FEATURES] & FEAT_IIR) != 0 and tt_move == 0 and depth >= IIR_DEPTH and excluded == 0
+                and (pv_node or cut_node)):
             depth -= 1
 
         # 3c. Mate in one.
@@ -623,6 +638,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             S.sev[ply, 0] = ev
             if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
                 improving = _improving(S, ply, us, ev)
+            if ((S.ctl[CTL_FEATURES] & FEAT_TT_EVAL) != 0 and abs(tt_hit_score) < MATE_BOUND
+                    and (tt_hit_bound & (BOUND_LOWER if tt_hit_score > ev else BOUND_UPPER)) != 0):
+                ev = tt_hit_score
             rfp_depth, rfp_margin = S.tune[TUNE_RFP_DEPTH], S.tune[TUNE_RFP_MARGIN]
             if (S.ctl[CTL_FEATURES] & FEAT_WIDE_FUTILITY) != 0:
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
@@ -676,7 +694,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                         return v
 
     # 4b. Singular extension: is the TT move the only good one? (FEAT_SINGULAR; see its constants)
-    singular_move = 0
+    tt_move_ext = 0  # plies added to (or taken from) the TT move's search
     if ((S.ctl[CTL_FEATURES] & FEAT_SINGULAR) != 0 and not root and not incheck and excluded == 0 and tt_move != 0
             and depth >= S.tune[TUNE_SINGULAR_DEPTH] and tt_hit_depth >= depth - SINGULAR_TT_DEPTH
             and (tt_hit_bound == BOUND_LOWER or tt_hit_bound == BOUND_EXACT) and abs(tt_hit_score) < MATE_BOUND):
@@ -689,9 +707,11 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if S.ctl[CTL_STOP] != 0:
             return 0
         if v < s_beta:
-            singular_move = tt_move
+            tt_move_ext = 1
         elif s_beta >= beta:
             return s_beta  # multi-cut: another move beats beta too
+        elif tt_hit_score >= beta or cut_node:
+            tt_move_ext = -1  # not the only good move, and expected to cut anyway: search it shallower
 
     # 5. Moves: the staged picker (search/movepick.py: TT move before generation, good captures, killers,
     # counter-move, quiet moves by history, losing captures); root: the given order.
@@ -739,6 +759,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         lmp_limit //= 2
     lmp_depth = S.tune[TUNE_LMP_DEPTH]
     check_prune = (S.ctl[CTL_FEATURES] & FEAT_CHECK_PRUNE) != 0
+    quiet_promotions = (S.ctl[CTL_FEATURES] & FEAT_QUIET_PROMOTIONS) != 0
+    malus_searched = (S.ctl[CTL_FEATURES] & FEAT_MALUS_SEARCHED) != 0
     n_quiets = 0
     i = -1
     while True:
@@ -761,13 +783,15 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 continue
             mscore = S.mp[ply, MP_SCORE]
         quiet = _is_quiet(P, mv)
+        # pruned and reduced like a quiet move (FEAT_QUIET_PROMOTIONS adds the promotions that capture nothing)
+        late_kind = quiet or (quiet_promotions and (mv & (PROMOTE | DROP)) == PROMOTE and P.board[mv & 0xFF] == 0)
         code = moving_code(P, mv)
-        if quiet and n_quiets < MAX_QUIETS:  # every quiet move tried (pruned ones too) gets the malus on a cutoff
+        if quiet and not malus_searched and n_quiets < MAX_QUIETS:  # the tried quiet moves get the malus on a cutoff
             S.quiets[ply, n_quiets] = mv
             n_quiets += 1
         # Futility and late-move pruning of quiet moves that do not give check (FEAT_CHECK_PRUNE: late-move
         # pruning of checks too).
-        prunable = (not root and searched > 0 and quiet and not incheck and not pv_node and best > -MATE_BOUND)
+        prunable = (not root and searched > 0 and late_kind and not incheck and not pv_node and best > -MATE_BOUND)
         late = prunable and depth <= lmp_depth and searched >= lmp_limit
         if late and check_prune:
             continue
@@ -787,7 +811,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if may_check:
                 if check_prune and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth, S.see_buf):
                     continue
-            elif quiet:
+            elif late_kind:
                 if not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_QUIET] * depth * depth, S.see_buf):
                     continue
             elif mscore < ORD_CAPTURE and not see_ge(P, T, E, mv, -S.tune[TUNE_SEE_CAPTURE] * depth,
@@ -800,7 +824,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if prune and not gives_check:
             undo_move(P, T)
             continue
-        new_depth = depth if mv == singular_move else depth - 1
+        if quiet and malus_searched and n_quiets < MAX_QUIETS:  # only the searched quiet moves get the malus
+            S.quiets[ply, n_quiets] = mv
+            n_quiets += 1
+        new_depth = depth - 1 + tt_move_ext if mv == tt_move else depth - 1
         sgn = 1 if P.st[ST_STM] == us else -1  # side-change test: negamax flips only when the mover changes
         # the child's expected type: the same node's when the mover does not change (a multi-part turn goes on)
         same_side = sgn == 1
@@ -815,7 +842,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 reducible = depth >= 2 and not root and (quiet or mscore < ORD_CAPTURE)
             else:
                 root_ok = not root or ((S.ctl[CTL_FEATURES] & FEAT_ROOT_LMR) != 0 and searched >= ROOT_LMR_AFTER)
-                reducible = (depth >= 3 and quiet and not incheck and root_ok
+                reducible = (depth >= 3 and late_kind and not incheck and root_ok
                              and (not gives_check or (S.ctl[CTL_FEATURES] & FEAT_LMR_CHECKS) != 0))
             if reducible:
                 red = S.lmr[min(depth, 63), min(searched, 63)]

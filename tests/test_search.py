@@ -143,7 +143,8 @@ def _assert_finds_mates_and_tactics(s: Searcher, depth: int, after_each=lambda: 
                                       "see+checkprune+qstt+qsevasions", "see+checkprune+qstt+cutnode",
                                       "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1",
                                       "see+checkprune+qstt+rootlmr", "see+checkprune+qstt+razor",
-                                      "see+checkprune+qstt+lmrfutility"])
+                                      "see+checkprune+qstt+lmrfutility", "see+checkprune+qstt+tteval",
+                                      "see+checkprune+qstt+quietpromotions", "see+checkprune+qstt+malussearched"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -156,15 +157,17 @@ def test_selectivity_features_keep_mates_and_tactics(features):
 @pytest.mark.parametrize("feature", ["pvcheckext", "histlmr", "iir", "widefutility", "widelmr", "improving",
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
                                      "cutnode", "lmrchecks", "mate1", "rootlmr", "razor",
-                                     "lmrfutility", "singular", "probcut"])
+                                     "lmrfutility", "singular", "probcut", "tteval", "quietpromotions",
+                                     "malussearched"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
     tree). Singular extensions start at nodes of depth 6 (SingularDepth; the root's children of a depth-7
-    search): depth 8."""
+    search), and internal iterative reduction works at PV and cut nodes of depth 4 without a TT move, which a
+    depth-6 search of this position does not reach (the earlier iterations left moves in them): depth 8."""
     from search import DEFAULT_FEATURES, FEATURES
     pos = Position.from_sfen(bench_positions[4])
-    depth = 8 if feature == "singular" else 6
+    depth = 8 if feature in ("singular", "iir") else 6
     nodes = []
     for bits in (DEFAULT_FEATURES & ~FEATURES[feature], DEFAULT_FEATURES | FEATURES[feature]):
         s = Searcher(hash_mb=8, features=bits)
