@@ -368,6 +368,12 @@ def _is_quiet(P, mv):
 
 
 @kernel
+def _is_quiet_promotion(P, mv):
+    """A promotion that captures nothing (FEAT_QUIET_PROMOTIONS prunes and reduces it like a quiet move)."""
+    return (mv & (PROMOTE | DROP)) == PROMOTE and P.board[mv & 0xFF] == 0
+
+
+@kernel
 def _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
     """Is the quiescence capture (or promotion) ``mv``, ``S.moves[ply, i]``, not worth searching? Delta pruning
     (even its full gain cannot lift alpha), then SEE < 0 (with ``use_see``; found by score_moves) or else the cheap
@@ -784,7 +790,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             mscore = S.mp[ply, MP_SCORE]
         quiet = _is_quiet(P, mv)
         # pruned and reduced like a quiet move (FEAT_QUIET_PROMOTIONS adds the promotions that capture nothing)
-        late_kind = quiet or (quiet_promotions and (mv & (PROMOTE | DROP)) == PROMOTE and P.board[mv & 0xFF] == 0)
+        late_kind = quiet or (quiet_promotions and _is_quiet_promotion(P, mv))
         code = moving_code(P, mv)
         if quiet and not malus_searched and n_quiets < MAX_QUIETS:  # the tried quiet moves get the malus on a cutoff
             S.quiets[ply, n_quiets] = mv
