@@ -1,7 +1,7 @@
 """Search at a fixed node budget: nodes/s (CPU time) and the depth reached, for the selectivity work (issue 24).
 
 ``python -m bench.search_nodes [--nodes N | --to-depth D] [--variant shogi|daishogi2017] [--features F]
-[--eval-mode M] [--params P]`` (F as the USI option SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``;
+[--eval-mode M] [--params P] [--eval-file W]`` (W a weights file, as the USI option EvalFile; F as the USI option SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``;
 M as EvalMode; P as SearchParams: ``LMPBase=3,LMPScale=10``; or run the file with another tree first on PYTHONPATH to
 measure that tree) searches each position of
 ``search.bench_positions`` (shogi) or ``bench.search.DAISHOGI_POSITIONS`` (dai shogi) with a cleared table to the
@@ -43,10 +43,12 @@ def read_positions(path: str) -> list[tuple[object, str]]:
 
 
 def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default", eval_mode: str = DEFAULT_EVAL_MODE,
-        params: str = "default", to_depth: int | None = None, positions: str | None = None) -> list[dict]:
+        params: str = "default", to_depth: int | None = None, positions: str | None = None,
+        eval_file: str | None = None) -> list[dict]:
     """One row per position: position, depth, nodes, seconds (CPU), nps. With ``to_depth`` each position is
     searched to that depth (less on the sharp shogi bench positions) without a node budget. ``positions``: a file
-    of SFENs (:func:`read_positions`) to search instead of the bench positions."""
+    of SFENs (:func:`read_positions`) to search instead of the bench positions; ``eval_file``: a weights file to
+    use instead of the shipped tables (as the USI option EvalFile)."""
     from engine import Position
     from search import Limits, Searcher, parse_features
     from search.params import parse_params
@@ -56,6 +58,10 @@ def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default",
     s = Searcher(hash_mb=16, features=parse_features(features, variant))
     s.eval_mode = eval_mode
     s.set_params(parse_params(params))
+    if eval_file:
+        from eval.kp import load_weights_file
+        vid, weights = load_weights_file(eval_file)
+        s.eval_weights[vid] = weights
     s.warmup()
     rows = []
     for name, sfen in named:
@@ -86,10 +92,11 @@ def main() -> None:
     ap.add_argument("--params", default="default", help="search parameters, as the USI option SearchParams")
     ap.add_argument("--positions", default=None,
                     help="a file of SFENs to search instead of the bench positions (bench/positions/shogi-games.txt)")
+    ap.add_argument("--eval-file", default=None, help="a weights file, as the USI option EvalFile")
     a = ap.parse_args()
     if a.nodes <= 0 or (a.to_depth is not None and not 1 <= a.to_depth <= 64):
         ap.error("--nodes must be positive and --to-depth in 1..64")
-    rows = run(a.nodes, a.variant, a.features, a.eval_mode, a.params, a.to_depth, a.positions)
+    rows = run(a.nodes, a.variant, a.features, a.eval_mode, a.params, a.to_depth, a.positions, a.eval_file)
     for r in rows if len(rows) <= 12 else []:  # a positions file: the totals only
         print(f"{r['position']:<12} depth {r['depth']:>3} nodes {r['nodes']:>9} {r['seconds']:7.2f}s "
               f"{r['nps'] / 1e3:8.1f} kn/s")

@@ -15,7 +15,7 @@ import numpy as np
 from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
-from .kernels import C_KP, C_MOBILITY, C_TEMPO, EvalTables, evaluate_k, piece_mobility
+from .kernels import C_KP, C_KS, C_MOBILITY, C_TEMPO, KS_SIZE, EvalTables, evaluate_k, piece_mobility
 
 __all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
            "piece_mobility", "piece_value"]
@@ -31,6 +31,7 @@ _MINORS = {"S", "G", "N"}
 _PROMOTED_MINORS = {"+P", "+L", "+N", "+S"}
 _CACHE: dict[tuple[int, str], EvalTables] = {}
 _NO_KP = np.zeros((1, 1, 1), np.int32)
+_NO_KS = np.zeros(1, np.int32)
 
 
 def _positional(letter: str, fwd_rank: int, n_ranks: int, edge_file: int, start_rank: int) -> int:
@@ -134,16 +135,17 @@ def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
                       np.int32)
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
                    value=value, consts=consts, try_bonus=try_bonus, mobility=mobility, kp=_NO_KP, kp_hand=_NO_KP,
-                   mirror=mirror)
+                   mirror=mirror, ks=_NO_KS)
     _CACHE[(id(variant), "hand")] = E
     return E
 
 
 def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo: int | None = None,
-                   mobility: np.ndarray | None = None) -> EvalTables:
+                   mobility: np.ndarray | None = None, ks: np.ndarray | None = None) -> EvalTables:
     """The hand-set tables of ``variant`` with the KP tables ``kp``, ``kp_hand`` switched on (not cached); ``tempo``
     replaces the hand-set side-to-move bonus and ``mobility`` (centipawns per destination, by piece type) the
-    variant's mobility weights when given (learned weights carry their own)."""
+    variant's mobility weights when given (learned weights carry their own); ``ks`` switches on the king-zone table
+    (``eval.kernels.KS_*``)."""
     from .kp import kp_shape
     want_kp, want_kh = kp_shape(variant)
     if kp.shape != want_kp or kp_hand.shape != want_kh:
@@ -159,8 +161,14 @@ def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo:
         for pt in range(1, len(variant.pieces) + 1):
             mob[variant.code(pt, 0)], mob[variant.code(pt, 1)] = mobility[pt], -mobility[pt]
         consts[C_MOBILITY] = int(np.any(mob != 0))
+    ks_table = _NO_KS
+    if ks is not None:
+        if ks.shape != (KS_SIZE,):
+            raise ValueError(f"a king-zone table of shape {ks.shape}; it needs ({KS_SIZE},)")
+        ks_table = np.ascontiguousarray(ks, np.int32)
+        consts[C_KS] = 1
     return E._replace(kp=np.ascontiguousarray(kp, np.int32), kp_hand=np.ascontiguousarray(kp_hand, np.int32),
-                      consts=consts, mobility=mob)
+                      consts=consts, mobility=mob, ks=ks_table)
 
 
 def evaluate(pos, mode: str = "hand") -> int:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 from engine.kernels import kernel
-from engine.kernels.movegen import ST_KSQ, ST_ROYALS, ST_STM, royal_square
-from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
+from engine.kernels.movegen import ST_KSQ, ST_ROYALS, ST_STM, attacked_on_board, royal_square
+from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
 
 EvalTables = namedtuple("EvalTables", [
     "pst",        # int32[64, n_sq]: material + piece-square of a piece code on a square, sente POV (gote negative)
@@ -20,10 +20,26 @@ EvalTables = namedtuple("EvalTables", [
     "kp",         # int32[n_sq, 2 n_pt, n_sq]: KP table of eval.kp (shape (1, 1, 1) when consts[C_KP] == 0)
     "kp_hand",    # int32[n_sq, 2 n_pt, max hand + 1]: KP hand table of eval.kp (shape (1, 1, 1) likewise)
     "mirror",     # int32[n_sq]: the square seen from the other side (180-degree rotation)
+    "ks",         # int32[KS_SIZE]: king-zone danger table, the attacker's view (shape (1,) when consts[C_KS] == 0)
 ])
 C_TEMPO = 0
 C_MOBILITY = 1  # consts[C_MOBILITY] != 0: some piece code has a mobility weight
 C_KP = 2        # consts[C_KP] != 0: the KP tables replace material, piece-square, near-king and hand terms
+C_KS = 3        # consts[C_KS] != 0: the king-zone table E.ks is added on the KP path
+
+# King-zone danger (learned with the KP tables, eval.train --king-safety): what a sum of piece-king pairs cannot
+# see is how attacks around a king combine with what the attacker holds in hand. For each king, over its zone (the
+# up to 8 squares next to it): `attacked`, the zone squares the enemy attacks; `weak`, those of them that no piece of
+# the defender but the king guards; `weak_empty`, the weak ones that are empty (where a drop lands next to the king
+# and holds); `hand`, the attacker's pieces in hand other than pawns, capped. Each king reads one entry of each of
+# three one-hot tables, so the term is a learned function of the counts, not a linear one. A table entry is from
+# the attacker's view: the value adds entries for the gote king and subtracts those for the sente king.
+KS_ZONE = 8                  # squares next to a king (Chebyshev distance 1), at most
+KS_HAND = 4                  # hand buckets: 0, 1, 2, 3 or more pieces other than pawns
+KS_WEAK = 0                  # [weak][hand]
+KS_WEAK_EMPTY = KS_WEAK + (KS_ZONE + 1) * KS_HAND  # [weak_empty][hand]
+KS_ATTACKED = KS_WEAK_EMPTY + (KS_ZONE + 1) * KS_HAND  # [attacked]
+KS_SIZE = KS_ATTACKED + KS_ZONE + 1
 
 
 @kernel
@@ -93,6 +109,80 @@ def kp_sum(P, T, E, k0, k1):
 
 
 @kernel
+def king_zone_entries(board, hands, T, ksq):
+    """The three entries of ``E.ks`` that the king on ``ksq`` reads (see ``KS_*``): its zone's weak squares by the
+    attacker's hand, the weak empty ones by the hand, and the attacked ones. ``hands`` is ``P.hands``."""
+    n_ranks = T.params[P_N_RANKS]
+    n_files = board.shape[0] // n_ranks
+    defender = board[ksq] >> 5
+    attacker = 1 - defender
+    kf, kr = ksq // n_ranks, ksq % n_ranks
+    attacked = 0
+    weak = 0
+    weak_empty = 0
+    for df in range(-1, 2):
+        f = kf + df
+        if f < 0 or f >= n_files:
+            continue
+        for dr in range(-1, 2):
+            r = kr + dr
+            if r < 0 or r >= n_ranks or (df == 0 and dr == 0):
+                continue
+            z = f * n_ranks + r
+            if attacked_on_board(board, T, z, attacker, -1):
+                attacked += 1
+                if not attacked_on_board(board, T, z, defender, ksq):
+                    weak += 1
+                    if board[z] == 0:
+                        weak_empty += 1
+    held = 0
+    pawn = T.params[P_PAWN]
+    for h in range(T.hand_types.shape[0]):
+        pt = T.hand_types[h]
+        if pt != pawn:
+            held += hands[attacker, pt]
+    hb = min(held, KS_HAND - 1)
+    return KS_WEAK + weak * KS_HAND + hb, KS_WEAK_EMPTY + weak_empty * KS_HAND + hb, KS_ATTACKED + attacked
+
+
+@kernel
+def king_zone_sum(P, T, E, k0, k1):
+    """The king-zone term, sente's view: the entries of the gote king (sente attacks) minus the sente king's."""
+    a, b, c = king_zone_entries(P.board, P.hands, T, k1)
+    s = E.ks[a] + E.ks[b] + E.ks[c]
+    a, b, c = king_zone_entries(P.board, P.hands, T, k0)
+    return s - E.ks[a] - E.ks[b] - E.ks[c]
+
+
+@kernel
+def king_zone_rows(boards, hands, T, out):
+    """For training: ``out[i]`` (float, zeroed, ``KS_SIZE`` wide) gets the king-zone entries of row ``i`` of the
+    stored ``boards`` / ``hands``, +1 for the gote king's and -1 for the sente king's (sente's view); the first
+    royal of each colour, as :func:`eval.kp.king_squares`."""
+    royal = T.royal
+    for i in range(boards.shape[0]):
+        board = boards[i]
+        seen0 = False
+        seen1 = False
+        for sq in range(board.shape[0]):
+            code = board[sq]
+            if code != 0 and royal[code]:
+                if (code >> 5) == 0:
+                    if seen0:
+                        continue
+                    seen0 = True
+                else:
+                    if seen1:
+                        continue
+                    seen1 = True
+                a, b, c = king_zone_entries(board, hands[i], T, sq)
+                sign = 1.0 if (code >> 5) == 1 else -1.0
+                out[i, a] += sign
+                out[i, b] += sign
+                out[i, c] += sign
+
+
+@kernel
 def _extra_terms(P, T, E):
     """Mobility and try terms (the variants that have them), sente's view: what the KP tables leave out."""
     s = 0
@@ -123,6 +213,8 @@ def evaluate_k(P, T, E):
         k1 = royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1
     if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms below)
         s = kp_sum(P, T, E, k0, k1) + _extra_terms(P, T, E)
+        if E.consts[C_KS] != 0:
+            s += king_zone_sum(P, T, E, k0, k1)
         if P.st[ST_STM] == 0:
             return s + E.consts[C_TEMPO]
         return -s + E.consts[C_TEMPO]

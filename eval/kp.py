@@ -23,6 +23,8 @@ import numpy as np
 
 from engine.variant import COLOR_SHIFT, Variant
 
+from .kernels import KS_SIZE
+
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 MAX_FILE_BYTES = 20 * 1024 * 1024  # the issue's cap for shipped weights
 
@@ -80,6 +82,7 @@ class KPWeights(NamedTuple):
     kp_hand: np.ndarray               # int32, shape kp_shape(variant)[1]
     tempo: int                        # side-to-move bonus, centipawns
     mobility: Optional[np.ndarray]    # int32[n_pt + 1]: centipawns per destination of a slider, by piece type
+    ks: Optional[np.ndarray] = None   # int32[KS_SIZE]: the king-zone table (eval.kernels.KS_*), when learned
 
 
 def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
@@ -98,9 +101,10 @@ def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
             kh = np.ascontiguousarray(z["kp_hand"], dtype=np.int32)
             tempo = int(round(float(z["tempo"]))) if "tempo" in z.files else TEMPO
             mobility = np.asarray(z["mobility"], np.int32) if "mobility" in z.files else None
+            ks = np.asarray(z["ks"], np.int32) if "ks" in z.files else None
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
-    return vid, KPWeights(kp, kh, tempo, mobility)
+    return vid, KPWeights(kp, kh, tempo, mobility, ks)
 
 
 def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights:
@@ -111,6 +115,8 @@ def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights
     if w.mobility is not None and w.mobility.shape != (len(variant.pieces) + 1,):
         raise ValueError(f"KP weights file {path} has mobility weights of shape {w.mobility.shape}; {variant.id} "
                          f"needs ({len(variant.pieces) + 1},)")
+    if w.ks is not None and w.ks.shape != (KS_SIZE,):
+        raise ValueError(f"KP weights file {path} has a king-zone table of shape {w.ks.shape}; it needs ({KS_SIZE},)")
     return w
 
 
@@ -226,3 +232,13 @@ def mobility_features(board: np.ndarray, variant: Variant) -> np.ndarray:
             n = piece_mobility(row, T, code, int(sq))
             out[i, code & ((1 << COLOR_SHIFT) - 1)] += n if code >> COLOR_SHIFT == 0 else -n
     return out
+
+
+def king_zone_features(board: np.ndarray, hands: np.ndarray, variant: Variant) -> np.ndarray:
+    """float32[N, KS_SIZE]: for each row, the king-zone entries the kernel reads (:func:`eval.kernels.
+    king_zone_entries`), +1 for the gote king's and -1 for the sente king's: the sente-view features of the learned
+    king-zone table ``E.ks``."""
+    from .kernels import king_zone_rows
+    out = np.zeros((board.shape[0], KS_SIZE), np.float64)
+    king_zone_rows(np.ascontiguousarray(board, np.int8), np.ascontiguousarray(hands, np.int8), variant.tables, out)
+    return out.astype(np.float32)

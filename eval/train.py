@@ -280,23 +280,27 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
             raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
     idx, coef = KP.features(d["board"][va], d["hands"][va], v)
     mob = KP.mobility_features(d["board"][va], v)
+    ksf = KP.king_zone_features(d["board"][va], d["hands"][va], v)
     sign = np.where(d["stm"][va] == 0, 1.0, -1.0)
     K = k_label / unit_ratio
 
-    def loss(kp: np.ndarray, kp_hand: np.ndarray, tempo: float, mobility: np.ndarray | None) -> float:
+    def loss(kp: np.ndarray, kp_hand: np.ndarray, tempo: float, mobility: np.ndarray | None,
+             ks: np.ndarray | None = None) -> float:
         wm = None if mobility is None else mobility.astype(np.float64)
         value = _side_to_move_value(KP.flat_weights(kp, kp_hand), idx, coef, sign, tempo, mob, wm)
+        if ks is not None:
+            value = value + sign * (ksf @ ks.astype(np.float64))
         return _bce(_sigmoid(value / K), target[va])
 
     out = {"positions": float(len(va)), "hand": loss(*KP.prior_tables(v), float(TEMPO), None)}
     for path in weights_paths:
         w = KP.load_weights(path, v)
-        out[str(path)] = loss(w.kp, w.kp_hand, float(w.tempo), w.mobility)
+        out[str(path)] = loss(w.kp, w.kp_hand, float(w.tempo), w.mobility, w.ks)
     return out
 
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
-        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False) -> dict:
+        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
     from engine import get_variant
@@ -314,11 +318,16 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     n_w, n_f = prior.size, int(fmap.max()) + 1
     dummy = n_w - 1
 
-    # learned mobility of the sliders (a weight per piece type on its count of destinations), when asked
-    mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), len(v.pieces) + 1))
+    # dense features beside the sparse KP ones, each block learned when asked: the sliders' mobility (a weight per
+    # piece type on its count of destinations) and the king-zone table (eval.kernels.KS_*)
+    n_mob = len(v.pieces) + 1
+    mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
+    ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0), np.float32)
+    mob = np.hstack([mob, ksf])
     mob_mask = np.zeros(mob.shape[1])
     if mobility:
         mob_mask[KP.slider_types(v)] = 1.0
+    mob_mask[n_mob:] = 1.0
 
     def value(w: np.ndarray, tempo: float, rows: np.ndarray, wm: np.ndarray | None = None) -> np.ndarray:
         return _side_to_move_value(w, idx[rows], coef[rows], sign[rows], tempo,
@@ -359,21 +368,23 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     w = np.rint(prior + delta + factor[fmap])
     w[dummy] = 0.0
     tempo_cp = int(round(tempo[0]))
-    mobility_cp = np.rint(wm).astype(np.int32)
+    mobility_cp = np.rint(wm[:n_mob]).astype(np.int32)
+    ks_cp = np.rint(wm[n_mob:]).astype(np.int32)
     kp = w[:kp0.size].reshape(kp0.shape).astype(np.int32)
     kh = w[kp0.size:kp0.size + kh0.size].reshape(kh0.shape).astype(np.int32)
-    lt, lv = losses(w, tempo_cp, mobility_cp.astype(np.float64))
+    lt, lv = losses(w, tempo_cp, np.concatenate([mobility_cp, ks_cp]).astype(np.float64))
     figures = {"positions": int(len(sign)), "train": int(len(tr)), "validation": int(len(va)),
                "games": int(len(games)), "label_scale": k_label, "unit_ratio": unit_ratio, "scale": K,
                "loss_hand_train": loss_hand[0],
                "loss_hand_validation": loss_hand[1], "loss_train": lt, "loss_validation": lv,
                "max_change_cp": int(np.abs(w - np.rint(prior)).max()), "tempo": tempo_cp,
-               "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(mob_mask)},
+               "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(mob_mask[:n_mob])},
                "seconds": time.perf_counter() - t0}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         small = np.int16 if np.abs(kp).max() < 2 ** 15 else np.int32
-        np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp,
+        extra = {"ks": ks_cp} if king_safety else {}
+        np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp, **extra,
                             **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
                             settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64))
         figures["bytes"] = out.stat().st_size
@@ -411,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--l2-kp", type=float, default=1e-6, help="L2 toward the hand-set values, per KP slot")
     f.add_argument("--l2-factor", type=float, default=1e-5, help="L2 of the king-free factor")
     f.add_argument("--mobility", action="store_true", help="also learn a mobility weight per sliding piece type")
+    f.add_argument("--king-safety", action="store_true",
+                   help="also learn the king-zone table (attacks next to each king by the attacker's hand)")
     f.add_argument("--teacher-games-only", action="store_true",
                    help="only positions of teach games the teacher played against itself")
     vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
@@ -429,7 +442,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error("--steps and --lr must be positive, --lam in [0, 1], the L2 weights non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
-                          args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only)
+                          args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only,
+                          king_safety=args.king_safety)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -12,7 +12,7 @@ import pytest
 from engine import Position
 from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables
 from eval import kp as KP
-from engine.kernels.movegen import ST_ROYALS
+from engine.kernels.movegen import ST_ROYALS, ST_STM
 from eval.kernels import C_KP, evaluate_k, kp_sum
 
 
@@ -355,3 +355,59 @@ def test_teacher_games_only_keeps_the_games_without_our_engine(tmp_path):
     assert set(np.unique(kept["game"] % 3).tolist()) == {0}
     with pytest.raises(ValueError, match="ours"):
         _load_data([DEFAULT_DATA], teacher_games_only=True)
+
+
+# ------------------------------------------------------------------ the king-zone table (eval.kernels.KS_*)
+def _random_ks(seed: int) -> np.ndarray:
+    from eval.kernels import KS_SIZE
+    return np.random.default_rng(seed).integers(-300, 300, KS_SIZE).astype(np.int32)
+
+
+def test_king_zone_entries_on_a_hand_checked_position():
+    """Gote's king on 5a (zone 4a 6a 4b 5b 6b) with sente's gold on 5c and a silver and a pawn in sente's hand:
+    the gold attacks 4b 5b 6b; gote's golds on 4a and 6a guard 4b / 5b and 5b / 6b, so no square is weak; the sente
+    king on 5i, alone, has 4i 6i 4h 5h 6h in its zone, none attacked."""
+    from eval.kernels import KS_ATTACKED, KS_HAND, KS_WEAK, KS_WEAK_EMPTY, king_zone_entries
+    p = Position.from_sfen("3gkg3/9/4G4/9/9/9/9/9/4K4 b SP 1")
+    T, st = p.tables, p.state
+    k1 = 4 * 9 + 0  # 5a: file index 4, rank index 0 (square = file index * 9 + rank index)
+    assert tuple(king_zone_entries(st.board, st.hands, T, k1)) == (KS_WEAK + 0 * KS_HAND + 1,
+                                                                    KS_WEAK_EMPTY + 0 * KS_HAND + 1, KS_ATTACKED + 3)
+    # without the defending golds the three attacked squares are weak, and 4b 5b 6b are empty
+    q = Position.from_sfen("4k4/9/4G4/9/9/9/9/9/4K4 b SP 1")
+    assert tuple(king_zone_entries(q.state.board, q.state.hands, T, k1)) == (KS_WEAK + 3 * KS_HAND + 1,
+                                                                              KS_WEAK_EMPTY + 3 * KS_HAND + 1,
+                                                                              KS_ATTACKED + 3)
+    k0 = 4 * 9 + 8  # 5i
+    assert tuple(king_zone_entries(q.state.board, q.state.hands, T, k0)) == (KS_WEAK, KS_WEAK_EMPTY, KS_ATTACKED)
+
+
+def test_king_zone_features_equal_the_kernel_and_flip_sign():
+    """Training's features times the table give what evaluate_k adds with the table switched on, and a
+    colour-flipped position gets the same side-to-move value (the term is colour-symmetric)."""
+    v = Position.startpos().variant
+    kp, kh = _random_tables(v, 7)
+    ks = _random_ks(8)
+    E0, E1 = kp_eval_tables(v, kp, kh), kp_eval_tables(v, kp, kh, ks=ks)
+    positions = _random_positions(150, seed=9)
+    board = np.array([p.state.board for p in positions])
+    hands = np.array([p.state.hands for p in positions])
+    feats = KP.king_zone_features(board, hands, v)
+    got = feats.astype(np.int64) @ ks.astype(np.int64)
+    diffs = set()
+    for p, g in zip(positions, got):
+        stm_sign = 1 if p.state.st[ST_STM] == 0 else -1
+        d = int(evaluate_k(p.state, p.tables, E1)) - int(evaluate_k(p.state, p.tables, E0))
+        assert d == stm_sign * int(g)
+        diffs.add(d)
+        q = Position.from_sfen(_flip(p.sfen()))
+        assert int(evaluate_k(p.state, p.tables, E1)) == int(evaluate_k(q.state, q.tables, E1))
+    assert len(diffs) > 20  # the term varies over the positions
+
+
+def test_king_zone_table_on_13x13():
+    v = Position.startpos("daishogi2017").variant
+    E = kp_eval_tables(v, *_random_tables(v, 3), ks=_random_ks(4))
+    for p in _random_positions(10, "daishogi2017", seed=5, every=7):
+        q = Position.from_sfen(_flip(p.sfen()), "daishogi2017")
+        assert int(evaluate_k(p.state, p.tables, E)) == int(evaluate_k(q.state, q.tables, E))

@@ -94,11 +94,17 @@ def _clear_piece(P, T, code, sq):
 @kernel
 def is_attacked(P, T, sq, by):
     """Whether colour ``by`` attacks square ``sq`` on the current mailbox."""
-    board = P.board
+    return attacked_on_board(P.board, T, sq, by, -1)
+
+
+@kernel
+def attacked_on_board(board, T, sq, by, skip):
+    """Whether a piece of colour ``by`` on ``board`` (a mailbox), other than the one on square ``skip`` (-1: none),
+    attacks ``sq`` (the evaluation's king-zone term asks it of stored boards too, and without the king)."""
     K = T.leap_dest.shape[1]
     for k in range(K):
         src = T.leap_dest[sq, T.rev_leap[k]]
-        if src >= 0:
+        if src >= 0 and src != skip:
             pc = board[src]
             if pc != 0 and (pc >> 5) == by and T.leap_ok[pc, k]:
                 return True
@@ -111,7 +117,7 @@ def is_attacked(P, T, sq, by):
                 break
             pc = board[s]
             if pc != 0:
-                if (pc >> 5) == by and T.slide_range[pc, rd] > i:
+                if s != skip and (pc >> 5) == by and T.slide_range[pc, rd] > i:
                     return True
                 break
     return False
