@@ -1,9 +1,10 @@
 """Search at a fixed node budget: nodes/s (CPU time) and the depth reached, for the selectivity work (issue 24).
 
 ``python -m bench.search_nodes [--nodes N | --to-depth D] [--variant shogi|daishogi2017] [--features F]
-[--eval-mode M] [--params P] [--eval-file W]`` (W a weights file, as the USI option EvalFile; F as the USI option SearchFeatures: ``default``, ``none``, ``see+histlmr``, ``-see``;
-M as EvalMode; P as SearchParams: ``LMPBase=3,LMPScale=10``; or run the file with another tree first on PYTHONPATH to
-measure that tree) searches each position of
+[--eval-mode M] [--params P] [--eval-file W]`` (F as the USI option SearchFeatures: ``default``, ``none``,
+``see+histlmr``, ``-see``; M as EvalMode; P as SearchParams: ``LMPBase=3,LMPScale=10``; W a weights file, as the
+USI option EvalFile; or run the file with another tree first on PYTHONPATH to measure that tree) searches each
+position of
 ``search.bench_positions`` (shogi) or ``bench.search.DAISHOGI_POSITIONS`` (dai shogi) with a cleared table to the
 node budget and prints per position the completed depth, nodes, CPU seconds and nodes/s, then the totals and the
 mean depth. CPU time (``time.process_time``) because the machine is shared: it is the single-thread figure.
