@@ -8,8 +8,9 @@ gen|teach|fit|losses|check``.
 * ``teach``: positions scored by a teacher engine over USI (:mod:`eval.teacher`; fairy-stockfish's output).
 * ``fit``: Texel-style logistic fit with numpy: first the labels' scale ``K_label`` of ``sigmoid(score / K_label)``
   that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
-  centipawns per one of ours), then Adam on the sparse KP features (and the side-to-move bonus, and with
-  ``--mobility`` a weight per sliding piece type) toward the target ``lam * sigmoid(score / K_label) +
+  centipawns per one of ours), then Adam on the sparse KP features (and the side-to-move bonus, with
+  ``--mobility`` a weight per sliding piece type, with ``--king-safety`` the king-zone table of
+  :mod:`eval.kernels`, ``KS_*``) toward the target ``lam * sigmoid(score / K_label) +
   (1 - lam) * result``, with L2 toward the hand-set evaluation's values (the table starts as the hand-set evaluation
   written in KP form, see :func:`eval.kp.prior_tables`), so little data still gives a sane table. A king-free
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on

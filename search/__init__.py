@@ -27,10 +27,11 @@ from eval.kp import KPWeights
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
                       CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, FEAT_CHECK_PRUNE,
                       FEAT_CONT_HIST, FEAT_CUT_NODE, FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_LMR_CHECKS,
-                      FEAT_LMR_FUTILITY, FEAT_MALUS_SEARCHED, FEAT_MATE1, FEAT_PROBCUT, FEAT_PV_CHECK_EXT,
-                      FEAT_QS_CHECKS, FEAT_QS_EVASION_PRUNE, FEAT_QS_TT, FEAT_QUIET_PROMOTIONS, FEAT_RAZOR,
-                      FEAT_ROOT_LMR, FEAT_SEE, FEAT_SINGULAR, FEAT_STAGED, FEAT_TT_EVAL, FEAT_WIDE_FUTILITY,
-                      FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
+                      FEAT_LMR_EVASIONS, FEAT_LMR_FUTILITY, FEAT_MALUS_SEARCHED, FEAT_MATE1, FEAT_PROBCUT,
+                      FEAT_PV_CHECK_EXT, FEAT_QS_CHECKS, FEAT_QS_EVASION_PRUNE, FEAT_QS_TT, FEAT_QUIET_PROMOTIONS,
+                      FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE, FEAT_SINGULAR, FEAT_STAGED, FEAT_TT_EVAL,
+                      FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY, MAX_QUIETS,
+                      SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import CONT_KINDS, MP_COLS
@@ -53,7 +54,8 @@ FEATURES: dict[str, int] = {"see": FEAT_SEE, "staged": FEAT_STAGED, "qstt": FEAT
                              "lmrchecks": FEAT_LMR_CHECKS, "mate1": FEAT_MATE1,
                              "rootlmr": FEAT_ROOT_LMR, "razor": FEAT_RAZOR, "lmrfutility": FEAT_LMR_FUTILITY,
                              "singular": FEAT_SINGULAR, "probcut": FEAT_PROBCUT, "tteval": FEAT_TT_EVAL,
-                             "quietpromotions": FEAT_QUIET_PROMOTIONS, "malussearched": FEAT_MALUS_SEARCHED}
+                             "quietpromotions": FEAT_QUIET_PROMOTIONS, "malussearched": FEAT_MALUS_SEARCHED,
+                             "lmrevasions": FEAT_LMR_EVASIONS}
 #: Each variant's default features: those an SPRT on that variant accepted (bench/strength/shogi-sprt.tsv). Dai
 #: shogi keeps what it had until its own SPRT: a feature that helps 9x9 is not assumed to help 13x13.
 VARIANT_DEFAULT_FEATURES: dict[str, int] = {

@@ -143,6 +143,10 @@ FEAT_QUIET_PROMOTIONS = 4194304
 # The history malus on a quiet cutoff only for the quiet moves that were searched (Stockfish's); without it every
 # quiet move tried before the cutoff gets it, those that futility, late-move or SEE pruning skipped too.
 FEAT_MALUS_SEARCHED = 8388608
+# Late-move reductions at a node in check (Stockfish reduces there too): a quiet evasion after the first ones (king
+# steps, interpositions, drops between) is reduced by the LMR table like any late quiet move; without it every
+# evasion keeps the full depth, and a checking drop costs its side no depth at all.
+FEAT_LMR_EVASIONS = 16777216
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
@@ -848,7 +852,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 reducible = depth >= 2 and not root and (quiet or mscore < ORD_CAPTURE)
             else:
                 root_ok = not root or ((S.ctl[CTL_FEATURES] & FEAT_ROOT_LMR) != 0 and searched >= ROOT_LMR_AFTER)
-                reducible = (depth >= 3 and late_kind and not incheck and root_ok
+                reducible = (depth >= 3 and late_kind and root_ok
+                             and (not incheck or (S.ctl[CTL_FEATURES] & FEAT_LMR_EVASIONS) != 0)
                              and (not gives_check or (S.ctl[CTL_FEATURES] & FEAT_LMR_CHECKS) != 0))
             if reducible:
                 red = S.lmr[min(depth, 63), min(searched, 63)]

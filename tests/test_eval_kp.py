@@ -277,7 +277,8 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
 
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
     """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
-    labels and scale), and ``--newest 1`` keeps only the validation positions of the last file's games."""
+    labels and scale; the fit learns a king-zone table too, which the losses must read), and ``--newest 1`` keeps
+    only the validation positions of the last file's games."""
     from eval.train import DEFAULT_DATA, fit, main, validation_losses
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
@@ -286,7 +287,8 @@ def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp
         paths.append(tmp_path / name)
         np.savez_compressed(paths[-1], **{k: (d[k][rows] if d[k].ndim else d[k]) for k in d})
     out = tmp_path / "w.npz"
-    figures = fit(paths, out, steps=20, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0)
+    figures = fit(paths, out, steps=20, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, king_safety=True)
+    assert KP.load_weights(out, Position.startpos().variant).ks.any()
     every = validation_losses(paths, [out])
     assert every["positions"] == figures["validation"]
     assert every["hand"] == pytest.approx(figures["loss_hand_validation"], abs=1e-9)

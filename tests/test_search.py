@@ -144,7 +144,8 @@ def _assert_finds_mates_and_tactics(s: Searcher, depth: int, after_each=lambda: 
                                       "see+checkprune+qstt+lmrchecks", "see+checkprune+qstt+mate1",
                                       "see+checkprune+qstt+rootlmr", "see+checkprune+qstt+razor",
                                       "see+checkprune+qstt+lmrfutility", "see+checkprune+qstt+tteval",
-                                      "see+checkprune+qstt+quietpromotions", "see+checkprune+qstt+malussearched"])
+                                      "see+checkprune+qstt+quietpromotions", "see+checkprune+qstt+malussearched",
+                                      "see+checkprune+qstt+lmrevasions"])
 def test_selectivity_features_keep_mates_and_tactics(features):
     """Each search feature (SEE, staged picking) still finds the mates and wins the material of the tactics."""
     from search import FEATURES
@@ -158,7 +159,7 @@ def test_selectivity_features_keep_mates_and_tactics(features):
                                      "conthist", "checkprune", "qstt", "qschecks", "qsevasions",
                                      "cutnode", "lmrchecks", "mate1", "rootlmr", "razor",
                                      "lmrfutility", "singular", "probcut", "tteval", "quietpromotions",
-                                     "malussearched"])
+                                     "malussearched", "lmrevasions"])
 def test_each_feature_changes_the_tree(feature):
     """A feature bit is read by the kernel: the same depth-6 search of the sharp middlegame (checks, captures and
     drops everywhere) visits another number of nodes with it than without it (a bit nobody reads gives the same
