@@ -235,10 +235,10 @@ def mobility_features(board: np.ndarray, variant: Variant) -> np.ndarray:
 
 
 def king_zone_features(board: np.ndarray, hands: np.ndarray, variant: Variant) -> np.ndarray:
-    """float32[N, KS_SIZE]: for each row, the king-zone entries the kernel reads (:func:`eval.kernels.
+    """float64[N, KS_SIZE]: for each row, the king-zone entries the kernel reads (:func:`eval.kernels.
     king_zone_entries`), +1 for the gote king's and -1 for the sente king's: the sente-view features of the learned
     king-zone table ``E.ks``."""
     from .kernels import king_zone_rows
     out = np.zeros((board.shape[0], KS_SIZE), np.float64)
     king_zone_rows(np.ascontiguousarray(board, np.int8), np.ascontiguousarray(hands, np.int8), variant.tables, out)
-    return out.astype(np.float32)
+    return out

@@ -232,7 +232,8 @@ def label_unit_ratio(d: dict, variant) -> float:
 def _side_to_move_value(w: np.ndarray, idx: np.ndarray, coef: np.ndarray, sign: np.ndarray, tempo: float,
                         mob: np.ndarray | None = None, wm: np.ndarray | None = None) -> np.ndarray:
     """The KP evaluation of positions as the kernel computes it, side to move's view: the sente-view sum of the
-    sparse features (:func:`eval.kp.features`) and, with ``wm``, the sliders' mobility, signed by ``sign`` (+1 sente
+    sparse features (:func:`eval.kp.features`) and, with ``wm``, the dense features ``mob`` (the sliders' mobility,
+    in a fit also the king-zone table) times their weights, signed by ``sign`` (+1 sente
     to move), plus the side-to-move bonus ``tempo``."""
     s = (w[idx] * coef).sum(axis=1)
     if wm is not None:
@@ -323,54 +324,54 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     # piece type on its count of destinations) and the king-zone table (eval.kernels.KS_*)
     n_mob = len(v.pieces) + 1
     mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
-    ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0), np.float32)
-    mob = np.hstack([mob, ksf])
-    mob_mask = np.zeros(mob.shape[1])
+    ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
+    dense = np.hstack([mob, ksf])
+    dense_mask = np.zeros(dense.shape[1])
     if mobility:
-        mob_mask[KP.slider_types(v)] = 1.0
-    mob_mask[n_mob:] = 1.0
+        dense_mask[KP.slider_types(v)] = 1.0
+    dense_mask[n_mob:] = 1.0
 
-    def value(w: np.ndarray, tempo: float, rows: np.ndarray, wm: np.ndarray | None = None) -> np.ndarray:
+    def value(w: np.ndarray, tempo: float, rows: np.ndarray, wd: np.ndarray | None = None) -> np.ndarray:
         return _side_to_move_value(w, idx[rows], coef[rows], sign[rows], tempo,
-                                   None if wm is None else mob[rows], wm)
+                                   None if wd is None else dense[rows], wd)
 
     tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
     games = np.unique(d["game"])
     K = k_label / unit_ratio
 
-    def losses(w: np.ndarray, tempo: float, wm: np.ndarray | None = None) -> tuple[float, float]:
-        return (_bce(_sigmoid(value(w, tempo, tr, wm) / K), target[tr]),
-                _bce(_sigmoid(value(w, tempo, va, wm) / K), target[va]))
+    def losses(w: np.ndarray, tempo: float, wd: np.ndarray | None = None) -> tuple[float, float]:
+        return (_bce(_sigmoid(value(w, tempo, tr, wd) / K), target[tr]),
+                _bce(_sigmoid(value(w, tempo, va, wd) / K), target[va]))
 
     loss_hand = losses(prior, float(TEMPO))
     # trained parameters: a per-slot delta, the king-free factor and the side-to-move bonus;
     # w = prior + delta + factor[fmap]
-    delta, factor, tempo, wm = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(mob.shape[1])
-    trained = [delta, factor, tempo, wm]
+    delta, factor, tempo, wd = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(dense.shape[1])
+    trained = [delta, factor, tempo, wd]
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
     n_tr = len(tr)
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
         w = prior + delta + factor[fmap]
         w[dummy] = 0.0
-        e = value(w, tempo[0], tr, wm)
+        e = value(w, tempo[0], tr, wd)
         g_v = (_sigmoid(e / K) - target[tr]) / K / n_tr  # d loss / d (side-to-move value)
         g_e = g_v * sign[tr]                              # d loss / d (sente-view sum)
         g_w = np.bincount(flat_idx, weights=(coef[tr] * g_e[:, None]).ravel(), minlength=n_w)
         g_w[dummy] = 0.0
         grads = [g_w + 2 * l2_kp * delta, np.bincount(fmap, weights=g_w, minlength=n_f) + 2 * l2_factor * factor,
-                 np.array([g_v.sum()]), (mob[tr] * g_e[:, None]).sum(axis=0) * mob_mask]
+                 np.array([g_v.sum()]), (dense[tr] * g_e[:, None]).sum(axis=0) * dense_mask]
         adam_step(trained, grads, moments, step, lr)
         if step % 50 == 0 or step == steps:
             w = prior + delta + factor[fmap]
             w[dummy] = 0.0
-            lt, lv = losses(w, tempo[0], wm)
+            lt, lv = losses(w, tempo[0], wd)
             print(f"step {step}: train {lt:.5f} validation {lv:.5f} tempo {tempo[0]:.1f}", flush=True)
     w = np.rint(prior + delta + factor[fmap])
     w[dummy] = 0.0
     tempo_cp = int(round(tempo[0]))
-    mobility_cp = np.rint(wm[:n_mob]).astype(np.int32)
-    ks_cp = np.rint(wm[n_mob:]).astype(np.int32)
+    mobility_cp = np.rint(wd[:n_mob]).astype(np.int32)
+    ks_cp = np.rint(wd[n_mob:]).astype(np.int32)
     kp = w[:kp0.size].reshape(kp0.shape).astype(np.int32)
     kh = w[kp0.size:kp0.size + kh0.size].reshape(kh0.shape).astype(np.int32)
     lt, lv = losses(w, tempo_cp, np.concatenate([mobility_cp, ks_cp]).astype(np.float64))
@@ -379,7 +380,7 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
                "loss_hand_train": loss_hand[0],
                "loss_hand_validation": loss_hand[1], "loss_train": lt, "loss_validation": lv,
                "max_change_cp": int(np.abs(w - np.rint(prior)).max()), "tempo": tempo_cp,
-               "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(mob_mask[:n_mob])},
+               "mobility": {v.pieces[pt - 1].letter: int(mobility_cp[pt]) for pt in np.flatnonzero(dense_mask[:n_mob])},
                "seconds": time.perf_counter() - t0}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
