@@ -15,7 +15,7 @@ import numpy as np
 from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
-from .kernels import C_KP, C_KS, C_MOBILITY, C_TEMPO, KS_SIZE, EvalTables, evaluate_k, piece_mobility
+from .kernels import C_KP, C_KS, C_MOBILITY, C_TEMPO, KS_SIZE, KS_ZONE, EvalTables, evaluate_k, piece_mobility
 
 __all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
            "piece_mobility", "piece_value"]
@@ -133,11 +133,41 @@ def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
         try_bonus[:len(EP.TRY_BONUS)] = EP.TRY_BONUS[:n_ranks]
     mirror = np.array([g.square(n_files - 1 - g.file_of(sq), n_ranks - 1 - g.rank_of(sq)) for sq in range(n_sq)],
                       np.int32)
+    zone_index, zone_square, zone_leaper, zone_rays = _king_zone_geometry(variant)
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
                    value=value, consts=consts, try_bonus=try_bonus, mobility=mobility, kp=_NO_KP, kp_hand=_NO_KP,
-                   mirror=mirror, ks=_NO_KS)
+                   mirror=mirror, ks=_NO_KS, zone_index=zone_index, zone_square=zone_square, zone_leaper=zone_leaper,
+                   zone_rays=zone_rays)
     _CACHE[(id(variant), "hand")] = E
     return E
+
+
+def _king_zone_geometry(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``E.zone_index``, ``E.zone_square``, ``E.zone_leaper`` and ``E.zone_rays`` of ``variant`` (see
+    :data:`eval.kernels.EvalTables`): a king's zone is the squares at Chebyshev distance 1, indexed in square order;
+    a piece may leap into it from at most one square further than the variant's longest leap; a ray crosses it when
+    one of the ray's squares on the empty board is in it."""
+    g = variant.geometry
+    n_sq = g.n_squares
+    files = np.array([g.file_of(sq) for sq in range(n_sq)])
+    ranks = np.array([g.rank_of(sq) for sq in range(n_sq)])
+    dist = np.maximum(np.abs(files[:, None] - files[None, :]), np.abs(ranks[:, None] - ranks[None, :]))
+    leap_dest = variant.tables.leap_dest
+    on_board = leap_dest >= 0
+    longest = int(dist[np.nonzero(on_board)[0], leap_dest[on_board]].max()) if on_board.any() else 0
+    zone_index = np.full((n_sq, n_sq), -1, np.int8)
+    zone_square = np.full((n_sq, KS_ZONE), -1, np.int16)
+    for ksq in range(n_sq):
+        ring = np.flatnonzero(dist[ksq] == 1)
+        zone_index[ksq, ring] = np.arange(len(ring))
+        zone_square[ksq, :len(ring)] = ring
+    rays = variant.tables.rays
+    zone_rays = np.zeros((n_sq, n_sq), np.uint8)
+    for sq in range(n_sq):
+        for d in range(rays.shape[1]):
+            ray = rays[sq, d][rays[sq, d] >= 0]
+            zone_rays[(dist[:, ray] == 1).any(axis=1), sq] |= np.uint8(1 << d)
+    return zone_index, zone_square, dist <= longest + 1, zone_rays
 
 
 def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo: int | None = None,

@@ -414,3 +414,33 @@ def test_king_zone_table_on_13x13():
     for p in _random_positions(10, "daishogi2017", seed=5, every=7):
         q = Position.from_sfen(_flip(p.sfen()), "daishogi2017")
         assert int(evaluate_k(p.state, p.tables, E)) == int(evaluate_k(q.state, q.tables, E))
+
+
+@pytest.mark.parametrize("variant, n", [("shogi", 120), ("daishogi2017", 25)])
+def test_king_zone_masks_equal_the_attack_queries(variant, n):
+    """The evaluation's one-pass zone masks (``king_zone_masks``: pieces marking forwards) hold exactly what
+    ``attacked_on_board`` answers square by square: each zone square attacked by the king's enemy, and guarded by
+    the king's side without the king; on 9x9 and on 13x13 (lions, long leaps, range-limited sliders)."""
+    from engine.kernels.movegen import attacked_on_board
+    from eval.kernels import KS_ZONE, king_zone_masks
+    E = build_eval_tables(Position.startpos(variant).variant)
+    attacked_bits = guarded_bits = 0
+    for p in _random_positions(n, variant, seed=21, every=5):
+        board, T = p.state.board, p.tables
+        kings = KP.king_squares(board[None, :], p.variant)
+        k0, k1 = int(kings[0][0]), int(kings[1][0])
+        want = []
+        for ksq in (k0, k1):
+            defender = board[ksq] >> 5
+            attacked = guarded = 0
+            for i in range(KS_ZONE):
+                z = int(E.zone_square[ksq, i])
+                if z >= 0 and attacked_on_board(board, T, z, 1 - defender, -1):
+                    attacked |= 1 << i
+                if z >= 0 and attacked_on_board(board, T, z, defender, ksq):
+                    guarded |= 1 << i
+            want += [attacked, guarded]
+        assert tuple(int(m) for m in king_zone_masks(board, T, E, k0, k1)) == tuple(want), p.sfen()
+        attacked_bits += bin(want[0]).count("1") + bin(want[2]).count("1")
+        guarded_bits += bin(want[1]).count("1") + bin(want[3]).count("1")
+    assert attacked_bits >= 2 and guarded_bits > n  # the positions do attack and guard the zones
