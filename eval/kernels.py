@@ -227,6 +227,7 @@ def king_zone_masks(board, T, E, k0, k1):
 
 @kernel
 def _bit_count(x):
+    """The set bits of a zone mask."""
     n = 0
     while x != 0:
         x &= x - 1
