@@ -141,8 +141,14 @@ def king_zone_entries(board, hands, T, ksq):
                     weak += 1
                     if board[z] == 0:
                         weak_empty += 1
-    hb = _hand_bucket(hands, T, attacker)
-    return KS_WEAK + weak * KS_HAND + hb, KS_WEAK_EMPTY + weak_empty * KS_HAND + hb, KS_ATTACKED + attacked
+    return _ks_entries(attacked, weak, weak_empty, _hand_bucket(hands, T, attacker))
+
+
+@kernel
+def _ks_entries(attacked, weak, weak_empty, hand_bucket):
+    """The three entries of ``E.ks`` (see ``KS_*``) for a king's zone counts and the attacker's hand bucket."""
+    return (KS_WEAK + weak * KS_HAND + hand_bucket, KS_WEAK_EMPTY + weak_empty * KS_HAND + hand_bucket,
+            KS_ATTACKED + attacked)
 
 
 @kernel
@@ -243,9 +249,8 @@ def _zone_entries_from_masks(board, hands, T, E, ksq, attacked, guarded):
     for i in range(KS_ZONE):
         if (weak >> i) & 1 and board[E.zone_square[ksq, i]] == 0:
             weak_empty += 1
-    hb = _hand_bucket(hands, T, 1 - (board[ksq] >> 5))
-    return (KS_WEAK + _bit_count(weak) * KS_HAND + hb, KS_WEAK_EMPTY + weak_empty * KS_HAND + hb,
-            KS_ATTACKED + _bit_count(attacked))
+    hand_bucket = _hand_bucket(hands, T, 1 - (board[ksq] >> 5))
+    return _ks_entries(_bit_count(attacked), _bit_count(weak), weak_empty, hand_bucket)
 
 
 @kernel
