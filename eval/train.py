@@ -155,8 +155,9 @@ _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
 
 def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     """The positions of one or more ``gen`` / ``teach`` files, concatenated (game ids offset so games stay apart),
-    with ``source``: the index in ``paths`` of each position's file; ``teacher_games_only``: only the positions of
-    teach games our engine took no part in (``ours == -1``)."""
+    with ``source``: the index in ``paths`` of each position's file; ``teacher_games_only``: without the positions of
+    games where our engine played one side against the teacher or a peer (``ours`` 0 or 1): the teacher's own games
+    (``ours == -1``) and relabelled games of our engine against itself (``ours == -2``) stay."""
     parts = []
     for i, path in enumerate(paths):
         if not Path(path).is_file():
@@ -167,10 +168,14 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
                 ours = z["ours"] if "ours" in z.files else None
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"training data file {path} is not readable: {exc}") from None
-        if teacher_games_only:
-            if ours is None:
+        if ours is None:
+            if teacher_games_only:
                 raise ValueError(f"training data file {path} does not say which games our engine played (no 'ours')")
-            d = {k: x[ours == -1] for k, x in d.items()}
+            ours = np.full(len(d["stm"]), -1, np.int8)  # gen data: nothing to tell apart, every position weighs 1
+        d["ours"] = ours
+        if teacher_games_only:
+            keep = (ours != 0) & (ours != 1)
+            d = {k: x[keep] for k, x in d.items()}
         if len(d["stm"]) == 0:
             raise ValueError(f"training data file {path} holds no positions")
         d["source"] = np.full(len(d["stm"]), i, np.int32)
@@ -179,7 +184,7 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     for d in parts:
         d["game"] = d["game"] + offset
         offset = int(d["game"].max()) + 1
-    return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source")}
+    return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source", "ours")}
 
 
 def adam_step(params: list[np.ndarray], grads: list[np.ndarray], moments: list[tuple[np.ndarray, np.ndarray]],
@@ -302,9 +307,12 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
 
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
-        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False) -> dict:
+        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False,
+        self_play_weight: float = 1.0) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
-    figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
+    figures (scale, losses of the hand-set and the learned tables on training and validation positions).
+    ``self_play_weight``: the weight in the training loss of a position from a relabelled game of our engine against
+    itself (``ours == -2``; every other position weighs 1); the reported losses are unweighted."""
     from engine import get_variant
     from . import kp as KP
     from .params import TEMPO
@@ -349,13 +357,14 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     delta, factor, tempo, wd = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(dense.shape[1])
     trained = [delta, factor, tempo, wd]
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
-    n_tr = len(tr)
+    row_w = np.where(d["ours"][tr] == -2, self_play_weight, 1.0)
+    row_w /= row_w.sum()  # the mean loss when every weight is 1
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
         w = prior + delta + factor[fmap]
         w[dummy] = 0.0
         e = value(w, tempo[0], tr, wd)
-        g_v = (_sigmoid(e / K) - target[tr]) / K / n_tr  # d loss / d (side-to-move value)
+        g_v = (_sigmoid(e / K) - target[tr]) / K * row_w  # d loss / d (side-to-move value)
         g_e = g_v * sign[tr]                              # d loss / d (sente-view sum)
         g_w = np.bincount(flat_idx, weights=(coef[tr] * g_e[:, None]).ravel(), minlength=n_w)
         g_w[dummy] = 0.0
@@ -415,6 +424,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--our-nodes", type=int, default=3000, help="nodes of our engine's moves")
     t.add_argument("--our-share", type=float, default=0.5, help="share of games where our engine plays one side")
     t.add_argument("--seed", type=int, default=1)
+    r = sub.add_parser("relabel", help="teacher scores for the positions of recorded games (usi.match games.jsonl)")
+    r.add_argument("--games", type=Path, nargs="+", required=True, help="games.jsonl files of usi.match runs")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--teacher", default=" ".join(DEFAULT_TEACHER), help="the teacher's command line")
+    r.add_argument("--teacher-nodes", type=int, default=5000, help="mean nodes of each labelling search")
+    r.add_argument("--max-games", type=int, default=None, help="only the first N recorded games")
+    r.add_argument("--seed", type=int, default=1)
     f = sub.add_parser("fit", help="Texel-style logistic fit of the KP tables")
     f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen or teach files")
     f.add_argument("--out", type=Path, default=None, help="weights file (default eval/weights/kp_shogi.npz)")
@@ -427,7 +443,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--king-safety", action="store_true",
                    help="also learn the king-zone table (attacks next to each king by the attacker's hand)")
     f.add_argument("--teacher-games-only", action="store_true",
-                   help="only positions of teach games the teacher played against itself")
+                   help="leave out the games where our engine played against the teacher or a peer")
+    f.add_argument("--self-play-weight", type=float, default=1.0,
+                   help="training weight of the positions of relabelled games of our engine against itself")
     vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
     vl.add_argument("--data", type=Path, nargs="+", required=True, help="the data files, as given to fit")
     vl.add_argument("--weights", type=Path, nargs="+", required=True, help="weights files to compare")
@@ -440,12 +458,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "fit":
         from .kp import weights_path
-        if args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0:
-            ap.error("--steps and --lr must be positive, --lam in [0, 1], the L2 weights non-negative")
+        if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
+                or args.self_play_weight <= 0):
+            ap.error("--steps, --lr and --self-play-weight must be positive, --lam in [0, 1], the L2 weights "
+                     "non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
                           args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only,
-                          king_safety=args.king_safety)
+                          king_safety=args.king_safety, self_play_weight=args.self_play_weight)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -486,6 +506,18 @@ def main(argv: list[str] | None = None) -> int:
             summary = generate_teacher(args.out, args.minutes, shlex.split(args.teacher), args.teacher_nodes,
                                        args.our_nodes, args.our_share, args.seed, max_games=args.games)
         except (OSError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(summary)
+        return 0
+    if args.cmd == "relabel":
+        from .teacher import relabel_games
+        if args.teacher_nodes <= 0 or (args.max_games is not None and args.max_games <= 0):
+            ap.error("--teacher-nodes and --max-games must be positive")
+        try:
+            summary = relabel_games(args.games, args.out, shlex.split(args.teacher), args.teacher_nodes, args.seed,
+                                    max_games=args.max_games)
+        except (OSError, RuntimeError, ValueError, KeyError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(summary)
