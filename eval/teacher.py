@@ -22,9 +22,9 @@ teacher's own games do not reach. The same teacher, the same filter; the label's
 """
 from __future__ import annotations
 
+import json
 import random
 import time
-import json
 from pathlib import Path
 
 from .train import MATE_CLAMP, _openings, _save_data, close_game, is_quiet, start_position
