@@ -298,6 +298,21 @@ def test_self_play_weight_weighs_the_relabelled_games_only(tmp_path):
     assert tables["one"][1] == tables["five"][1]
 
 
+def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
+    """``--lam-ours``: the positions of games where our engine played one side (``ours`` 0 or 1) take their target
+    with that ``lam`` (1: the teacher's score alone), every other position with ``--lam``."""
+    from eval.train import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
+    d = _load_data([DEFAULT_DATA])
+    d["ours"] = np.where(d["game"] % 3 == 0, 1, -1).astype(np.int8)
+    v = Position.startpos().variant
+    _, _, plain, k_label, _ = _split_and_target(d, v, 0, 0.5)
+    _, _, mixed, k_same, _ = _split_and_target(d, v, 0, 0.5, lam_ours=1.0)
+    theirs = d["ours"] == 1
+    assert k_same == k_label and np.array_equal(mixed[~theirs], plain[~theirs])
+    assert np.allclose(mixed[theirs], _sigmoid(d["score"][theirs] / k_label))
+    assert not np.allclose(plain[theirs], mixed[theirs])
+
+
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
     """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
     labels and scale; the fit learns a king-zone table too, which the losses must read), and ``--newest 1`` keeps
