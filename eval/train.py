@@ -155,8 +155,9 @@ _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
 
 def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     """The positions of one or more ``gen`` / ``teach`` files, concatenated (game ids offset so games stay apart),
-    with ``source``: the index in ``paths`` of each position's file; ``teacher_games_only``: only the positions of
-    teach games our engine took no part in (``ours == -1``)."""
+    with ``source``: the index in ``paths`` of each position's file; ``teacher_games_only``: without the positions of
+    games where our engine played one side against the teacher or a peer (``ours`` 0 or 1): the teacher's own games
+    (``ours == -1``) and relabelled games of our engine against itself (``ours == -2``) stay."""
     parts = []
     for i, path in enumerate(paths):
         if not Path(path).is_file():
@@ -167,10 +168,14 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
                 ours = z["ours"] if "ours" in z.files else None
         except (OSError, KeyError, ValueError) as exc:
             raise ValueError(f"training data file {path} is not readable: {exc}") from None
-        if teacher_games_only:
-            if ours is None:
+        if ours is None:
+            if teacher_games_only:
                 raise ValueError(f"training data file {path} does not say which games our engine played (no 'ours')")
-            d = {k: x[ours == -1] for k, x in d.items()}
+            ours = np.full(len(d["stm"]), -1, np.int8)  # gen data: nothing to tell apart, every position weighs 1
+        d["ours"] = ours
+        if teacher_games_only:
+            keep = (ours != 0) & (ours != 1)
+            d = {k: x[keep] for k, x in d.items()}
         if len(d["stm"]) == 0:
             raise ValueError(f"training data file {path} holds no positions")
         d["source"] = np.full(len(d["stm"]), i, np.int32)
@@ -179,7 +184,7 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     for d in parts:
         d["game"] = d["game"] + offset
         offset = int(d["game"].max()) + 1
-    return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source")}
+    return {k: np.concatenate([d[k] for d in parts]) for k in (*_DATA_KEYS, "source", "ours")}
 
 
 def adam_step(params: list[np.ndarray], grads: list[np.ndarray], moments: list[tuple[np.ndarray, np.ndarray]],
@@ -241,10 +246,12 @@ def _side_to_move_value(w: np.ndarray, idx: np.ndarray, coef: np.ndarray, sign: 
     return sign * s + tempo
 
 
-def _split_and_target(d: dict, variant, seed: int, lam: float
+def _split_and_target(d: dict, variant, seed: int, lam: float, lam_ours: float | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
     """The split and the labels of :func:`fit`: training and validation rows (90/10 by game, ``seed``), the target
-    ``lam * sigmoid(score / K_label) + (1 - lam) * result`` of every row, ``K_label`` and the unit ratio."""
+    ``lam * sigmoid(score / K_label) + (1 - lam) * result`` of every row, ``K_label`` and the unit ratio.
+    ``lam_ours`` (None: ``lam``) is the ``lam`` of the positions of games where our engine played one side against
+    the teacher or a peer (``ours`` 0 or 1): their results say more about our engine than about the positions."""
     games = np.unique(d["game"])
     rng = np.random.default_rng(seed)
     val_games = rng.choice(games, size=max(1, len(games) // 10), replace=False)
@@ -257,12 +264,14 @@ def _split_and_target(d: dict, variant, seed: int, lam: float
     # material balance (the median over positions a minor piece or so apart) converts, so the learned tables stay in
     # our centipawns (the search's pruning margins assume them).
     k_label = fit_scale(d["score"][tr].astype(np.float64), result[tr])
-    target = lam * _sigmoid(d["score"] / k_label) + (1 - lam) * result
+    lam_row = np.where((d["ours"] == 0) | (d["ours"] == 1), lam if lam_ours is None else lam_ours, lam)
+    target = lam_row * _sigmoid(d["score"] / k_label) + (1 - lam_row) * result
     return tr, va, target, k_label, label_unit_ratio(d, variant)
 
 
 def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest: int = 0, lam: float = 0.5,
-                      seed: int = 0, teacher_games_only: bool = False) -> dict[str, float]:
+                      seed: int = 0, teacher_games_only: bool = False, lam_ours: float | None = None
+                      ) -> dict[str, float]:
     """The validation loss of the hand-set tables and of each weights file on the data of :func:`fit` (the same
     split, labels and scale for the same files, ``seed`` and ``lam``); with ``newest`` > 0 only on the validation
     games of the last ``newest`` files, the games that tables fitted on the earlier files never saw. A table fitted
@@ -275,7 +284,7 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     if not 0 <= newest <= len(data_paths):
         raise ValueError(f"--newest must be between 0 and the number of data files ({len(data_paths)})")
     d = _load_data(data_paths, teacher_games_only)
-    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
+    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam, lam_ours)
     if newest:
         va = va[d["source"][va] >= len(data_paths) - newest]
         if len(va) == 0:
@@ -302,9 +311,13 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
 
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
-        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False) -> dict:
+        seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False,
+        self_play_weight: float = 1.0, lam_ours: float | None = None) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
-    figures (scale, losses of the hand-set and the learned tables on training and validation positions)."""
+    figures (scale, losses of the hand-set and the learned tables on training and validation positions).
+    ``self_play_weight``: the weight in the training loss of a position from a relabelled game of our engine against
+    itself (``ours == -2``; every other position weighs 1); the reported losses are unweighted. ``lam_ours``: see
+    :func:`_split_and_target`."""
     from engine import get_variant
     from . import kp as KP
     from .params import TEMPO
@@ -335,7 +348,7 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
         return _side_to_move_value(w, idx[rows], coef[rows], sign[rows], tempo,
                                    None if wd is None else dense[rows], wd)
 
-    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam)
+    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam, lam_ours)
     games = np.unique(d["game"])
     K = k_label / unit_ratio
 
@@ -349,13 +362,14 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     delta, factor, tempo, wd = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(dense.shape[1])
     trained = [delta, factor, tempo, wd]
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
-    n_tr = len(tr)
+    row_w = np.where(d["ours"][tr] == -2, self_play_weight, 1.0)
+    row_w /= row_w.sum()  # the mean loss when every weight is 1
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
         w = prior + delta + factor[fmap]
         w[dummy] = 0.0
         e = value(w, tempo[0], tr, wd)
-        g_v = (_sigmoid(e / K) - target[tr]) / K / n_tr  # d loss / d (side-to-move value)
+        g_v = (_sigmoid(e / K) - target[tr]) / K * row_w  # d loss / d (side-to-move value)
         g_e = g_v * sign[tr]                              # d loss / d (sente-view sum)
         g_w = np.bincount(flat_idx, weights=(coef[tr] * g_e[:, None]).ravel(), minlength=n_w)
         g_w[dummy] = 0.0
@@ -388,7 +402,9 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
         extra = {"ks": ks_cp} if king_safety else {}
         np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp, **extra,
                             **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
-                            settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64))
+                            settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64),
+                            **({} if lam_ours is None else {"lam_ours": np.float64(lam_ours)}),
+                            **({} if self_play_weight == 1.0 else {"self_play_weight": np.float64(self_play_weight)}))
         figures["bytes"] = out.stat().st_size
     return figures
 
@@ -415,6 +431,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--our-nodes", type=int, default=3000, help="nodes of our engine's moves")
     t.add_argument("--our-share", type=float, default=0.5, help="share of games where our engine plays one side")
     t.add_argument("--seed", type=int, default=1)
+    r = sub.add_parser("relabel", help="teacher scores for the positions of recorded games (usi.match games.jsonl)")
+    r.add_argument("--games", type=Path, nargs="+", required=True, help="games.jsonl files of usi.match runs")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--teacher", default=" ".join(DEFAULT_TEACHER), help="the teacher's command line")
+    r.add_argument("--teacher-nodes", type=int, default=5000, help="mean nodes of each labelling search")
+    r.add_argument("--max-games", type=int, default=None, help="only the first N recorded games")
+    r.add_argument("--seed", type=int, default=1)
     f = sub.add_parser("fit", help="Texel-style logistic fit of the KP tables")
     f.add_argument("--data", type=Path, nargs="+", default=[DEFAULT_DATA], help="one or more gen or teach files")
     f.add_argument("--out", type=Path, default=None, help="weights file (default eval/weights/kp_shogi.npz)")
@@ -427,36 +450,45 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--king-safety", action="store_true",
                    help="also learn the king-zone table (attacks next to each king by the attacker's hand)")
     f.add_argument("--teacher-games-only", action="store_true",
-                   help="only positions of teach games the teacher played against itself")
+                   help="leave out the games where our engine played against the teacher or a peer")
+    f.add_argument("--lam-ours", type=float, default=None,
+                   help="--lam of the positions of games where our engine played one side against the teacher or a "
+                        "peer (default: --lam)")
+    f.add_argument("--self-play-weight", type=float, default=1.0,
+                   help="training weight of the positions of relabelled games of our engine against itself")
     vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
     vl.add_argument("--data", type=Path, nargs="+", required=True, help="the data files, as given to fit")
     vl.add_argument("--weights", type=Path, nargs="+", required=True, help="weights files to compare")
     vl.add_argument("--newest", type=int, default=0,
                     help="only the validation games of the last N data files (games older fits never saw)")
     vl.add_argument("--lam", type=float, default=0.5, help="as fit's --lam")
+    vl.add_argument("--lam-ours", type=float, default=None, help="as fit's")
     vl.add_argument("--teacher-games-only", action="store_true", help="as fit's")
     c = sub.add_parser("check", help="load a weights file and print its score on a fixed position")
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "fit":
         from .kp import weights_path
-        if args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0:
-            ap.error("--steps and --lr must be positive, --lam in [0, 1], the L2 weights non-negative")
+        if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
+                or args.self_play_weight <= 0 or not 0 <= (args.lam if args.lam_ours is None else args.lam_ours) <= 1):
+            ap.error("--steps, --lr and --self-play-weight must be positive, --lam and --lam-ours in [0, 1], the L2 "
+                     "weights non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
                           args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only,
-                          king_safety=args.king_safety)
+                          king_safety=args.king_safety, self_play_weight=args.self_play_weight,
+                          lam_ours=args.lam_ours)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(figures)
         return 0
     if args.cmd == "losses":
-        if not 0 <= args.lam <= 1:
-            ap.error("--lam must be in [0, 1]")
+        if not 0 <= args.lam <= 1 or not 0 <= (args.lam if args.lam_ours is None else args.lam_ours) <= 1:
+            ap.error("--lam and --lam-ours must be in [0, 1]")
         try:
             figures = validation_losses(args.data, args.weights, args.newest, args.lam,
-                                        teacher_games_only=args.teacher_games_only)
+                                        teacher_games_only=args.teacher_games_only, lam_ours=args.lam_ours)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -486,6 +518,18 @@ def main(argv: list[str] | None = None) -> int:
             summary = generate_teacher(args.out, args.minutes, shlex.split(args.teacher), args.teacher_nodes,
                                        args.our_nodes, args.our_share, args.seed, max_games=args.games)
         except (OSError, RuntimeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(summary)
+        return 0
+    if args.cmd == "relabel":
+        from .teacher import relabel_games
+        if args.teacher_nodes <= 0 or (args.max_games is not None and args.max_games <= 0):
+            ap.error("--teacher-nodes and --max-games must be positive")
+        try:
+            summary = relabel_games(args.games, args.out, shlex.split(args.teacher), args.teacher_nodes, args.seed,
+                                    max_games=args.max_games)
+        except (OSError, RuntimeError, ValueError, KeyError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         print(summary)

@@ -276,6 +276,43 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
 
 
+def test_self_play_weight_weighs_the_relabelled_games_only(tmp_path):
+    """``fit --self-play-weight``: weight 1 is the plain fit; another weight changes the fitted tables only through
+    the positions tagged as our engine's own relabelled games (``ours == -2``), and leaves the reported (unweighted)
+    loss of the hand-set prior alone."""
+    from eval.train import DEFAULT_DATA, fit
+    with np.load(DEFAULT_DATA) as z:
+        d = {k: z[k] for k in z.files}
+    rows = d["game"] < 30
+    d = {k: (d[k][rows] if d[k].ndim else d[k]) for k in d}
+    untagged, tagged = tmp_path / "u.npz", tmp_path / "t.npz"
+    np.savez_compressed(untagged, **d, ours=np.full(len(d["stm"]), -1, np.int8))
+    np.savez_compressed(tagged, **d, ours=np.where(d["game"] % 2 == 0, -2, -1).astype(np.int8))
+    tables = {}
+    for name, path, weight in (("plain", untagged, 5.0), ("one", tagged, 1.0), ("five", tagged, 5.0)):
+        out = tmp_path / f"{name}.npz"
+        figures = fit([path], out, steps=10, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, self_play_weight=weight)
+        tables[name] = (KP.load_weights(out, Position.startpos().variant).kp, figures["loss_hand_train"])
+    assert np.array_equal(tables["plain"][0], tables["one"][0])  # no tagged rows, or weight 1: the same fit
+    assert not np.array_equal(tables["one"][0], tables["five"][0])
+    assert tables["one"][1] == tables["five"][1]
+
+
+def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
+    """``--lam-ours``: the positions of games where our engine played one side (``ours`` 0 or 1) take their target
+    with that ``lam`` (1: the teacher's score alone), every other position with ``--lam``."""
+    from eval.train import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
+    d = _load_data([DEFAULT_DATA])
+    d["ours"] = np.where(d["game"] % 3 == 0, 1, -1).astype(np.int8)
+    v = Position.startpos().variant
+    _, _, plain, k_label, _ = _split_and_target(d, v, 0, 0.5)
+    _, _, mixed, k_same, _ = _split_and_target(d, v, 0, 0.5, lam_ours=1.0)
+    theirs = d["ours"] == 1
+    assert k_same == k_label and np.array_equal(mixed[~theirs], plain[~theirs])
+    assert np.allclose(mixed[theirs], _sigmoid(d["score"][theirs] / k_label))
+    assert not np.allclose(plain[theirs], mixed[theirs])
+
+
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
     """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
     labels and scale; the fit learns a king-zone table too, which the losses must read), and ``--newest 1`` keeps
@@ -346,16 +383,18 @@ def test_weights_with_a_bad_mobility_shape_are_refused(tmp_path):
 
 
 def test_teacher_games_only_keeps_the_games_without_our_engine(tmp_path):
-    """``fit --teacher-games-only`` reads the ``ours`` field of teach data: only games the teacher played against
-    itself are kept; a file without the field is refused in words."""
+    """``fit --teacher-games-only`` reads the ``ours`` field of teach data: the games the teacher played against
+    itself (-1) and relabelled games of our engine against itself (-2) are kept, those where our engine played one
+    side (0, 1) left out; a file without the field is refused in words."""
     from eval.train import DEFAULT_DATA, _load_data
     d = _load_data([DEFAULT_DATA])
-    ours = np.where(d["game"] % 3 == 0, -1, d["game"] % 2).astype(np.int8)
+    assert np.all(d.pop("ours") == -1)  # a file without the field: every game counts as the teacher's
+    ours = np.select([d["game"] % 4 == 0, d["game"] % 4 == 1], [-1, -2], d["game"] % 2).astype(np.int8)
     tagged = tmp_path / "tagged.npz"
     np.savez_compressed(tagged, **d, ours=ours)
     kept = _load_data([tagged], teacher_games_only=True)
-    assert len(kept["stm"]) == int((ours == -1).sum()) > 0
-    assert set(np.unique(kept["game"] % 3).tolist()) == {0}
+    assert len(kept["stm"]) == int((ours < 0).sum()) > 0 and (ours == -2).any()
+    assert set(np.unique(kept["game"] % 4).tolist()) == {0, 1}
     with pytest.raises(ValueError, match="ours"):
         _load_data([DEFAULT_DATA], teacher_games_only=True)
 
