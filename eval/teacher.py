@@ -38,29 +38,77 @@ OURS_BOTH = -2
 PEER_NAMES = ("fairy-stockfish", "gpsusi")
 
 
+class _Run:
+    """The teacher process and the positions kept so far (``eval.train``'s data format plus ``ours``), written to
+    ``out`` after every game, with the run's counters."""
+
+    def __init__(self, out: Path, teacher_cmd: list[str], teacher_nodes: int, seed: int) -> None:
+        from usi.client import UsiEngine
+        self.out, self.teacher_cmd, self.teacher_nodes, self.seed = out, teacher_cmd, teacher_nodes, seed
+        self.rows: dict[str, list] = {k: [] for k in ("board", "hands", "stm", "score", "result", "game", "ply",
+                                                      "ours")}
+        self.games = self.searches = 0
+        self.outcome = {"sente": 0, "gote": 0, "draw": 0}
+        self.t0 = time.perf_counter()
+        self.teacher = UsiEngine.popen_usi(list(teacher_cmd), timeout=60)
+        try:
+            options = {"USI_Hash": 16}
+            if "Threads" in self.teacher.options:
+                options["Threads"] = 1
+            self.teacher.configure(options)
+        except BaseException:
+            self.teacher.quit()
+            raise
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def label(self, position: tuple[str, list[str]], nodes: int):
+        """The teacher's search of ``position`` (start, moves) at ``nodes``: ``(result, score, centipawns)``."""
+        from usi.client import EngineError, UsiLimit, score_to_cp
+        try:
+            label = self.teacher.play(position, UsiLimit(nodes=nodes), timeout=60)
+        except EngineError as exc:
+            raise RuntimeError(f"the teacher failed: {exc}") from None
+        self.searches += 1
+        score = label.info.get("score")
+        return label, score, score_to_cp(score)
+
+    def keep(self, pos, cp: int, our_side: int) -> None:
+        """Keep ``pos`` with the teacher's score ``cp`` (side to move's view) in the current game."""
+        for key, value in (("board", pos.state.board.copy()), ("hands", pos.state.hands.copy()), ("stm", pos.turn),
+                           ("score", cp), ("game", self.games), ("ply", pos.ply), ("ours", our_side)):
+            self.rows[key].append(value)
+
+    def end_game(self, result: float, note: str) -> None:
+        """Close the current game with ``result`` (sente's score), report it and write the file."""
+        r = self.rows
+        close_game(r["stm"], r["result"], result, self.outcome)
+        self.games += 1
+        elapsed = self.elapsed()
+        print(f"game {self.games}: {note}, {len(r['stm'])} positions, {elapsed:.0f} s "
+              f"({self.searches / elapsed:.1f} teacher searches/s)", flush=True)
+        _save_data(self.out, r["board"], r["hands"], r["stm"], r["score"], r["result"], r["game"], r["ply"],
+                   self.teacher_nodes, self.seed, ours=r["ours"], teacher=" ".join(self.teacher_cmd))
+
+    def summary(self) -> dict:
+        return {"games": self.games, "positions": len(self.rows["stm"]), "seconds": self.elapsed(), **self.outcome}
+
+
 def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_nodes: int, our_nodes: int,
                      our_share: float, seed: int, random_plies: int = 2, max_games: int | None = None) -> dict:
     """Teacher-scored data (see the module docstring); writes ``out`` (npz) after every game, returns a summary."""
     from search import Limits, Searcher
-    from usi.client import EngineError, UsiEngine, UsiLimit, score_to_cp
     rng = random.Random(seed)
     openings = _openings()
     ours = Searcher(hash_mb=16, seed=seed)
-    teacher = UsiEngine.popen_usi(list(teacher_cmd), timeout=60)
+    run = _Run(out, teacher_cmd, teacher_nodes, seed)
     try:
-        options = {"USI_Hash": 16}
-        if "Threads" in teacher.options:
-            options["Threads"] = 1
-        teacher.configure(options)
-        boards, hands, stms, scores, results, game_ids, plies, ours_sides = [], [], [], [], [], [], [], []
-        t0 = time.perf_counter()
-        games = searches = 0
-        outcome = {"sente": 0, "gote": 0, "draw": 0}
-        while time.perf_counter() - t0 < minutes * 60 and (max_games is None or games < max_games):
+        while run.elapsed() < minutes * 60 and (max_games is None or run.games < max_games):
             pos, moves = start_position(rng, openings, random_plies)
             our_side = rng.randrange(2) if rng.random() < our_share else -1
             ours.clear()
-            teacher.new_game()
+            run.teacher.new_game()
             result = None  # sente's score
             losing = [0, 0]
             while result is None:
@@ -73,13 +121,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                     break
                 stm = pos.turn
                 nodes = max(1, int(teacher_nodes * rng.uniform(0.5, 1.5)))
-                try:
-                    label = teacher.play(("startpos", moves), UsiLimit(nodes=nodes), timeout=60)
-                except EngineError as exc:
-                    raise RuntimeError(f"the teacher failed: {exc}") from None
-                searches += 1
-                score = label.info.get("score")
-                cp = score_to_cp(score)
+                label, score, cp = run.label(("startpos", moves), nodes)
                 if label.move is None or cp is None:
                     result = 0.0 if stm == 0 else 1.0  # the teacher resigned (or gave no score): a lost position
                     break
@@ -95,29 +137,17 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                     raise RuntimeError(f"the teacher played {label.move}, illegal in {pos.sfen()}")
                 teacher_code = pos.parse_move(label.move).code
                 if is_quiet(pos, teacher_code) and not pos.is_check():
-                    boards.append(pos.state.board.copy())
-                    hands.append(pos.state.hands.copy())
-                    stms.append(stm)
-                    scores.append(cp)
-                    game_ids.append(games)
-                    plies.append(pos.ply)
-                    ours_sides.append(our_side)
+                    run.keep(pos, cp, our_side)
                 if stm == our_side:
                     code = int(ours.search(pos, Limits(nodes=our_nodes)).best)
                 else:
                     code = teacher_code
                 moves.append(pos.move_usi(code))
                 pos.push_unchecked(code)
-            close_game(stms, results, result, outcome)
-            games += 1
-            elapsed = time.perf_counter() - t0
-            print(f"game {games}: {pos.ply} plies, ours {('-', 'sente', 'gote')[our_side + 1]}, result {result}, "
-                  f"{len(stms)} positions, {elapsed:.0f} s ({searches / elapsed:.1f} teacher searches/s)", flush=True)
-            _save_data(out, boards, hands, stms, scores, results, game_ids, plies, teacher_nodes, seed,
-                       ours=ours_sides, teacher=" ".join(teacher_cmd))
+            run.end_game(result, f"{pos.ply} plies, ours {('-', 'sente', 'gote')[our_side + 1]}, result {result}")
     finally:
-        teacher.quit()
-    return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome}
+        run.teacher.quit()
+    return run.summary()
 
 
 def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teacher_nodes: int, seed: int,
@@ -127,7 +157,6 @@ def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teache
     own engines, the side of our engine in a game against a peer (:data:`PEER_NAMES`). The result is the recorded
     one. Writes ``out`` after every game, returns a summary."""
     from engine import Position
-    from usi.client import EngineError, UsiEngine, UsiLimit, score_to_cp
     rng = random.Random(seed)
     games_in = []
     for path in records:
@@ -138,16 +167,8 @@ def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teache
                     games_in.append(g)
     if max_games is not None:
         games_in = games_in[:max_games]
-    teacher = UsiEngine.popen_usi(list(teacher_cmd), timeout=60)
-    boards, hands, stms, scores, results, game_ids, plies, ours_sides = [], [], [], [], [], [], [], []
-    t0 = time.perf_counter()
-    games = searches = 0
-    outcome = {"sente": 0, "gote": 0, "draw": 0}
+    run = _Run(out, teacher_cmd, teacher_nodes, seed)
     try:
-        options = {"USI_Hash": 16}
-        if "Threads" in teacher.options:
-            options["Threads"] = 1
-        teacher.configure(options)
         for g in games_in:
             if g["sente"] in PEER_NAMES:
                 our_side = 1
@@ -157,34 +178,17 @@ def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teache
                 our_side = OURS_BOTH
             pos = Position.from_sfen(g["start_sfen"])
             skip = int((g.get("opening") or {}).get("plies", 0))
-            teacher.new_game()
+            run.teacher.new_game()
             for i, mv in enumerate(g["moves"]):
                 if i >= skip and not pos.is_check():
                     nodes = max(1, int(teacher_nodes * rng.uniform(0.5, 1.5)))
-                    try:
-                        label = teacher.play((g["start_sfen"], g["moves"][:i]), UsiLimit(nodes=nodes), timeout=60)
-                    except EngineError as exc:
-                        raise RuntimeError(f"the teacher failed: {exc}") from None
-                    searches += 1
-                    score = label.info.get("score")
-                    cp = score_to_cp(score)
+                    label, score, cp = run.label((g["start_sfen"], g["moves"][:i]), nodes)
                     if (label.move is not None and cp is not None and not score.is_mate() and abs(cp) < MATE_CLAMP
                             and pos.is_legal(label.move) and is_quiet(pos, pos.parse_move(label.move).code)):
-                        boards.append(pos.state.board.copy())
-                        hands.append(pos.state.hands.copy())
-                        stms.append(pos.turn)
-                        scores.append(cp)
-                        game_ids.append(games)
-                        plies.append(pos.ply)
-                        ours_sides.append(our_side)
+                        run.keep(pos, cp, our_side)
                 pos.push(mv)
-            close_game(stms, results, {"sente": 1.0, "gote": 0.0, "draw": 0.5}[g["result"]], outcome)
-            games += 1
-            elapsed = time.perf_counter() - t0
-            print(f"game {games} of {len(games_in)}: {len(g['moves'])} plies, result {g['result']}, "
-                  f"{len(stms)} positions, {elapsed:.0f} s ({searches / elapsed:.1f} teacher searches/s)", flush=True)
-            _save_data(out, boards, hands, stms, scores, results, game_ids, plies, teacher_nodes, seed,
-                       ours=ours_sides, teacher=" ".join(teacher_cmd))
+            run.end_game({"sente": 1.0, "gote": 0.0, "draw": 0.5}[g["result"]],
+                         f"{len(g['moves'])} plies, result {g['result']} ({len(games_in) - run.games - 1} to go)")
     finally:
-        teacher.quit()
-    return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome}
+        run.teacher.quit()
+    return run.summary()
