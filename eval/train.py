@@ -1,11 +1,12 @@
 """Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train
-gen|teach|fit|losses|check``.
+gen|teach|relabel|fit|losses|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
   searched best move neither captures nor promotes, no mate score, past the opening line) with the search score of
   the position (side to move's view) and, when the game ends, its result. One process; stops after ``--minutes``.
 * ``teach``: positions scored by a teacher engine over USI (:mod:`eval.teacher`; fairy-stockfish's output).
+* ``relabel``: the teacher's scores for the positions of games recorded by ``usi.match`` (our engine's own games).
 * ``fit``: Texel-style logistic fit with numpy: first the labels' scale ``K_label`` of ``sigmoid(score / K_label)``
   that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
   centipawns per one of ours), then Adam on the sparse KP features (and the side-to-move bonus, with
