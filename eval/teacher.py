@@ -64,7 +64,8 @@ class _Run:
         return time.perf_counter() - self.t0
 
     def label(self, position: tuple[str, list[str]], nodes: int):
-        """The teacher's search of ``position`` (start, moves) at ``nodes``: ``(result, score, centipawns)``."""
+        """The teacher's search of ``position`` (start, moves) at ``nodes``: its USI result (best move, info), the
+        score and the score in centipawns (None without one)."""
         from usi.client import EngineError, UsiLimit, score_to_cp
         try:
             label = self.teacher.play(position, UsiLimit(nodes=nodes), timeout=60)
