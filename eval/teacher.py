@@ -27,24 +27,23 @@ import random
 import time
 from pathlib import Path
 
-from .train import MATE_CLAMP, _openings, _save_data, close_game, is_quiet, start_position
+from .train import MATE_CLAMP, OURS_BOTH, _openings, _save_data, close_game, is_quiet, start_position
 
 DEFAULT_TEACHER = ("/usr/games/fairy-stockfish",)
 RESIGN_CP = 2000  # the teacher's own centipawns (eval.train's self-play RESIGN_CP is ours)
 MAX_PLIES = 256
-#: ``ours`` of a position from a recorded game our engine played against itself (relabel): no teacher move in it
-OURS_BOTH = -2
 #: engine names in match records that are not ours (relabel: the other side of such a game is our engine)
 PEER_NAMES = ("fairy-stockfish", "gpsusi")
 
 
 class _Run:
     """The teacher process and the positions kept so far (``eval.train``'s data format plus ``ours``), written to
-    ``out`` after every game, with the run's counters."""
+    ``out`` after every game, with the run's counters. ``rng`` jitters the teacher's nodes."""
 
-    def __init__(self, out: Path, teacher_cmd: list[str], teacher_nodes: int, seed: int) -> None:
+    def __init__(self, out: Path, teacher_cmd: list[str], teacher_nodes: int, seed: int, rng: random.Random) -> None:
         from usi.client import UsiEngine
         self.out, self.teacher_cmd, self.teacher_nodes, self.seed = out, teacher_cmd, teacher_nodes, seed
+        self.rng = rng
         self.rows: dict[str, list] = {k: [] for k in ("board", "hands", "stm", "score", "result", "game", "ply",
                                                       "ours")}
         self.games = self.searches = 0
@@ -63,10 +62,11 @@ class _Run:
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
-    def label(self, position: tuple[str, list[str]], nodes: int):
-        """The teacher's search of ``position`` (start, moves) at ``nodes``: its USI result (best move, info), the
-        score and the score in centipawns (None without one)."""
+    def label(self, position: tuple[str, list[str]]):
+        """The teacher's search of ``position`` (start, moves) at about ``teacher_nodes`` (+-50 %, so that games do
+        not repeat): its USI result (best move, info), the score and the score in centipawns (None without one)."""
         from usi.client import EngineError, UsiLimit, score_to_cp
+        nodes = max(1, int(self.teacher_nodes * self.rng.uniform(0.5, 1.5)))
         try:
             label = self.teacher.play(position, UsiLimit(nodes=nodes), timeout=60)
         except EngineError as exc:
@@ -103,7 +103,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
     rng = random.Random(seed)
     openings = _openings()
     ours = Searcher(hash_mb=16, seed=seed)
-    run = _Run(out, teacher_cmd, teacher_nodes, seed)
+    run = _Run(out, teacher_cmd, teacher_nodes, seed, rng)
     try:
         while run.elapsed() < minutes * 60 and (max_games is None or run.games < max_games):
             pos, moves = start_position(rng, openings, random_plies)
@@ -121,8 +121,7 @@ def generate_teacher(out: Path, minutes: float, teacher_cmd: list[str], teacher_
                     result = 0.5
                     break
                 stm = pos.turn
-                nodes = max(1, int(teacher_nodes * rng.uniform(0.5, 1.5)))
-                label, score, cp = run.label(("startpos", moves), nodes)
+                label, score, cp = run.label(("startpos", moves))
                 if label.move is None or cp is None:
                     result = 0.0 if stm == 0 else 1.0  # the teacher resigned (or gave no score): a lost position
                     break
@@ -168,7 +167,7 @@ def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teache
                     games_in.append(g)
     if max_games is not None:
         games_in = games_in[:max_games]
-    run = _Run(out, teacher_cmd, teacher_nodes, seed)
+    run = _Run(out, teacher_cmd, teacher_nodes, seed, rng)
     try:
         for g in games_in:
             if g["sente"] in PEER_NAMES:
@@ -182,8 +181,7 @@ def relabel_games(records: list[Path], out: Path, teacher_cmd: list[str], teache
             run.teacher.new_game()
             for i, mv in enumerate(g["moves"]):
                 if i >= skip and not pos.is_check():
-                    nodes = max(1, int(teacher_nodes * rng.uniform(0.5, 1.5)))
-                    label, score, cp = run.label((g["start_sfen"], g["moves"][:i]), nodes)
+                    label, score, cp = run.label((g["start_sfen"], g["moves"][:i]))
                     if (label.move is not None and cp is not None and not score.is_mate() and abs(cp) < MATE_CLAMP
                             and pos.is_legal(label.move) and is_quiet(pos, pos.parse_move(label.move).code)):
                         run.keep(pos, cp, our_side)

@@ -152,6 +152,14 @@ def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes
 
 
 _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
+#: ``ours`` of a position: the side our engine played in its game (0, 1), -1 when the teacher played both sides (or
+#: no teacher: gen data), OURS_BOTH when our engine played both (a recorded game relabelled, eval.teacher)
+OURS_BOTH = -2
+
+
+def _against_ours(ours: np.ndarray) -> np.ndarray:
+    """The rows of games where our engine played one side against the teacher or a peer."""
+    return (ours == 0) | (ours == 1)
 
 
 def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
@@ -175,7 +183,7 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
             ours = np.full(len(d["stm"]), -1, np.int8)  # gen data: nothing to tell apart, every position weighs 1
         d["ours"] = ours
         if teacher_games_only:
-            keep = (ours != 0) & (ours != 1)
+            keep = ~_against_ours(ours)
             d = {k: x[keep] for k, x in d.items()}
         if len(d["stm"]) == 0:
             raise ValueError(f"training data file {path} holds no positions")
@@ -265,7 +273,7 @@ def _split_and_target(d: dict, variant, seed: int, lam: float, lam_ours: float |
     # material balance (the median over positions a minor piece or so apart) converts, so the learned tables stay in
     # our centipawns (the search's pruning margins assume them).
     k_label = fit_scale(d["score"][tr].astype(np.float64), result[tr])
-    lam_row = np.where((d["ours"] == 0) | (d["ours"] == 1), lam if lam_ours is None else lam_ours, lam)
+    lam_row = np.where(_against_ours(d["ours"]), lam if lam_ours is None else lam_ours, lam)
     target = lam_row * _sigmoid(d["score"] / k_label) + (1 - lam_row) * result
     return tr, va, target, k_label, label_unit_ratio(d, variant)
 
@@ -363,7 +371,7 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     delta, factor, tempo, wd = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(dense.shape[1])
     trained = [delta, factor, tempo, wd]
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
-    row_w = np.where(d["ours"][tr] == -2, self_play_weight, 1.0)
+    row_w = np.where(d["ours"][tr] == OURS_BOTH, self_play_weight, 1.0)
     row_w /= row_w.sum()  # the mean loss when every weight is 1
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
@@ -471,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "fit":
         from .kp import weights_path
         if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
-                or args.self_play_weight <= 0 or not 0 <= (args.lam if args.lam_ours is None else args.lam_ours) <= 1):
+                or args.self_play_weight <= 0 or not 0 <= (args.lam_ours or 0) <= 1):
             ap.error("--steps, --lr and --self-play-weight must be positive, --lam and --lam-ours in [0, 1], the L2 "
                      "weights non-negative")
         try:
@@ -485,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         print(figures)
         return 0
     if args.cmd == "losses":
-        if not 0 <= args.lam <= 1 or not 0 <= (args.lam if args.lam_ours is None else args.lam_ours) <= 1:
+        if not 0 <= args.lam <= 1 or not 0 <= (args.lam_ours or 0) <= 1:
             ap.error("--lam and --lam-ours must be in [0, 1]")
         try:
             figures = validation_losses(args.data, args.weights, args.newest, args.lam,
