@@ -321,12 +321,13 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
         seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False,
-        self_play_weight: float = 1.0, lam_ours: float | None = None) -> dict:
+        self_play_weight: float = 1.0, lam_ours: float | None = None, peer_weight: float = 1.0) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions).
     ``self_play_weight``: the weight in the training loss of a position from a relabelled game of our engine against
-    itself (``ours == -2``; every other position weighs 1); the reported losses are unweighted. ``lam_ours``: see
-    :func:`_split_and_target`."""
+    itself (``ours == -2``); ``peer_weight``: of a position from a game where our engine played one side against the
+    teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
+    ``lam_ours``: see :func:`_split_and_target`."""
     from engine import get_variant
     from . import kp as KP
     from .params import TEMPO
@@ -371,7 +372,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     delta, factor, tempo, wd = np.zeros(n_w), np.zeros(n_f), np.array([float(TEMPO)]), np.zeros(dense.shape[1])
     trained = [delta, factor, tempo, wd]
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in trained]
-    row_w = np.where(d["ours"][tr] == OURS_BOTH, self_play_weight, 1.0)
+    ours = d["ours"][tr]
+    row_w = np.where(ours == OURS_BOTH, self_play_weight, np.where(_against_ours(ours), peer_weight, 1.0))
     row_w /= row_w.sum()  # the mean loss when every weight is 1
     flat_idx = idx[tr].ravel()
     for step in range(1, steps + 1):
@@ -413,7 +415,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
                             **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
                             settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64),
                             **({} if lam_ours is None else {"lam_ours": np.float64(lam_ours)}),
-                            **({} if self_play_weight == 1.0 else {"self_play_weight": np.float64(self_play_weight)}))
+                            **({} if self_play_weight == 1.0 else {"self_play_weight": np.float64(self_play_weight)}),
+                            **({} if peer_weight == 1.0 else {"peer_weight": np.float64(peer_weight)}))
         figures["bytes"] = out.stat().st_size
     return figures
 
@@ -465,6 +468,9 @@ def main(argv: list[str] | None = None) -> int:
                         "peer (default: --lam)")
     f.add_argument("--self-play-weight", type=float, default=1.0,
                    help="training weight of the positions of relabelled games of our engine against itself")
+    f.add_argument("--peer-weight", type=float, default=1.0,
+                   help="training weight of the positions of games where our engine played one side against the "
+                        "teacher or a peer (our engine's own choices: the positions its search steers into)")
     vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
     vl.add_argument("--data", type=Path, nargs="+", required=True, help="the data files, as given to fit")
     vl.add_argument("--weights", type=Path, nargs="+", required=True, help="weights files to compare")
@@ -479,14 +485,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "fit":
         from .kp import weights_path
         if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
-                or args.self_play_weight <= 0 or not 0 <= (args.lam_ours or 0) <= 1):
-            ap.error("--steps, --lr and --self-play-weight must be positive, --lam and --lam-ours in [0, 1], the L2 "
-                     "weights non-negative")
+                or args.self_play_weight <= 0 or args.peer_weight <= 0 or not 0 <= (args.lam_ours or 0) <= 1):
+            ap.error("--steps, --lr, --self-play-weight and --peer-weight must be positive, --lam and --lam-ours in "
+                     "[0, 1], the L2 weights non-negative")
         try:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
                           args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only,
                           king_safety=args.king_safety, self_play_weight=args.self_play_weight,
-                          lam_ours=args.lam_ours)
+                          lam_ours=args.lam_ours, peer_weight=args.peer_weight)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -276,10 +276,12 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
 
 
-def test_self_play_weight_weighs_the_relabelled_games_only(tmp_path):
-    """``fit --self-play-weight``: weight 1 is the plain fit; another weight changes the fitted tables only through
-    the positions tagged as our engine's own relabelled games (``ours == -2``), and leaves the reported (unweighted)
-    loss of the hand-set prior alone."""
+@pytest.mark.parametrize("tag, option", [(-2, "self_play_weight"), (1, "peer_weight")])
+def test_row_weight_weighs_its_tagged_games_only(tmp_path, tag, option):
+    """``fit --self-play-weight`` / ``--peer-weight``: weight 1 is the plain fit; another weight changes the fitted
+    tables only through the positions tagged as that kind of game (``ours == -2``: our engine's own relabelled games;
+    0 or 1: our engine against the teacher or a peer), and leaves the reported (unweighted) loss of the hand-set
+    prior alone."""
     from eval.train import DEFAULT_DATA, fit
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
@@ -287,13 +289,16 @@ def test_self_play_weight_weighs_the_relabelled_games_only(tmp_path):
     d = {k: (d[k][rows] if d[k].ndim else d[k]) for k in d}
     untagged, tagged = tmp_path / "u.npz", tmp_path / "t.npz"
     np.savez_compressed(untagged, **d, ours=np.full(len(d["stm"]), -1, np.int8))
-    np.savez_compressed(tagged, **d, ours=np.where(d["game"] % 2 == 0, -2, -1).astype(np.int8))
+    np.savez_compressed(tagged, **d, ours=np.where(d["game"] % 2 == 0, tag, -1).astype(np.int8))
+    other = "peer_weight" if option == "self_play_weight" else "self_play_weight"
     tables = {}
-    for name, path, weight in (("plain", untagged, 5.0), ("one", tagged, 1.0), ("five", tagged, 5.0)):
+    for name, path, weights in (("plain", untagged, {option: 5.0}), ("one", tagged, {option: 1.0}),
+                                ("other", tagged, {other: 5.0}), ("five", tagged, {option: 5.0})):
         out = tmp_path / f"{name}.npz"
-        figures = fit([path], out, steps=10, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, self_play_weight=weight)
+        figures = fit([path], out, steps=10, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, **weights)
         tables[name] = (KP.load_weights(out, Position.startpos().variant).kp, figures["loss_hand_train"])
     assert np.array_equal(tables["plain"][0], tables["one"][0])  # no tagged rows, or weight 1: the same fit
+    assert np.array_equal(tables["one"][0], tables["other"][0])  # the other kind's weight: no such rows here
     assert not np.array_equal(tables["one"][0], tables["five"][0])
     assert tables["one"][1] == tables["five"][1]
 
