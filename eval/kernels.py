@@ -4,7 +4,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 from engine.kernels import kernel
-from engine.kernels.movegen import ST_KSQ, ST_ROYALS, ST_STM, attacked_on_board, royal_square
+from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
+                                    royal_square)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
 
 EvalTables = namedtuple("EvalTables", [
@@ -84,31 +85,101 @@ def piece_mobility(board, T, code, sq):
 
 
 @kernel
+def _kp_piece(E, k0, kb, code, sq):
+    """One piece's KP entries, sente's view: its pair with the sente king on ``k0`` minus its pair with the gote king
+    (``kb``: the gote king's square on the rotated board)."""
+    npt = E.kp.shape[1] // 2
+    pt = (code & 31) - 1
+    if (code >> 5) == 0:
+        return E.kp[k0, pt, sq] - E.kp[kb, npt + pt, E.mirror[sq]]
+    return E.kp[k0, npt + pt, sq] - E.kp[kb, pt, E.mirror[sq]]
+
+
+@kernel
+def _kp_in_hand(E, k0, kb, c, pt, n):
+    """The KP entries of colour ``c`` holding ``n`` pieces of type ``pt`` (1-based), sente's view."""
+    kh = E.kp_hand
+    npt = kh.shape[1] // 2
+    n = min(n, kh.shape[2] - 1)
+    if c == 0:
+        return kh[k0, pt - 1, n] - kh[kb, npt + pt - 1, n]
+    return kh[k0, npt + pt - 1, n] - kh[kb, pt - 1, n]
+
+
+@kernel
 def kp_sum(P, T, E, k0, k1):
     """The KP tables summed over the board and both hands, sente's view, kings on ``k0`` and ``k1`` (both >= 0):
     ``f(sente) - f(gote)``, gote reading the tables on the rotated board (see :mod:`eval.kp`)."""
     board = P.board
-    kp = E.kp
-    kh = E.kp_hand
-    m = E.mirror
-    npt = kp.shape[1] // 2
-    kb = m[k1]
+    kb = E.mirror[k1]
     s = 0
     for sq in range(board.shape[0]):
         code = board[sq]
-        if code == 0:
-            continue
-        pt = (code & 31) - 1
-        if (code >> 5) == 0:
-            s += kp[k0, pt, sq] - kp[kb, npt + pt, m[sq]]
-        else:
-            s += kp[k0, npt + pt, sq] - kp[kb, pt, m[sq]]
-    top = kh.shape[2] - 1
+        if code != 0:
+            s += _kp_piece(E, k0, kb, code, sq)
     for h in range(T.hand_types.shape[0]):
         pt = T.hand_types[h]
-        n0 = min(int(P.hands[0, pt]), top)
-        n1 = min(int(P.hands[1, pt]), top)
-        s += kh[k0, pt - 1, n0] + kh[k0, npt + pt - 1, n1] - kh[kb, pt - 1, n1] - kh[kb, npt + pt - 1, n0]
+        s += _kp_in_hand(E, k0, kb, 0, pt, int(P.hands[0, pt])) + _kp_in_hand(E, k0, kb, 1, pt, int(P.hands[1, pt]))
+    return s
+
+
+@kernel
+def kp_delta(P, T, E, k0, k1):
+    """``(True, d)``: the KP sum of this position is that of the position before the last move plus ``d`` (kings on
+    ``k0`` and ``k1`` in both); ``(False, 0)`` when the last move changed what a difference can follow cheaply: a
+    royal moved, was captured or was made (both tables' king index changes), or a piece was captured or converted on a
+    middle square or by exchange (dai shogi). A null move (``P.moves`` 0) changes nothing."""
+    aply = P.st[ST_PLY]
+    if aply == 0:
+        return False, 0
+    mv = P.moves[aply - 1]
+    if mv == 0:
+        return True, 0
+    rec = P.undo[aply - 1]
+    cap = rec & 0xFF
+    mover = (rec >> 24) & 0x7F
+    if ((rec >> 8) & 0xFFFF) != 0 or (mv & HAS_MID) != 0:  # a middle-square capture or an exchange conversion
+        return False, 0
+    to = mv & 0xFF
+    placed = P.board[to]
+    if T.royal[mover] or T.royal[placed] or (cap != 0 and T.royal[cap]):
+        return False, 0
+    c = placed >> 5  # the mover's colour
+    kb = E.mirror[k1]
+    d = _kp_piece(E, k0, kb, placed, to)
+    if mv & DROP:
+        pt = (mv >> 8) & 0xFF
+        n = int(P.hands[c, pt])
+        return True, d + _kp_in_hand(E, k0, kb, c, pt, n) - _kp_in_hand(E, k0, kb, c, pt, n + 1)
+    d -= _kp_piece(E, k0, kb, mover, (mv >> 8) & 0xFF)
+    if cap != 0:
+        d -= _kp_piece(E, k0, kb, cap, to)
+        hp = T.hand_type[cap]
+        if hp != 0:
+            n = int(P.hands[c, hp])
+            d += _kp_in_hand(E, k0, kb, c, hp, n) - _kp_in_hand(E, k0, kb, c, hp, n - 1)
+    return True, d
+
+
+@kernel
+def kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val):
+    """:func:`kp_sum`, carried from the parent position when it can be (the incremental update): ``cache_key[i]`` /
+    ``cache_val[i]`` hold the position key and KP sum last computed at search ply ``i``; the value at ``ply`` is the
+    one at ``ply - 1`` plus :func:`kp_delta` when that entry is this position's parent (its key is the key before the
+    last move), else the full sum. The caller clears the cache when the tables change (a new search)."""
+    aply = P.st[ST_PLY]
+    key = P.keys[aply]
+    if cache_key[ply] == key:
+        return cache_val[ply]
+    s = 0
+    done = False
+    if ply > 0 and aply > 0 and cache_key[ply - 1] == P.keys[aply - 1]:
+        done, d = kp_delta(P, T, E, k0, k1)
+        s = cache_val[ply - 1] + d
+    if not done:
+        s = kp_sum(P, T, E, k0, k1)
+    cache_key[ply] = key
+    cache_val[ply] = s
     return s
 
 
@@ -314,21 +385,48 @@ def _extra_terms(P, T, E):
 
 
 @kernel
+def _king_squares(P, T):
+    """The squares the evaluation reads the kings on (-1: none stands): with several royals, the first of each side."""
+    if T.params[P_LAST_ROYAL] != 0:  # several royals may stand: king safety is measured around the first
+        return (royal_square(P, T, 0, 0) if P.st[ST_ROYALS] > 0 else -1,
+                royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1)
+    return P.st[ST_KSQ], P.st[ST_KSQ + 1]
+
+
+@kernel
+def _learned(P, T, E, k0, k1, kp):
+    """The learned evaluation, side to move's view, from the position's KP sum ``kp``."""
+    s = kp + _extra_terms(P, T, E)
+    if E.consts[C_KS] != 0:
+        s += king_zone_sum(P, T, E, k0, k1)
+    if P.st[ST_STM] == 0:
+        return s + E.consts[C_TEMPO]
+    return -s + E.consts[C_TEMPO]
+
+
+@kernel
 def evaluate_k(P, T, E):
     """Static evaluation in centipawns from the side to move's point of view."""
+    k0, k1 = _king_squares(P, T)
+    if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms)
+        return _learned(P, T, E, k0, k1, kp_sum(P, T, E, k0, k1))
+    return _hand_set(P, T, E, k0, k1)
+
+
+@kernel
+def evaluate_cached(P, T, E, ply, cache_key, cache_val):
+    """:func:`evaluate_k` for the search at ``ply``, its KP sum updated from the parent's (:func:`kp_sum_cached`)."""
+    k0, k1 = _king_squares(P, T)
+    if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:
+        return _learned(P, T, E, k0, k1, kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val))
+    return _hand_set(P, T, E, k0, k1)
+
+
+@kernel
+def _hand_set(P, T, E, k0, k1):
+    """The hand-set evaluation (material, piece-square, near-king, mobility, try and hand terms), side to move's
+    view."""
     board = P.board
-    k0 = P.st[ST_KSQ]
-    k1 = P.st[ST_KSQ + 1]
-    if T.params[P_LAST_ROYAL] != 0:  # several royals may stand: king safety is measured around the first
-        k0 = royal_square(P, T, 0, 0) if P.st[ST_ROYALS] > 0 else -1
-        k1 = royal_square(P, T, 1, 0) if P.st[ST_ROYALS + 1] > 0 else -1
-    if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms below)
-        s = kp_sum(P, T, E, k0, k1) + _extra_terms(P, T, E)
-        if E.consts[C_KS] != 0:
-            s += king_zone_sum(P, T, E, k0, k1)
-        if P.st[ST_STM] == 0:
-            return s + E.consts[C_TEMPO]
-        return -s + E.consts[C_TEMPO]
     s = 0
     mobility = E.consts[C_MOBILITY] != 0
     for sq in range(board.shape[0]):

@@ -21,7 +21,7 @@ from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
-from eval.kernels import evaluate_k
+from eval.kernels import evaluate_cached
 
 from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, cont_index, mp_init,
                        mp_next, moving_code, pick, score_moves, sort_rest)
@@ -187,6 +187,8 @@ SearchTables = namedtuple("SearchTables", [
     "sev",        # int32[MAX_PLY + 1, 2]: [ply, 0] the static evaluation at ply (NO_EVAL: none), [ply, 1] its side
     "cont",       # int16[CONT_KINDS * n_sq, CONT_KINDS * n_sq]: continuation history (FEAT_CONT_HIST; else [1, 1])
     "excluded",   # int32[MAX_PLY + 1]: the move a singular-extension search leaves out at that ply (0: none)
+    "kp_key",     # uint64[MAX_PLY + 1]: the position whose KP sum kp_val holds, by ply (eval.kernels.kp_sum_cached)
+    "kp_val",     # int64[MAX_PLY + 1]: that KP sum; both zeroed at the start of every search
 ])
 
 
@@ -487,12 +489,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     incheck = in_check(P, T)
     S.checks[aply] = 1 if incheck else 0
     if ply >= MAX_PLY - 1:
-        return evaluate_k(P, T, E)
+        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
 
     # 0. Quiescence.
     if depth <= 0 and ply > 0:
         if depth <= -QS_MAX_PLIES:
-            return evaluate_k(P, T, E)  # long capture chains (13x13 boards, exchange captures): stop here
+            # long capture chains (13x13 boards, exchange captures): stop here
+            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
@@ -521,7 +524,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             best = -INF
             stand = -INF
         else:
-            stand = evaluate_k(P, T, E)
+            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
             if stand >= beta:
                 if qs_tt:
                     _tt_store(S, qk, q_depth, ply, stand, BOUND_LOWER, zero)
@@ -598,7 +601,8 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     S.sev[ply, 1] = us
     improving = False
     if root and not incheck:
-        S.sev[0, 0] = evaluate_k(P, T, E)  # the root's evaluation, for the "improving" test two plies down
+        # the root's evaluation, for the "improving" test two plies down
+        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
     if not root:
         # 1. Repetition (draw; perpetual check loses for the checker).
         rep = _repetition(P, S, aply)
@@ -644,7 +648,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if pv_node or (S.ctl[CTL_FEATURES] & FEAT_PV_CHECK_EXT) == 0:
                 depth += 1
         else:
-            ev = evaluate_k(P, T, E)
+            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
             S.sev[ply, 0] = ev
             if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
                 improving = _improving(S, ply, us, ev)

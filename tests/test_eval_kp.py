@@ -12,7 +12,8 @@ import pytest
 from engine import Position
 from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables
 from eval import kp as KP
-from engine.kernels.movegen import ST_ROYALS, ST_STM
+from engine.kernels.movegen import ST_PLY, ST_ROYALS, ST_STM
+from engine.move import Move
 from eval.kernels import C_KP, C_KS, evaluate_k, kp_sum
 
 
@@ -488,3 +489,91 @@ def test_king_zone_masks_equal_the_attack_queries(variant, n):
         attacked_bits += bin(want[0]).count("1") + bin(want[2]).count("1")
         guarded_bits += bin(want[1]).count("1") + bin(want[3]).count("1")
     assert attacked_bits >= 2 and guarded_bits > n  # the positions do attack and guard the zones
+
+
+# ------------------------------------------------------------------ the incremental KP sum (eval.kernels.kp_delta)
+def _king_pair(pos: Position) -> tuple[int, int]:
+    k0, k1 = KP.king_squares(pos.state.board[None, :], pos.variant)
+    return int(k0[0]), int(k1[0])
+
+
+@pytest.mark.parametrize("variant, plies", [("shogi", 1500), ("daishogi2017", 400)])
+def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
+    """After every move of random games the KP sum of the new position is the old one plus ``kp_delta`` whenever
+    ``kp_delta`` says it applies; it applies to drops, captures and promotions, and refuses the moves that move a
+    royal (the tables' king index changes)."""
+    from eval.kernels import kp_delta
+    v = Position.startpos(variant).variant
+    E = kp_eval_tables(v, *_random_tables(v, 21))
+    rng = random.Random(5)
+    pos = Position.startpos(variant)
+    kinds = {"drop": 0, "capture": 0, "promotion": 0, "plain": 0}
+    refused_royal = played = 0
+    while played < plies:
+        codes = pos.legal_codes()
+        if (len(codes) == 0 or pos.ply > 150 or pos.result() is not None
+                or not (pos.state.st[ST_ROYALS] > 0 and pos.state.st[ST_ROYALS + 1] > 0)):
+            pos = Position.startpos(variant)
+            continue
+        before = kp_sum(pos.state, pos.tables, E, *_king_pair(pos))
+        code = int(rng.choice(list(codes)))
+        mv = Move(code, v.geometry)
+        mover = 0 if mv.is_drop else int(pos.state.board[mv.from_sq])
+        captured = not mv.is_drop and int(pos.state.board[code & 0xFF]) != 0
+        pos.push_unchecked(code)
+        played += 1
+        if not (pos.state.st[ST_ROYALS] > 0 and pos.state.st[ST_ROYALS + 1] > 0):
+            continue  # a royal was captured: the KP path is not taken
+        ok, d = kp_delta(pos.state, pos.tables, E, *_king_pair(pos))
+        if mover and pos.tables.royal[mover]:
+            assert not ok
+            refused_royal += 1
+        if ok:
+            assert kp_sum(pos.state, pos.tables, E, *_king_pair(pos)) == before + d
+            kind = ("drop" if mv.is_drop else "capture" if captured else "promotion" if mv.is_promotion else "plain")
+            kinds[kind] += 1
+    assert refused_royal > 0
+    assert all(n > 0 for kind, n in kinds.items() if kind != "drop" or v.hand_ptypes), kinds  # dai shogi: no drops
+    assert sum(kinds.values()) > 0.6 * plies
+
+
+@pytest.mark.parametrize("variant, steps", [("shogi", 3000), ("daishogi2017", 600)])
+def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
+    """The search's evaluation (``evaluate_cached``: the KP sum carried from the parent position) equals a full
+    recomputation (``evaluate_k``) at every node of a random walk through the tree as a search makes it: moves,
+    take-backs to a parent already evaluated, null moves; most of the values come from the incremental update."""
+    from eval.kernels import evaluate_cached, kp_delta
+    from search.kernels import MAX_PLY, _do_null, _undo_null
+    v = Position.startpos(variant).variant
+    kp, kh = _random_tables(v, 31)
+    E = kp_eval_tables(v, kp, kh, ks=_random_ks(32))
+    cache_key, cache_val = np.zeros(MAX_PLY + 1, np.uint64), np.zeros(MAX_PLY + 1, np.int64)
+    rng = random.Random(7)
+    pos, ply, incremental, checked = Position.startpos(variant), 0, 0, 0
+
+    def check(at: int) -> None:
+        nonlocal incremental, checked
+        P, T = pos.state, pos.tables
+        aply = int(P.st[ST_PLY])
+        if (at > 0 and cache_key[at] != P.keys[aply] and cache_key[at - 1] == P.keys[aply - 1]
+                and P.st[ST_ROYALS] > 0 and P.st[ST_ROYALS + 1] > 0 and kp_delta(P, T, E, *_king_pair(pos))[0]):
+            incremental += 1
+        assert int(evaluate_cached(P, T, E, at, cache_key, cache_val)) == int(evaluate_k(P, T, E))
+        checked += 1
+
+    check(0)
+    for _ in range(steps):
+        codes = pos.legal_codes()
+        r = rng.random()
+        if ply > 0 and (r < 0.3 or ply >= 24 or len(codes) == 0 or pos.result() is not None):
+            pos.pop()
+            ply -= 1
+        elif r < 0.38:
+            _do_null(pos.state, pos.tables)
+            check(ply + 1)
+            _undo_null(pos.state)
+        elif len(codes):
+            pos.push_unchecked(int(rng.choice(list(codes))))
+            ply += 1
+        check(ply)
+    assert checked > steps and incremental > 0.4 * steps
