@@ -48,9 +48,13 @@ def _random_tables(variant, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return (rng.integers(-500, 500, s_kp).astype(np.int32), rng.integers(-500, 500, s_kh).astype(np.int32))
 
 
-def _sente_value(pos: Position, E) -> int:
+def _king_pair(pos: Position) -> tuple[int, int]:
     k0, k1 = KP.king_squares(pos.state.board[None, :], pos.variant)  # dai shogi keeps no ST_KSQ
-    return int(kp_sum(pos.state, pos.tables, E, int(k0[0]), int(k1[0])))
+    return int(k0[0]), int(k1[0])
+
+
+def _sente_value(pos: Position, E) -> int:
+    return int(kp_sum(pos.state, pos.tables, E, *_king_pair(pos)))
 
 
 def test_prior_tables_reproduce_the_hand_set_evaluation():
@@ -492,11 +496,6 @@ def test_king_zone_masks_equal_the_attack_queries(variant, n):
 
 
 # ------------------------------------------------------------------ the incremental KP sum (eval.kernels.kp_delta)
-def _king_pair(pos: Position) -> tuple[int, int]:
-    k0, k1 = KP.king_squares(pos.state.board[None, :], pos.variant)
-    return int(k0[0]), int(k1[0])
-
-
 @pytest.mark.parametrize("variant, plies", [("shogi", 1500), ("daishogi2017", 400)])
 def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
     """After every move of random games the KP sum of the new position is the old one plus ``kp_delta`` whenever
@@ -515,7 +514,7 @@ def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
                 or not (pos.state.st[ST_ROYALS] > 0 and pos.state.st[ST_ROYALS + 1] > 0)):
             pos = Position.startpos(variant)
             continue
-        before = kp_sum(pos.state, pos.tables, E, *_king_pair(pos))
+        before = _sente_value(pos, E)
         code = int(rng.choice(list(codes)))
         mv = Move(code, v.geometry)
         mover = 0 if mv.is_drop else int(pos.state.board[mv.from_sq])
@@ -529,7 +528,7 @@ def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
             assert not ok
             refused_royal += 1
         if ok:
-            assert kp_sum(pos.state, pos.tables, E, *_king_pair(pos)) == before + d
+            assert _sente_value(pos, E) == before + d
             kind = ("drop" if mv.is_drop else "capture" if captured else "promotion" if mv.is_promotion else "plain")
             kinds[kind] += 1
     assert refused_royal > 0
