@@ -26,11 +26,14 @@ EvalTables = namedtuple("EvalTables", [
     "zone_square",  # int16[n_sq, KS_ZONE]: the zone squares of a king on a, by index (-1 past the board's edge)
     "zone_leaper",  # bool[n_sq, n_sq]: a piece on b may leap into the zone of a king on a (within the longest leap)
     "zone_rays",  # uint8[n_sq, n_sq]: bit d: the ray from b in direction d crosses the zone of a king on a
+    "threats",    # int32[threat_size(n_pt)]: threat table, side to move's view (shape (1,) when consts[C_THREATS] == 0)
 ])
 C_TEMPO = 0
 C_MOBILITY = 1  # consts[C_MOBILITY] != 0: some piece code has a mobility weight
 C_KP = 2        # consts[C_KP] != 0: the KP tables replace material, piece-square, near-king and hand terms
 C_KS = 3        # consts[C_KS] != 0: the king-zone table E.ks is added on the KP path
+C_THREATS = 4   # consts[C_THREATS] != 0: the threat table E.threats is added on the KP path
+N_CONSTS = 5
 
 # King-zone danger (learned with the KP tables, eval.train --king-safety): what a sum of piece-king pairs cannot
 # see is how attacks around a king combine with what the attacker holds in hand. For each king, over its zone (the
@@ -364,6 +367,155 @@ def king_zone_rows(boards, hands, T, out):
                 out[i, c] += sign
 
 
+# Threats (learned with the KP tables, eval.train --threats): what a sum of piece-king pairs cannot see is a piece
+# en prise. From the side to move's view, for each side (0: the side to move's pieces, 1: the opponent's) and each
+# non-royal piece type, the count of that side's pieces attacked by a cheaper enemy piece (kind 0) and of those
+# attacked and not defended, not by a cheaper piece (kind 1); then, per side, one entry when two or more of its pieces
+# are so threatened (a fork) and one when three or more are. Pins, x-rays, drops and promotions are not looked at.
+# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (see threat_index).
+TH_KINDS = 2
+TH_MULTI = 2                 # entries for 2 and for 3 or more threatened pieces
+TH_NO_ATTACK = 1 << 30       # att[0, sq] when no enemy piece attacks sq
+TH_ROYAL_VALUE = 1 << 29     # a royal attacks as the dearest piece: it never threatens a defended piece
+
+
+@kernel
+def threat_size(n_pt):
+    """Length of the threat table of a variant with ``n_pt`` piece types."""
+    return 2 * TH_KINDS * (n_pt + 1) + 2 * TH_MULTI
+
+
+@kernel
+def _threat_mark(board, to, c, v, att):
+    """A piece of colour ``c`` worth ``v`` attacks square ``to``: a defender of an own piece there, else the enemy
+    piece's attacker, the cheapest kept."""
+    t = board[to]
+    if t != 0:
+        if (t >> 5) == c:
+            att[1, to] = 1
+        elif v < att[0, to]:
+            att[0, to] = v
+
+
+@kernel
+def _threat_attacks(board, T, value, att):
+    """Fill ``att`` (int32[2, n_sq]): ``att[0, sq]`` the value of the cheapest enemy piece attacking the piece on
+    ``sq`` (``TH_NO_ATTACK``: none), ``att[1, sq]`` 1 when an own piece guards it. One pass over the pieces' leaps and
+    slides, as :func:`piece_mobility` walks them (a royal attacks as ``TH_ROYAL_VALUE``)."""
+    n_sq = board.shape[0]
+    for sq in range(n_sq):
+        att[0, sq] = TH_NO_ATTACK
+        att[1, sq] = 0
+    L = T.rays.shape[2]
+    for sq in range(n_sq):
+        code = board[sq]
+        if code == 0:
+            continue
+        c = code >> 5
+        v = TH_ROYAL_VALUE if T.royal[code] else value[code]
+        for j in range(T.leap_list.shape[1]):
+            k = T.leap_list[code, j]
+            if k < 0:
+                break
+            to = T.leap_dest[sq, k]
+            if to >= 0:
+                _threat_mark(board, to, c, v, att)
+        for j in range(T.slide_list.shape[1]):
+            d = T.slide_list[code, j]
+            if d < 0:
+                break
+            reach = T.slide_range[code, d]
+            for i in range(L):
+                if i >= reach:
+                    break
+                to = T.rays[sq, d, i]
+                if to < 0:
+                    break
+                if board[to] != 0:
+                    _threat_mark(board, to, c, v, att)
+                    break
+
+
+@kernel
+def _threat_index(board, T, value, stm, att, sq, n_pt1):
+    """``(entry, side)``: the threat-table entry of the piece on ``sq`` and its side (0: the side to move's), after
+    :func:`_threat_attacks`; ``(-1, -1)`` when it is not threatened (or is empty or royal)."""
+    code = board[sq]
+    if code == 0 or T.royal[code] or att[0, sq] == TH_NO_ATTACK:
+        return -1, -1
+    if att[0, sq] < value[code]:
+        kind = 0
+    elif att[1, sq] == 0:
+        kind = 1
+    else:
+        return -1, -1
+    side = 0 if (code >> 5) == stm else 1
+    return (side * TH_KINDS + kind) * n_pt1 + (code & 31), side
+
+
+@kernel
+def _threat_multi_index(n_pt1, side, n):
+    """The entry of ``n`` (>= 2) threatened pieces of ``side``."""
+    return 2 * TH_KINDS * n_pt1 + side * TH_MULTI + min(n, TH_MULTI + 1) - 2
+
+
+@kernel
+def threat_counts(board, T, value, stm, att, counts):
+    """Add the threat features of ``board`` (side to move ``stm``) to ``counts`` (``threat_size`` long, see
+    ``TH_*``); ``att`` is int32[2, n_sq] scratch. ``value``: the plain material value of a piece code (``E.value``).
+    The definition training reads; :func:`threat_value` sums the same entries of a table."""
+    n_pt1 = (counts.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
+    _threat_attacks(board, T, value, att)
+    n0 = 0
+    n1 = 0
+    for sq in range(board.shape[0]):
+        i, side = _threat_index(board, T, value, stm, att, sq, n_pt1)
+        if i >= 0:
+            counts[i] += 1
+            if side == 0:
+                n0 += 1
+            else:
+                n1 += 1
+    if n0 >= 2:
+        counts[_threat_multi_index(n_pt1, 0, n0)] += 1
+    if n1 >= 2:
+        counts[_threat_multi_index(n_pt1, 1, n1)] += 1
+
+
+@kernel
+def threat_value(P, T, E, att):
+    """The threat term, side to move's view: the entries of ``E.threats`` that :func:`threat_counts` counts."""
+    W = E.threats
+    n_pt1 = (W.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
+    board = P.board
+    stm = P.st[ST_STM]
+    _threat_attacks(board, T, E.value, att)
+    s = 0
+    n0 = 0
+    n1 = 0
+    for sq in range(board.shape[0]):
+        i, side = _threat_index(board, T, E.value, stm, att, sq, n_pt1)
+        if i >= 0:
+            s += W[i]
+            if side == 0:
+                n0 += 1
+            else:
+                n1 += 1
+    if n0 >= 2:
+        s += W[_threat_multi_index(n_pt1, 0, n0)]
+    if n1 >= 2:
+        s += W[_threat_multi_index(n_pt1, 1, n1)]
+    return s
+
+
+@kernel
+def threat_rows(boards, stms, T, value, att, out):
+    """For training: ``out[i]`` (zeroed, ``threat_size`` wide) gets the threat features (:func:`threat_counts`) of
+    row ``i`` of the stored ``boards`` with side to move ``stms[i]``; ``att`` is scratch as there."""
+    for i in range(boards.shape[0]):
+        threat_counts(boards[i], T, value, stms[i], att, out[i])
+
+
 @kernel
 def _extra_terms(P, T, E):
     """Mobility and try terms (the variants that have them), sente's view: what the KP tables leave out."""
@@ -394,31 +546,35 @@ def _king_squares(P, T):
 
 
 @kernel
-def _learned(P, T, E, k0, k1, kp):
-    """The learned evaluation, side to move's view, from the position's KP sum ``kp``."""
+def _learned(P, T, E, k0, k1, kp, att):
+    """The learned evaluation, side to move's view, from the position's KP sum ``kp`` (``att``: scratch of the
+    threat term, int32[2, n_sq])."""
     s = kp + _extra_terms(P, T, E)
     if E.consts[C_KS] != 0:
         s += king_zone_sum(P, T, E, k0, k1)
-    if P.st[ST_STM] == 0:
-        return s + E.consts[C_TEMPO]
-    return -s + E.consts[C_TEMPO]
+    if P.st[ST_STM] != 0:
+        s = -s
+    if E.consts[C_THREATS] != 0:
+        s += threat_value(P, T, E, att)
+    return s + E.consts[C_TEMPO]
 
 
 @kernel
-def evaluate_k(P, T, E):
-    """Static evaluation in centipawns from the side to move's point of view."""
+def evaluate_k(P, T, E, att):
+    """Static evaluation in centipawns from the side to move's point of view; ``att`` is scratch (int32[2, n_sq],
+    one per thread) for the threat term."""
     k0, k1 = _king_squares(P, T)
     if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms)
-        return _learned(P, T, E, k0, k1, kp_sum(P, T, E, k0, k1))
+        return _learned(P, T, E, k0, k1, kp_sum(P, T, E, k0, k1), att)
     return _hand_set(P, T, E, k0, k1)
 
 
 @kernel
-def evaluate_cached(P, T, E, ply, cache_key, cache_val):
+def evaluate_cached(P, T, E, ply, cache_key, cache_val, att):
     """:func:`evaluate_k` for the search at ``ply``, its KP sum updated from the parent's (:func:`kp_sum_cached`)."""
     k0, k1 = _king_squares(P, T)
     if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:
-        return _learned(P, T, E, k0, k1, kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val))
+        return _learned(P, T, E, k0, k1, kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val), att)
     return _hand_set(P, T, E, k0, k1)
 
 

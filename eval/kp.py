@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.variant import COLOR_SHIFT, Variant
 
-from .kernels import KS_SIZE
+from .kernels import KS_SIZE, threat_size
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 MAX_FILE_BYTES = 20 * 1024 * 1024  # the issue's cap for shipped weights
@@ -83,6 +83,7 @@ class KPWeights(NamedTuple):
     tempo: int                        # side-to-move bonus, centipawns
     mobility: Optional[np.ndarray]    # int32[n_pt + 1]: centipawns per destination of a slider, by piece type
     ks: Optional[np.ndarray] = None   # int32[KS_SIZE]: the king-zone table (eval.kernels.KS_*), when learned
+    threats: Optional[np.ndarray] = None  # int32[threat_size(n_pt)]: the threat table (eval.kernels.TH_*), when learned
 
 
 def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
@@ -102,9 +103,10 @@ def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
             tempo = int(round(float(z["tempo"]))) if "tempo" in z.files else TEMPO
             mobility = np.asarray(z["mobility"], np.int32) if "mobility" in z.files else None
             ks = np.asarray(z["ks"], np.int32) if "ks" in z.files else None
+            threats = np.asarray(z["threats"], np.int32) if "threats" in z.files else None
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
-    return vid, KPWeights(kp, kh, tempo, mobility, ks)
+    return vid, KPWeights(kp, kh, tempo, mobility, ks, threats)
 
 
 def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights:
@@ -117,6 +119,10 @@ def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights
                          f"needs ({len(variant.pieces) + 1},)")
     if w.ks is not None and w.ks.shape != (KS_SIZE,):
         raise ValueError(f"KP weights file {path} has a king-zone table of shape {w.ks.shape}; it needs ({KS_SIZE},)")
+    n_threats = threat_size(len(variant.pieces))
+    if w.threats is not None and w.threats.shape != (n_threats,):
+        raise ValueError(f"KP weights file {path} has a threat table of shape {w.threats.shape}; {variant.id} needs "
+                         f"({n_threats},)")
     return w
 
 
@@ -242,3 +248,15 @@ def king_zone_features(board: np.ndarray, hands: np.ndarray, variant: Variant) -
     out = np.zeros((board.shape[0], KS_SIZE), np.float64)
     king_zone_rows(np.ascontiguousarray(board, np.int8), np.ascontiguousarray(hands, np.int8), variant.tables, out)
     return out
+
+
+def threat_features(board: np.ndarray, stms: np.ndarray, variant: Variant) -> np.ndarray:
+    """float64[N, threat_size]: for each row, the threat features the kernel reads (:func:`eval.kernels.
+    threat_counts`), side to move's view (the rows' ``stms``): the features of the learned threat table
+    ``E.threats``."""
+    from . import build_eval_tables, threat_scratch
+    from .kernels import threat_rows
+    out = np.zeros((board.shape[0], threat_size(len(variant.pieces))), np.int32)
+    threat_rows(np.ascontiguousarray(board, np.int8), np.ascontiguousarray(stms, np.int64), variant.tables,
+                build_eval_tables(variant, "hand").value, threat_scratch(variant), out)
+    return out.astype(np.float64)

@@ -1,5 +1,5 @@
 """Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train
-gen|teach|relabel|fit|losses|check``.
+gen|teach|relabel|fit|add-threats|losses|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
@@ -17,6 +17,9 @@ gen|teach|relabel|fit|losses|check``.
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
   export. Games are split 90/10 into training and validation by game; both losses are printed and stored in the
   weights file.
+* ``add-threats``: the threat table (:mod:`eval.kernels`, ``TH_*``: pieces attacked by a cheaper piece or
+  undefended, by side and type) and the side-to-move bonus fitted the same way on top of the fixed tables of a
+  weights file, written as a new weights file.
 * ``losses``: the validation loss of the hand-set tables and of weights files on fit's split of the given data,
   optionally only on the games of the newest files (positions no compared fit was trained on).
 * ``check``: loads a weights file and prints its score on the fixed position of the tests.
@@ -298,25 +301,92 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
         va = va[d["source"][va] >= len(data_paths) - newest]
         if len(va) == 0:
             raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
-    idx, coef = KP.features(d["board"][va], d["hands"][va], v)
-    mob = KP.mobility_features(d["board"][va], v)
-    ksf = KP.king_zone_features(d["board"][va], d["hands"][va], v)
-    sign = np.where(d["stm"][va] == 0, 1.0, -1.0)
     K = k_label / unit_ratio
-
-    def loss(kp: np.ndarray, kp_hand: np.ndarray, tempo: float, mobility: np.ndarray | None,
-             ks: np.ndarray | None = None) -> float:
-        wm = None if mobility is None else mobility.astype(np.float64)
-        value = _side_to_move_value(KP.flat_weights(kp, kp_hand), idx, coef, sign, tempo, mob, wm)
-        if ks is not None:
-            value = value + sign * (ksf @ ks.astype(np.float64))
-        return _bce(_sigmoid(value / K), target[va])
-
-    out = {"positions": float(len(va)), "hand": loss(*KP.prior_tables(v), float(TEMPO), None)}
+    sub = {k: x[va] for k, x in d.items()}
+    hand = KP.KPWeights(*KP.prior_tables(v), TEMPO, None)
+    out = {"positions": float(len(va)), "hand": _bce(_sigmoid(tables_value(sub, hand, v) / K), target[va])}
     for path in weights_paths:
-        w = KP.load_weights(path, v)
-        out[str(path)] = loss(w.kp, w.kp_hand, float(w.tempo), w.mobility, w.ks)
+        out[str(path)] = _bce(_sigmoid(tables_value(sub, KP.load_weights(path, v), v) / K), target[va])
     return out
+
+
+def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
+    """The evaluation of every position of the data ``d`` (``board``, ``hands``, ``stm``) under the weights ``w``
+    (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone and
+    threat tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the sparse features."""
+    from . import kp as KP
+    out = np.zeros(len(d["stm"]))
+    flat = KP.flat_weights(w.kp, w.kp_hand)
+    for a in range(0, len(out), chunk):
+        rows = slice(a, min(len(out), a + chunk))
+        board, hands, stm = d["board"][rows], d["hands"][rows], d["stm"][rows]
+        sign = np.where(stm == 0, 1.0, -1.0)
+        idx, coef = KP.features(board, hands, variant)
+        wm = None if w.mobility is None else w.mobility.astype(np.float64)
+        mob = None if wm is None else KP.mobility_features(board, variant)
+        value = _side_to_move_value(flat, idx, coef, sign, float(w.tempo), mob, wm)
+        if w.ks is not None:
+            value += sign * (KP.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
+        if w.threats is not None:
+            value += KP.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
+        out[rows] = value
+    return out
+
+
+def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int = 400, lr: float = 2.0,
+                lam: float = 0.5, seed: int = 0, lam_ours: float | None = None, teacher_games_only: bool = False,
+                own_only: bool = False) -> dict:
+    """Fit the threat table (:mod:`eval.kernels`, ``TH_*``) and the side-to-move bonus on top of the fixed tables of
+    the weights file ``base`` (full-batch Adam, :func:`fit`'s split, labels and scale); writes ``out`` (``base``'s
+    arrays with the new table and bonus) unless ``None``; returns the figures (validation losses of ``base`` and of
+    the result, the table's entries by name). ``own_only``: only the entries of the side to move's threatened
+    pieces are learned (the opponent's stay 0: what the side to move can take, its quiescence search sees)."""
+    from engine import get_variant
+    from . import kp as KP
+    from .kernels import TH_KINDS, TH_MULTI
+    t0 = time.perf_counter()
+    v = get_variant("shogi")
+    d = _load_data(data_paths, teacher_games_only)
+    tr, va, target, k_label, unit_ratio = _split_and_target(d, v, seed, lam, lam_ours)
+    K = k_label / unit_ratio
+    w0 = KP.load_weights(base, v)
+    fixed = tables_value(d, w0._replace(threats=None), v) - w0.tempo  # without the bonus, which is refitted
+    X = KP.threat_features(d["board"], d["stm"], v)
+    table, tempo = np.zeros(X.shape[1]), np.array([float(w0.tempo)])
+    n1 = len(v.pieces) + 1
+    learned = np.ones(X.shape[1])
+    if own_only:
+        learned[TH_KINDS * n1:2 * TH_KINDS * n1] = 0.0
+        learned[2 * TH_KINDS * n1 + TH_MULTI:] = 0.0
+    moments = [(np.zeros(p.size), np.zeros(p.size)) for p in (table, tempo)]
+
+    def value(rows: np.ndarray, tab: np.ndarray, bonus: float) -> np.ndarray:
+        return fixed[rows] + X[rows] @ tab + bonus
+
+    for step in range(1, steps + 1):
+        g = (_sigmoid(value(tr, table, tempo[0]) / K) - target[tr]) / K / len(tr)
+        adam_step([table, tempo], [(X[tr].T @ g) * learned, np.array([g.sum()])], moments, step, lr)
+    table_cp, tempo_cp = np.rint(table).astype(np.int32), int(round(tempo[0]))
+    entries = {f"{'own' if side == 0 else 'enemy'} {'cheaper' if kind == 0 else 'undefended'} "
+               f"{v.pieces[pt - 1].letter}": int(table_cp[(side * TH_KINDS + kind) * n1 + pt])
+               for side in range(2) for kind in range(TH_KINDS) for pt in range(1, n1) if not v.pieces[pt - 1].royal}
+    entries.update({f"{'own' if side == 0 else 'enemy'} {m + 2}{'+' if m == TH_MULTI - 1 else ''} threatened":
+                    int(table_cp[2 * TH_KINDS * n1 + side * TH_MULTI + m]) for side in range(2) for m in range(TH_MULTI)})
+    figures = {"positions": int(len(target)), "validation": int(len(va)),
+               "loss_base_train": _bce(_sigmoid((fixed[tr] + w0.tempo) / K), target[tr]),
+               "loss_train": _bce(_sigmoid(value(tr, table_cp, tempo_cp) / K), target[tr]),
+               "loss_base_validation": _bce(_sigmoid((fixed[va] + w0.tempo) / K), target[va]),
+               "loss_validation": _bce(_sigmoid(value(va, table_cp, tempo_cp) / K), target[va]),
+               "tempo": tempo_cp, "threats": entries, "seconds": time.perf_counter() - t0}
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with np.load(base, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        arrays.update(threats=table_cp, tempo=np.float64(tempo_cp), threats_base=np.str_(Path(base).name),
+                      threats_loss_validation=np.float64(figures["loss_validation"]))
+        np.savez_compressed(out, **arrays)
+        figures["bytes"] = out.stat().st_size
+    return figures
 
 
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
@@ -471,6 +541,17 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--peer-weight", type=float, default=1.0,
                    help="training weight of the positions of games where our engine played one side against the "
                         "teacher or a peer (our engine's own choices: the positions its search steers into)")
+    at = sub.add_parser("add-threats", help="fit the threat table on top of a weights file's fixed tables")
+    at.add_argument("--data", type=Path, nargs="+", required=True, help="one or more teach, relabel or gen files")
+    at.add_argument("--base", type=Path, required=True, help="the weights file whose tables stay fixed")
+    at.add_argument("--out", type=Path, required=True, help="the new weights file")
+    at.add_argument("--steps", type=int, default=400)
+    at.add_argument("--lr", type=float, default=2.0, help="Adam step, centipawns")
+    at.add_argument("--lam", type=float, default=0.5, help="as fit's --lam")
+    at.add_argument("--lam-ours", type=float, default=None, help="as fit's")
+    at.add_argument("--teacher-games-only", action="store_true", help="as fit's")
+    at.add_argument("--own-only", action="store_true",
+                    help="learn only the entries of the side to move's threatened pieces (the opponent's stay 0)")
     vl = sub.add_parser("losses", help="validation loss of the hand-set tables and of weights files on fit's split")
     vl.add_argument("--data", type=Path, nargs="+", required=True, help="the data files, as given to fit")
     vl.add_argument("--weights", type=Path, nargs="+", required=True, help="weights files to compare")
@@ -498,6 +579,18 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         print(figures)
         return 0
+    if args.cmd == "add-threats":
+        if args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or not 0 <= (args.lam_ours or 0) <= 1:
+            ap.error("--steps and --lr must be positive, --lam and --lam-ours in [0, 1]")
+        try:
+            figures = fit_threats(args.data, args.base, args.out, args.steps, args.lr, args.lam,
+                                  lam_ours=args.lam_ours, teacher_games_only=args.teacher_games_only,
+                                  own_only=args.own_only)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(figures)
+        return 0
     if args.cmd == "losses":
         if not 0 <= args.lam <= 1 or not 0 <= (args.lam_ours or 0) <= 1:
             ap.error("--lam and --lam-ours must be in [0, 1]")
@@ -513,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "check":
         from engine import get_variant
-        from . import evaluate, kp_eval_tables
+        from . import evaluate, kp_eval_tables, threat_scratch
         from .kernels import evaluate_k
         from .kp import load_weights, weights_path
         v = get_variant("shogi")
@@ -523,7 +616,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         pos = Position.from_sfen(CHECK_SFEN)
-        print(f"{CHECK_SFEN}: learned {int(evaluate_k(pos.state, pos.tables, E))}, hand {evaluate(pos)}")
+        print(f"{CHECK_SFEN}: learned {int(evaluate_k(pos.state, pos.tables, E, threat_scratch(v)))}, hand {evaluate(pos)}")
         return 0
     if args.cmd == "teach":
         from .teacher import generate_teacher

@@ -201,6 +201,7 @@ class Searcher:
         self._excluded = np.zeros(MAX_PLY + 1, np.int32)
         self._kp_key = np.zeros(MAX_PLY + 1, np.uint64)  # the incrementally updated KP sums (cleared every search)
         self._kp_val = np.zeros(MAX_PLY + 1, np.int64)
+        self._att = np.zeros((2, 1), np.int32)  # the threat term's scratch: sized to the board in _tables
         self._cont = np.zeros((1, 1), np.int16)  # continuation history: sized in _tables when conthist is on
         self._mate_moves = np.zeros((MATE_MAX_PLY + 1, MAX_MOVES), np.int32)
         self._mate_key = np.zeros(MATE_TT_ENTRIES, np.uint64)
@@ -318,6 +319,8 @@ class Searcher:
         checks = np.zeros(len(pos.state.keys), np.int8)
         checks[:len(pos._checks)] = pos._checks
         self._kp_key.fill(0)  # the KP sums of the last search may come from other tables (EvalFile)
+        if self._att.shape[1] != n_sq:
+            self._att = np.zeros((2, n_sq), np.int32)
         return self._build_tables(checks)
 
     def _build_tables(self, checks: np.ndarray) -> SearchTables:
@@ -327,7 +330,8 @@ class Searcher:
             root_scores=self._root_scores, lmr=self._lmr, tt_key=self._tt_key, tt_move=self._tt_move,
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
             see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune,
-            sev=self._sev, cont=self._cont, excluded=self._excluded, kp_key=self._kp_key, kp_val=self._kp_val)
+            sev=self._sev, cont=self._cont, excluded=self._excluded, kp_key=self._kp_key, kp_val=self._kp_val,
+            att=self._att)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:

@@ -189,6 +189,7 @@ SearchTables = namedtuple("SearchTables", [
     "excluded",   # int32[MAX_PLY + 1]: the move a singular-extension search leaves out at that ply (0: none)
     "kp_key",     # uint64[MAX_PLY + 1]: the position whose KP sum kp_val holds, by ply (eval.kernels.kp_sum_cached)
     "kp_val",     # int64[MAX_PLY + 1]: that KP sum; both zeroed at the start of every search
+    "att",        # int32[2, n_sq]: scratch of the evaluation's threat term (eval.kernels.threat_value)
 ])
 
 
@@ -489,13 +490,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     incheck = in_check(P, T)
     S.checks[aply] = 1 if incheck else 0
     if ply >= MAX_PLY - 1:
-        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
+        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
 
     # 0. Quiescence.
     if depth <= 0 and ply > 0:
         if depth <= -QS_MAX_PLIES:
             # long capture chains (13x13 boards, exchange captures): stop here
-            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
+            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
@@ -524,7 +525,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             best = -INF
             stand = -INF
         else:
-            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
+            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
             if stand >= beta:
                 if qs_tt:
                     _tt_store(S, qk, q_depth, ply, stand, BOUND_LOWER, zero)
@@ -602,7 +603,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     improving = False
     if root and not incheck:
         # the root's evaluation, for the "improving" test two plies down
-        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
+        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
     if not root:
         # 1. Repetition (draw; perpetual check loses for the checker).
         rep = _repetition(P, S, aply)
@@ -648,7 +649,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if pv_node or (S.ctl[CTL_FEATURES] & FEAT_PV_CHECK_EXT) == 0:
                 depth += 1
         else:
-            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val)
+            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
             S.sev[ply, 0] = ev
             if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
                 improving = _improving(S, ply, us, ev)

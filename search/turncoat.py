@@ -37,7 +37,7 @@ from engine.variants.shogi import SHOGI
 from engine.variants.turncoat import TurncoatGame
 from engine.variants.turncoat import plans as PL
 from engine.variants.turncoat.state import DECLARE_FROM_MOVE, _build_position
-from eval import build_eval_tables
+from eval import build_eval_tables, threat_scratch
 from eval.kernels import evaluate_k
 
 MATE = 30000
@@ -86,7 +86,7 @@ S_DEPTH, S_QD, S_ALPHA, S_BETA, S_BEST, S_N, S_I = range(7)
 
 
 @kernel
-def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl):
+def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl, att):
     """Negamax alpha-beta to ``depth0`` then captures-only quiescence (check evasions searched in full)."""
     ply = 0
     ST[0, S_DEPTH] = depth0
@@ -102,7 +102,7 @@ def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl):
             depth = ST[ply, S_DEPTH]
             n = 0
             if ply >= MAX_PLY - 1:
-                value = evaluate_k(P, T, E)
+                value = evaluate_k(P, T, E, att)
                 ret = True
             elif depth > 0 or in_check(P, T):
                 n = generate(P, T, GEN_SEARCH, MV[ply])
@@ -112,7 +112,7 @@ def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl):
                 else:
                     ST[ply, S_BEST] = -INF if depth > 0 else -MATE + ply
             else:
-                stand = evaluate_k(P, T, E)
+                stand = evaluate_k(P, T, E, att)
                 if stand >= ST[ply, S_BETA] or ST[ply, S_QD] <= 0:
                     value = stand
                     ret = True
@@ -160,13 +160,13 @@ def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl):
 
 
 @kernel
-def _root_scores(P, T, E, MV, SC, ST, roots, n, depth, out, ctl):
+def _root_scores(P, T, E, MV, SC, ST, roots, n, depth, out, ctl, att):
     """Score each root move (side-to-move view); moves far below the best get fail-soft upper bounds."""
     best = -INF
     for i in range(n):
         do_move(P, T, roots[i])
         lo = best - ROOT_WINDOW if best > -INF + ROOT_WINDOW else -INF
-        v = -_search(P, T, E, MV, SC, ST, depth - 1, -INF, -lo, ctl)
+        v = -_search(P, T, E, MV, SC, ST, depth - 1, -INF, -lo, ctl, att)
         undo_move(P, T)
         out[i] = v
         if v > best:
@@ -182,6 +182,7 @@ class Scorer:
         self.SC = np.zeros((MAX_PLY + 1, MAX_MOVES), np.int32)
         self.ST = np.zeros((MAX_PLY + 1, 8), np.int64)
         self.ctl = np.zeros(4, np.int64)
+        self.att = np.zeros((2, 1), np.int32)  # the evaluation's scratch, sized to the board in scores()
         self.nodes = 0
 
     def scores(self, pos, codes, depth: int) -> np.ndarray:
@@ -193,13 +194,15 @@ class Scorer:
         p = pos.copy()
         p._ensure_depth(MAX_PLY + 8)
         E = build_eval_tables(p.variant)
+        if self.att.shape[1] != p.variant.geometry.n_squares:
+            self.att = threat_scratch(p.variant)
         # Captures and promotions first, so the window tightens early.
         order = np.argsort([-(int(p.state.board[c & 0xFF]) != 0 and not c & DROP) * 2 - bool(c & PROMOTE)
                             for c in codes], kind="stable")
         roots = codes[order].copy()
         tmp = np.zeros(len(codes), np.int64)
         self.ctl[0] = 0
-        _root_scores(p.state, p.tables, E, self.MV, self.SC, self.ST, roots, len(roots), depth, tmp, self.ctl)
+        _root_scores(p.state, p.tables, E, self.MV, self.SC, self.ST, roots, len(roots), depth, tmp, self.ctl, self.att)
         self.nodes += int(self.ctl[0])
         out[order] = tmp
         return out

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine import Position
-from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables
+from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables, threat_scratch
 from eval import kp as KP
 from engine.kernels.movegen import ST_PLY, ST_ROYALS, ST_STM
 from engine.move import Move
@@ -53,6 +53,11 @@ def _king_pair(pos: Position) -> tuple[int, int]:
     return int(k0[0]), int(k1[0])
 
 
+def _ev(pos: Position, E) -> int:
+    """The kernel's evaluation of ``pos`` under the tables ``E`` (side to move's view)."""
+    return int(evaluate_k(pos.state, pos.tables, E, threat_scratch(pos.variant)))
+
+
 def _sente_value(pos: Position, E) -> int:
     return int(kp_sum(pos.state, pos.tables, E, *_king_pair(pos)))
 
@@ -64,7 +69,7 @@ def test_prior_tables_reproduce_the_hand_set_evaluation():
     positions = _random_positions(150)
     assert sum(1 for p in positions if p.state.hands.any()) > 50  # hands are exercised
     for p in positions:
-        assert int(evaluate_k(p.state, p.tables, E)) == evaluate(p, "hand")
+        assert _ev(p, E) == evaluate(p, "hand")
 
 
 def test_prior_tables_with_mobility_and_several_royals():
@@ -73,7 +78,7 @@ def test_prior_tables_with_mobility_and_several_royals():
     v = Position.startpos("daishogi2017").variant
     E = kp_eval_tables(v, *KP.prior_tables(v))
     for p in _random_positions(20, "daishogi2017", seed=4, every=7):
-        assert int(evaluate_k(p.state, p.tables, E)) == evaluate(p, "hand")
+        assert _ev(p, E) == evaluate(p, "hand")
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -88,7 +93,7 @@ def test_colour_flip_negates_the_value(seed):
         assert a == -b
         values.add(a)
         # side to move's view: the flipped position, with the other side to move, is worth the same
-        assert int(evaluate_k(p.state, p.tables, E)) == int(evaluate_k(q.state, q.tables, E))
+        assert _ev(p, E) == _ev(q, E)
     assert len(values) > 150  # random tables: the values differ, the test is not trivially 0 == -0
 
 
@@ -362,7 +367,7 @@ def test_learned_mobility_in_the_kernel_equals_the_training_features():
     assert np.abs(feats).sum() > 0
     for p, f in zip(positions, feats):
         sente_view = int(f @ weights)
-        assert int(evaluate_k(p.state, p.tables, E)) == (sente_view if p.turn == 0 else -sente_view)
+        assert _ev(p, E) == (sente_view if p.turn == 0 else -sente_view)
 
 
 def test_label_unit_ratio_follows_the_labels_centipawns():
@@ -449,11 +454,11 @@ def test_king_zone_features_equal_the_kernel_and_flip_sign():
     diffs = set()
     for p, g in zip(positions, got):
         stm_sign = 1 if p.state.st[ST_STM] == 0 else -1
-        d = int(evaluate_k(p.state, p.tables, E1)) - int(evaluate_k(p.state, p.tables, E0))
+        d = _ev(p, E1) - _ev(p, E0)
         assert d == stm_sign * int(g)
         diffs.add(d)
         q = Position.from_sfen(_flip(p.sfen()))
-        assert int(evaluate_k(p.state, p.tables, E1)) == int(evaluate_k(q.state, q.tables, E1))
+        assert _ev(p, E1) == _ev(q, E1)
     assert len(diffs) > 20  # the term varies over the positions
 
 
@@ -462,7 +467,7 @@ def test_king_zone_table_on_13x13():
     E = kp_eval_tables(v, *_random_tables(v, 3), ks=_random_ks(4))
     for p in _random_positions(10, "daishogi2017", seed=5, every=7):
         q = Position.from_sfen(_flip(p.sfen()), "daishogi2017")
-        assert int(evaluate_k(p.state, p.tables, E)) == int(evaluate_k(q.state, q.tables, E))
+        assert _ev(p, E) == _ev(q, E)
 
 
 @pytest.mark.parametrize("variant, n", [("shogi", 120), ("daishogi2017", 25)])
@@ -547,6 +552,7 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
     kp, kh = _random_tables(v, 31)
     E = kp_eval_tables(v, kp, kh, ks=_random_ks(32))
     cache_key, cache_val = np.zeros(MAX_PLY + 1, np.uint64), np.zeros(MAX_PLY + 1, np.int64)
+    att = threat_scratch(v)
     rng = random.Random(7)
     pos, ply, incremental, checked = Position.startpos(variant), 0, 0, 0
 
@@ -557,7 +563,7 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
         if (at > 0 and cache_key[at] != P.keys[aply] and cache_key[at - 1] == P.keys[aply - 1]
                 and P.st[ST_ROYALS] > 0 and P.st[ST_ROYALS + 1] > 0 and kp_delta(P, T, E, *_king_pair(pos))[0]):
             incremental += 1
-        assert int(evaluate_cached(P, T, E, at, cache_key, cache_val)) == int(evaluate_k(P, T, E))
+        assert int(evaluate_cached(P, T, E, at, cache_key, cache_val, att)) == int(evaluate_k(P, T, E, att))
         checked += 1
 
     check(0)
