@@ -337,9 +337,9 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
                 lam: float = 0.5, seed: int = 0, lam_ours: float | None = None, teacher_games_only: bool = False,
                 own_only: bool = False) -> dict:
     """Fit the threat table (:mod:`eval.kernels`, ``TH_*``) and the side-to-move bonus on top of the fixed tables of
-    the weights file ``base`` (full-batch Adam, :func:`fit`'s split, labels and scale); writes ``out`` (``base``'s
-    arrays with the new table and bonus) unless ``None``; returns the figures (validation losses of ``base`` and of
-    the result, the table's entries by name). ``own_only``: only the entries of the side to move's threatened
+    the weights file ``base`` (full-batch Adam, :func:`fit`'s split, labels and scale; a threat table ``base`` has
+    is replaced); writes ``out`` (``base``'s arrays with the new table and bonus) unless ``None``; returns the figures
+    (losses of ``base`` as it is and of the result, the table's entries by name). ``own_only``: only the entries of the side to move's threatened
     pieces are learned (the opponent's stay 0: what the side to move can take, its quiescence search sees)."""
     from engine import get_variant
     from . import kp as KP
@@ -352,6 +352,7 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     w0 = KP.load_weights(base, v)
     fixed = tables_value(d, w0._replace(threats=None), v) - w0.tempo  # without the bonus, which is refitted
     X = KP.threat_features(d["board"], d["stm"], v)
+    base_value = fixed + w0.tempo + (0.0 if w0.threats is None else X @ w0.threats.astype(np.float64))  # as it is
     table, tempo = np.zeros(X.shape[1]), np.array([float(w0.tempo)])
     n1 = len(v.pieces) + 1
     learned = np.ones(X.shape[1])
@@ -373,9 +374,9 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     entries.update({f"{'own' if side == 0 else 'enemy'} {m + 2}{'+' if m == TH_MULTI - 1 else ''} threatened":
                     int(table_cp[2 * TH_KINDS * n1 + side * TH_MULTI + m]) for side in range(2) for m in range(TH_MULTI)})
     figures = {"positions": int(len(target)), "validation": int(len(va)),
-               "loss_base_train": _bce(_sigmoid((fixed[tr] + w0.tempo) / K), target[tr]),
+               "loss_base_train": _bce(_sigmoid(base_value[tr] / K), target[tr]),
                "loss_train": _bce(_sigmoid(value(tr, table_cp, tempo_cp) / K), target[tr]),
-               "loss_base_validation": _bce(_sigmoid((fixed[va] + w0.tempo) / K), target[va]),
+               "loss_base_validation": _bce(_sigmoid(base_value[va] / K), target[va]),
                "loss_validation": _bce(_sigmoid(value(va, table_cp, tempo_cp) / K), target[va]),
                "tempo": tempo_cp, "threats": entries, "seconds": time.perf_counter() - t0}
     if out is not None:
