@@ -66,25 +66,31 @@ def piece_mobility(board, T, code, sq):
             t = board[to]
             if t == 0 or (t >> 5) != c:
                 n += 1
-    L = T.rays.shape[2]
-    for j in range(9):
+    for j in range(T.slide_list.shape[1]):
         d = T.slide_list[code, j]
         if d < 0:
             break
-        reach = T.slide_range[code, d]
-        for i in range(L):
-            if i >= reach:
-                break
-            to = T.rays[sq, d, i]
-            if to < 0:
-                break
-            t = board[to]
-            if t != 0:
-                if (t >> 5) != c:
-                    n += 1
-                break
+        passed, stop = slide_stop(board, T, code, sq, d)
+        n += passed
+        if stop >= 0 and (board[stop] >> 5) != c:
             n += 1
     return n
+
+
+@kernel
+def slide_stop(board, T, code, sq, d):
+    """The slide of the piece ``code`` on ``sq`` in direction ``d``: ``(empty squares passed, the square of the first
+    piece met within its reach, or -1)``."""
+    reach = T.slide_range[code, d]
+    for i in range(T.rays.shape[2]):
+        if i >= reach:
+            return i, -1
+        to = T.rays[sq, d, i]
+        if to < 0:
+            return i, -1
+        if board[to] != 0:
+            return i, to
+    return T.rays.shape[2], -1
 
 
 @kernel
@@ -406,7 +412,6 @@ def _threat_attacks(board, T, value, att):
     for sq in range(n_sq):
         att[0, sq] = TH_NO_ATTACK
         att[1, sq] = 0
-    L = T.rays.shape[2]
     for sq in range(n_sq):
         code = board[sq]
         if code == 0:
@@ -424,16 +429,9 @@ def _threat_attacks(board, T, value, att):
             d = T.slide_list[code, j]
             if d < 0:
                 break
-            reach = T.slide_range[code, d]
-            for i in range(L):
-                if i >= reach:
-                    break
-                to = T.rays[sq, d, i]
-                if to < 0:
-                    break
-                if board[to] != 0:
-                    _threat_mark(board, to, c, v, att)
-                    break
+            stop = slide_stop(board, T, code, sq, d)[1]
+            if stop >= 0:
+                _threat_mark(board, stop, c, v, att)
 
 
 @kernel
