@@ -373,12 +373,13 @@ def king_zone_rows(boards, hands, T, out):
                 out[i, c] += sign
 
 
-# Threats (learned with the KP tables, eval.train --threats): what a sum of piece-king pairs cannot see is a piece
+# Threats (fitted on top of the KP tables, eval.train add-threats): what a sum of piece-king pairs cannot see is a piece
 # en prise. From the side to move's view, for each side (0: the side to move's pieces, 1: the opponent's) and each
 # non-royal piece type, the count of that side's pieces attacked by a cheaper enemy piece (kind 0) and of those
 # attacked and not defended, not by a cheaper piece (kind 1); then, per side, one entry when two or more of its pieces
 # are so threatened (a fork) and one when three or more are. Pins, x-rays, drops and promotions are not looked at.
-# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (see threat_index).
+# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (_threat_index,
+# _threat_multi_index).
 TH_KINDS = 2
 TH_MULTI = 2                 # entries for 2 and for 3 or more threatened pieces
 TH_NO_ATTACK = 1 << 30       # att[0, sq] when no enemy piece attacks sq

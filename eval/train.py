@@ -339,8 +339,9 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     """Fit the threat table (:mod:`eval.kernels`, ``TH_*``) and the side-to-move bonus on top of the fixed tables of
     the weights file ``base`` (full-batch Adam, :func:`fit`'s split, labels and scale; a threat table ``base`` has
     is replaced); writes ``out`` (``base``'s arrays with the new table and bonus) unless ``None``; returns the figures
-    (losses of ``base`` as it is and of the result, the table's entries by name). ``own_only``: only the entries of the side to move's threatened
-    pieces are learned (the opponent's stay 0: what the side to move can take, its quiescence search sees)."""
+    (losses of ``base`` as it is and of the result, the table's entries by name). ``own_only``: only the entries of
+    the side to move's threatened pieces are learned (the opponent's stay 0: what the side to move can take, its
+    quiescence search sees)."""
     from engine import get_variant
     from . import kp as KP
     from .kernels import TH_KINDS, TH_MULTI
@@ -372,7 +373,8 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
                f"{v.pieces[pt - 1].letter}": int(table_cp[(side * TH_KINDS + kind) * n1 + pt])
                for side in range(2) for kind in range(TH_KINDS) for pt in range(1, n1) if not v.pieces[pt - 1].royal}
     entries.update({f"{'own' if side == 0 else 'enemy'} {m + 2}{'+' if m == TH_MULTI - 1 else ''} threatened":
-                    int(table_cp[2 * TH_KINDS * n1 + side * TH_MULTI + m]) for side in range(2) for m in range(TH_MULTI)})
+                    int(table_cp[2 * TH_KINDS * n1 + side * TH_MULTI + m])
+                    for side in range(2) for m in range(TH_MULTI)})
     figures = {"positions": int(len(target)), "validation": int(len(va)),
                "loss_base_train": _bce(_sigmoid(base_value[tr] / K), target[tr]),
                "loss_train": _bce(_sigmoid(value(tr, table_cp, tempo_cp) / K), target[tr]),
@@ -617,7 +619,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         pos = Position.from_sfen(CHECK_SFEN)
-        print(f"{CHECK_SFEN}: learned {int(evaluate_k(pos.state, pos.tables, E, threat_scratch(v)))}, hand {evaluate(pos)}")
+        learned = int(evaluate_k(pos.state, pos.tables, E, threat_scratch(v)))
+        print(f"{CHECK_SFEN}: learned {learned}, hand {evaluate(pos)}")
         return 0
     if args.cmd == "teach":
         from .teacher import generate_teacher
