@@ -378,8 +378,8 @@ def king_zone_rows(boards, hands, T, out):
 # non-royal piece type, the count of that side's pieces attacked by a cheaper enemy piece (kind 0) and of those
 # attacked and not defended, not by a cheaper piece (kind 1); then, per side, one entry when two or more of its pieces
 # are so threatened (a fork) and one when three or more are. Pins, x-rays, drops and promotions are not looked at.
-# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (_threat_index,
-# _threat_multi_index).
+# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (threat_entry,
+# threat_multi_entry).
 TH_KINDS = 2
 TH_MULTI = 2                 # entries for 2 and for 3 or more threatened pieces
 TH_NO_ATTACK = 1 << 30       # att[0, sq] when no enemy piece attacks sq
@@ -390,6 +390,19 @@ TH_ROYAL_VALUE = 1 << 29     # a royal attacks as the dearest piece: it never th
 def threat_size(n_pt):
     """Length of the threat table of a variant with ``n_pt`` piece types."""
     return 2 * TH_KINDS * (n_pt + 1) + 2 * TH_MULTI
+
+
+@kernel
+def threat_entry(n_pt1, side, kind, pt):
+    """The table entry of a threatened piece of type ``pt`` of ``side`` (0: the side to move's), threat ``kind``
+    (0: attacked by a cheaper piece, 1: undefended); ``n_pt1`` is the number of piece types + 1."""
+    return (side * TH_KINDS + kind) * n_pt1 + pt
+
+
+@kernel
+def threat_multi_entry(n_pt1, side, n):
+    """The table entry of ``n`` (>= 2) threatened pieces of ``side``."""
+    return 2 * TH_KINDS * n_pt1 + side * TH_MULTI + min(n, TH_MULTI + 1) - 2
 
 
 @kernel
@@ -449,62 +462,54 @@ def _threat_index(board, T, value, stm, att, sq, n_pt1):
     else:
         return -1, -1
     side = 0 if (code >> 5) == stm else 1
-    return (side * TH_KINDS + kind) * n_pt1 + (code & 31), side
+    return threat_entry(n_pt1, side, kind, code & 31), side
 
 
 @kernel
-def _threat_multi_index(n_pt1, side, n):
-    """The entry of ``n`` (>= 2) threatened pieces of ``side``."""
-    return 2 * TH_KINDS * n_pt1 + side * TH_MULTI + min(n, TH_MULTI + 1) - 2
+def _threat_entry_add(table, i, count):
+    """With ``count``: add 1 to ``table[i]`` and give 0; else give ``table[i]``."""
+    if count:
+        table[i] += 1
+        return 0
+    return table[i]
 
 
 @kernel
-def threat_counts(board, T, value, stm, att, counts):
-    """Add the threat features of ``board`` (side to move ``stm``) to ``counts`` (``threat_size`` long, see
-    ``TH_*``); ``att`` is int32[2, n_sq] scratch. ``value``: the plain material value of a piece code (``E.value``).
-    The definition training reads; :func:`threat_value` sums the same entries of a table."""
-    n_pt1 = (counts.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
+def _threat_entries(board, T, value, stm, att, table, count):
+    """The threat entries of ``board`` (side to move ``stm``; ``att`` scratch, see :func:`_threat_attacks`): with
+    ``count``, 1 added to ``table`` at each of them (the features) and 0 returned, else the sum of ``table`` at them
+    (the term). One definition for training and the search."""
+    n_pt1 = (table.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
     _threat_attacks(board, T, value, att)
+    s = 0
     n0 = 0
     n1 = 0
     for sq in range(board.shape[0]):
         i, side = _threat_index(board, T, value, stm, att, sq, n_pt1)
         if i >= 0:
-            counts[i] += 1
+            s += _threat_entry_add(table, i, count)
             if side == 0:
                 n0 += 1
             else:
                 n1 += 1
     if n0 >= 2:
-        counts[_threat_multi_index(n_pt1, 0, n0)] += 1
+        s += _threat_entry_add(table, threat_multi_entry(n_pt1, 0, n0), count)
     if n1 >= 2:
-        counts[_threat_multi_index(n_pt1, 1, n1)] += 1
+        s += _threat_entry_add(table, threat_multi_entry(n_pt1, 1, n1), count)
+    return s
+
+
+@kernel
+def threat_counts(board, T, value, stm, att, counts):
+    """Add the threat features of ``board`` (side to move ``stm``) to ``counts`` (``threat_size`` long, see
+    ``TH_*``); ``att`` is int32[2, n_sq] scratch. ``value``: the plain material value of a piece code (``E.value``)."""
+    _threat_entries(board, T, value, stm, att, counts, True)
 
 
 @kernel
 def threat_value(P, T, E, att):
     """The threat term, side to move's view: the entries of ``E.threats`` that :func:`threat_counts` counts."""
-    W = E.threats
-    n_pt1 = (W.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
-    board = P.board
-    stm = P.st[ST_STM]
-    _threat_attacks(board, T, E.value, att)
-    s = 0
-    n0 = 0
-    n1 = 0
-    for sq in range(board.shape[0]):
-        i, side = _threat_index(board, T, E.value, stm, att, sq, n_pt1)
-        if i >= 0:
-            s += W[i]
-            if side == 0:
-                n0 += 1
-            else:
-                n1 += 1
-    if n0 >= 2:
-        s += W[_threat_multi_index(n_pt1, 0, n0)]
-    if n1 >= 2:
-        s += W[_threat_multi_index(n_pt1, 1, n1)]
-    return s
+    return _threat_entries(P.board, T, E.value, P.st[ST_STM], att, E.threats, False)
 
 
 @kernel

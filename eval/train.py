@@ -317,12 +317,12 @@ def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     from . import kp as KP
     out = np.zeros(len(d["stm"]))
     flat = KP.flat_weights(w.kp, w.kp_hand)
+    wm = None if w.mobility is None else w.mobility.astype(np.float64)
     for a in range(0, len(out), chunk):
         rows = slice(a, min(len(out), a + chunk))
         board, hands, stm = d["board"][rows], d["hands"][rows], d["stm"][rows]
         sign = np.where(stm == 0, 1.0, -1.0)
         idx, coef = KP.features(board, hands, variant)
-        wm = None if w.mobility is None else w.mobility.astype(np.float64)
         mob = None if wm is None else KP.mobility_features(board, variant)
         value = _side_to_move_value(flat, idx, coef, sign, float(w.tempo), mob, wm)
         if w.ks is not None:
@@ -344,7 +344,7 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     quiescence search sees)."""
     from engine import get_variant
     from . import kp as KP
-    from .kernels import TH_KINDS, TH_MULTI
+    from .kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
@@ -357,9 +357,9 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     table, tempo = np.zeros(X.shape[1]), np.array([float(w0.tempo)])
     n1 = len(v.pieces) + 1
     learned = np.ones(X.shape[1])
-    if own_only:
-        learned[TH_KINDS * n1:2 * TH_KINDS * n1] = 0.0
-        learned[2 * TH_KINDS * n1 + TH_MULTI:] = 0.0
+    if own_only:  # the opponent's entries (side 1) stay 0
+        learned[[threat_entry(n1, 1, kind, pt) for kind in range(TH_KINDS) for pt in range(n1)]] = 0.0
+        learned[[threat_multi_entry(n1, 1, n) for n in range(2, TH_MULTI + 2)]] = 0.0
     moments = [(np.zeros(p.size), np.zeros(p.size)) for p in (table, tempo)]
 
     def value(rows: np.ndarray, tab: np.ndarray, bonus: float) -> np.ndarray:
@@ -370,10 +370,10 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
         adam_step([table, tempo], [(X[tr].T @ g) * learned, np.array([g.sum()])], moments, step, lr)
     table_cp, tempo_cp = np.rint(table).astype(np.int32), int(round(tempo[0]))
     entries = {f"{'own' if side == 0 else 'enemy'} {'cheaper' if kind == 0 else 'undefended'} "
-               f"{v.pieces[pt - 1].letter}": int(table_cp[(side * TH_KINDS + kind) * n1 + pt])
+               f"{v.pieces[pt - 1].letter}": int(table_cp[threat_entry(n1, side, kind, pt)])
                for side in range(2) for kind in range(TH_KINDS) for pt in range(1, n1) if not v.pieces[pt - 1].royal}
     entries.update({f"{'own' if side == 0 else 'enemy'} {m + 2}{'+' if m == TH_MULTI - 1 else ''} threatened":
-                    int(table_cp[2 * TH_KINDS * n1 + side * TH_MULTI + m])
+                    int(table_cp[threat_multi_entry(n1, side, m + 2)])
                     for side in range(2) for m in range(TH_MULTI)})
     figures = {"positions": int(len(target)), "validation": int(len(va)),
                "loss_base_train": _bce(_sigmoid(base_value[tr] / K), target[tr]),
