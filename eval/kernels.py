@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+
 from engine.kernels import kernel
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)
@@ -574,12 +576,26 @@ def evaluate_k(P, T, E, att):
 
 
 @kernel
-def evaluate_cached(P, T, E, ply, cache_key, cache_val, att):
-    """:func:`evaluate_k` for the search at ``ply``, its KP sum updated from the parent's (:func:`kp_sum_cached`)."""
+def evaluate_cached(P, T, E, ply, cache_key, cache_val, att, ev_key, ev_val):
+    """:func:`evaluate_k` for the search at ``ply``, its KP sum updated from the parent's (:func:`kp_sum_cached`),
+    the value looked up in (else stored into) the evaluation hash ``ev_key`` / ``ev_val`` (a power-of-two number of
+    entries, indexed by the position key's low bits, cleared by the caller when the tables change).
+
+    The search evaluates many positions more than once (a reduced move's re-search, the null-window search before a
+    PV re-search, razoring's quiescence search of the same node, ProbCut's): a hit skips the board passes (threats,
+    mobility, king zones). The KP sum is carried even on a hit, so that the children's incremental update still finds
+    this ply's sum."""
     k0, k1 = _king_squares(P, T)
-    if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:
-        return _learned(P, T, E, k0, k1, kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val), att)
-    return _hand_set(P, T, E, k0, k1)
+    learned = E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0
+    kp = kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val) if learned else 0
+    key = P.keys[P.st[ST_PLY]]
+    i = np.int64(key & np.uint64(ev_key.shape[0] - 1))
+    if ev_key[i] == key:
+        return ev_val[i]
+    v = _learned(P, T, E, k0, k1, kp, att) if learned else _hand_set(P, T, E, k0, k1)
+    ev_key[i] = key
+    ev_val[i] = v
+    return v
 
 
 @kernel

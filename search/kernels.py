@@ -148,6 +148,9 @@ FEAT_MALUS_SEARCHED = 8388608
 # evasion keeps the full depth, and a checking drop costs its side no depth at all.
 FEAT_LMR_EVASIONS = 16777216
 NULL_EVAL_MAX = 3  # at most this many plies of null-move reduction come from the margin above beta
+# Entries of the evaluation hash (per search thread; 12 bytes each): it only has to catch the re-evaluations of a
+# node's recent subtree (re-searches, razoring's and ProbCut's quiescence searches), not a whole iteration.
+EVAL_HASH_ENTRIES = 1 << 16
 NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a quiescence node)
 
 # Move ordering: bands and the staged picker are in search/movepick.py.
@@ -190,6 +193,8 @@ SearchTables = namedtuple("SearchTables", [
     "kp_key",     # uint64[MAX_PLY + 1]: the position whose KP sum kp_val holds, by ply (eval.kernels.kp_sum_cached)
     "kp_val",     # int64[MAX_PLY + 1]: that KP sum; both zeroed at the start of every search
     "att",        # int32[2, n_sq]: scratch of the evaluation's threat term (eval.kernels.threat_value)
+    "ev_key",     # uint64[EVAL_HASH_ENTRIES]: the evaluation hash (eval.kernels.evaluate_cached): position keys
+    "ev_val",     # int32[EVAL_HASH_ENTRIES]: their static evaluations; both cleared at the start of every search
 ])
 
 
@@ -490,13 +495,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     incheck = in_check(P, T)
     S.checks[aply] = 1 if incheck else 0
     if ply >= MAX_PLY - 1:
-        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
+        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
 
     # 0. Quiescence.
     if depth <= 0 and ply > 0:
         if depth <= -QS_MAX_PLIES:
             # long capture chains (13x13 boards, exchange captures): stop here
-            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
+            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
@@ -525,7 +530,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             best = -INF
             stand = -INF
         else:
-            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
+            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
             if stand >= beta:
                 if qs_tt:
                     _tt_store(S, qk, q_depth, ply, stand, BOUND_LOWER, zero)
@@ -603,7 +608,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     improving = False
     if root and not incheck:
         # the root's evaluation, for the "improving" test two plies down
-        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
+        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
     if not root:
         # 1. Repetition (draw; perpetual check loses for the checker).
         rep = _repetition(P, S, aply)
@@ -649,7 +654,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if pv_node or (S.ctl[CTL_FEATURES] & FEAT_PV_CHECK_EXT) == 0:
                 depth += 1
         else:
-            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att)
+            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
             S.sev[ply, 0] = ev
             if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
                 improving = _improving(S, ply, us, ev)

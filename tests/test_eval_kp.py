@@ -544,9 +544,11 @@ def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
 
 @pytest.mark.parametrize("variant, steps", [("shogi", 3000), ("daishogi2017", 600)])
 def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
-    """The search's evaluation (``evaluate_cached``: the KP sum carried from the parent position) equals a full
-    recomputation (``evaluate_k``) at every node of a random walk through the tree as a search makes it: moves,
-    take-backs to a parent already evaluated, null moves; most of the values come from the incremental update."""
+    """The search's evaluation (``evaluate_cached``: the KP sum carried from the parent position, the value from the
+    evaluation hash when it holds the position) equals a full recomputation (``evaluate_k``) at every node of a
+    random walk through the tree as a search makes it: moves, take-backs to a parent already evaluated, null moves;
+    most of the values come from the incremental update, and a small hash (64 entries: positions overwrite each
+    other) answers part of them, its KP sums carried all the same."""
     from eval.kernels import evaluate_cached, kp_delta
     from search.kernels import MAX_PLY, _do_null, _undo_null
     v = Position.startpos(variant).variant
@@ -554,17 +556,20 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
     E = kp_eval_tables(v, kp, kh, ks=_random_ks(32))
     cache_key, cache_val = np.zeros(MAX_PLY + 1, np.uint64), np.zeros(MAX_PLY + 1, np.int64)
     att = threat_scratch(v)
+    ev_key, ev_val = np.zeros(64, np.uint64), np.zeros(64, np.int32)
     rng = random.Random(7)
-    pos, ply, incremental, checked = Position.startpos(variant), 0, 0, 0
+    pos, ply, incremental, hits, checked = Position.startpos(variant), 0, 0, 0, 0
 
     def check(at: int) -> None:
-        nonlocal incremental, checked
+        nonlocal incremental, hits, checked
         P, T = pos.state, pos.tables
         aply = int(P.st[ST_PLY])
         if (at > 0 and cache_key[at] != P.keys[aply] and cache_key[at - 1] == P.keys[aply - 1]
                 and P.st[ST_ROYALS] > 0 and P.st[ST_ROYALS + 1] > 0 and kp_delta(P, T, E, *_king_pair(pos))[0]):
             incremental += 1
-        assert int(evaluate_cached(P, T, E, at, cache_key, cache_val, att)) == int(evaluate_k(P, T, E, att))
+        hits += int(ev_key[int(P.keys[aply]) % len(ev_key)] == P.keys[aply])
+        value = int(evaluate_cached(P, T, E, at, cache_key, cache_val, att, ev_key, ev_val))
+        assert value == int(evaluate_k(P, T, E, att))
         checked += 1
 
     check(0)
@@ -582,4 +587,4 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
             pos.push_unchecked(int(rng.choice(list(codes))))
             ply += 1
         check(ply)
-    assert checked > steps and incremental > 0.4 * steps
+    assert checked > steps and incremental > 0.4 * steps and 0.1 * steps < hits < 0.9 * checked
