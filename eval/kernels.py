@@ -5,7 +5,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import hash_slot, kernel
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
@@ -375,13 +375,13 @@ def king_zone_rows(boards, hands, T, out):
                 out[i, c] += sign
 
 
-# Threats (fitted on top of the KP tables, eval.train add-threats): what a sum of piece-king pairs cannot see is a piece
-# en prise. From the side to move's view, for each side (0: the side to move's pieces, 1: the opponent's) and each
-# non-royal piece type, the count of that side's pieces attacked by a cheaper enemy piece (kind 0) and of those
-# attacked and not defended, not by a cheaper piece (kind 1); then, per side, one entry when two or more of its pieces
-# are so threatened (a fork) and one when three or more are. Pins, x-rays, drops and promotions are not looked at.
-# The table is laid out [side][kind][piece type 0..n_pt] (type 0 unused), then [side][multi] (threat_entry,
-# threat_multi_entry).
+# Threats (learned with the other tables, eval.train fit --threats, or on top of fixed ones, add-threats): what a sum
+# of piece-king pairs cannot see is a piece en prise. From the side to move's view, for each side (0: the side to
+# move's pieces, 1: the opponent's) and each non-royal piece type, the count of that side's pieces attacked by a
+# cheaper enemy piece (kind 0) and of those attacked and not defended, not by a cheaper piece (kind 1); then, per
+# side, one entry when two or more of its pieces are so threatened (a fork) and one when three or more are. Pins,
+# x-rays, drops and promotions are not looked at. The table is laid out [side][kind][piece type 0..n_pt] (type 0
+# unused), then [side][multi] (threat_entry, threat_multi_entry).
 TH_KINDS = 2
 TH_MULTI = 2                 # entries for 2 and for 3 or more threatened pieces
 TH_NO_ATTACK = 1 << 30       # att[0, sq] when no enemy piece attacks sq
@@ -589,7 +589,7 @@ def evaluate_cached(P, T, E, ply, cache_key, cache_val, att, ev_key, ev_val):
     learned = E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0
     kp = kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val) if learned else 0
     key = P.keys[P.st[ST_PLY]]
-    i = np.int64(key & np.uint64(ev_key.shape[0] - 1))
+    i = hash_slot(key, ev_key.shape[0])
     if ev_key[i] == key:
         return ev_val[i]
     v = _learned(P, T, E, k0, k1, kp, att) if learned else _hand_set(P, T, E, k0, k1)

@@ -16,7 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import hash_slot, kernel
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
@@ -516,7 +516,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if qs_tt:
             # TT probe: any entry (a quiescence one, depth 0, or the main search's, deeper) may settle a null
             # window; its move is tried first
-            qi = np.int64(qk & np.uint64(S.tt_key.shape[0] - 1))
+            qi = hash_slot(qk, S.tt_key.shape[0])
             if S.tt_key[qi] == qk:
                 q_move = S.tt_move[qi]
                 if beta - alpha == 1 and S.tt_depth[qi] >= q_depth:
@@ -628,7 +628,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         # 3. Transposition table.
         # The singular-extension search of this node without a move neither reads nor writes the entry: it holds
         # the node's full result.
-        ti = np.int64(key & np.uint64(S.tt_key.shape[0] - 1))
+        ti = hash_slot(key, S.tt_key.shape[0])
         if S.tt_key[ti] == key and excluded == 0:
             tt_move = S.tt_move[ti]
             tt_hit_depth, tt_hit_bound = np.int64(S.tt_depth[ti]), S.tt_bound[ti]

@@ -10,7 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import hash_slot, kernel
 from engine.kernels.movegen import GEN_SEARCH, ST_PLY, do_move, generate, in_check, undo_move
 
 from .kernels import CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES, CTL_STOP
@@ -39,7 +39,7 @@ def _mtick(M):
 
 @kernel
 def _mt_index(M, key):
-    return np.int64(key & np.uint64(M.tt_key.shape[0] - 1))
+    return hash_slot(key, M.tt_key.shape[0])
 
 
 @kernel

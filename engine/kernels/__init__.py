@@ -5,6 +5,7 @@ counting (NRT) is deliberate: kernels receive namedtuples of many arrays, and wi
 increments and decrements the count of every array in them, which measured 50-100x slower than the move generation
 itself. The price is that kernels may not allocate: every scratch buffer is passed in (see ``PosState.scratch``).
 """
+import numpy as np
 from numba import njit
 
 from .cache import ensure_fresh_cache
@@ -46,3 +47,10 @@ class DirectCall:
 
     def __call__(self, *args):
         return self._call(*args)
+
+
+@inline_kernel
+def hash_slot(key, n_entries):
+    """The slot of a 64-bit position ``key`` in a hash table of ``n_entries`` (a power of two): the key's low bits.
+    One definition for the transposition tables, the mate search's table and the evaluation hash."""
+    return np.int64(key & np.uint64(n_entries - 1))
