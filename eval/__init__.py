@@ -15,11 +15,11 @@ import numpy as np
 from engine.variant import N_CODES, STANDARD_PIECES, Variant
 
 from . import params as EP
-from .kernels import (C_KP, C_KS, C_MOBILITY, C_TEMPO, C_THREATS, KS_SIZE, KS_ZONE, N_CONSTS, EvalTables, evaluate_k,
-                      piece_mobility, threat_size)
+from .kernels import (ATT_ROWS, C_KP, C_KS, C_MOBILITY, C_SMOB, C_TEMPO, C_THREATS, KS_SIZE, KS_ZONE, N_CONSTS,
+                      SM_BUCKETS, EvalTables, evaluate_k, piece_mobility, threat_size)
 
 __all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
-           "piece_mobility", "piece_value", "threat_scratch"]
+           "piece_mobility", "piece_value", "threat_scratch", "threat_scratch_shape"]
 
 #: ``hand``: the hand-set terms of :mod:`eval.params`; ``learned``: the KP tables of :mod:`eval.kp` trained by
 #: :mod:`eval.train`, shipped in ``eval/weights/`` (a variant without a weights file keeps the hand-set terms).
@@ -34,6 +34,7 @@ _CACHE: dict[tuple[int, str], EvalTables] = {}
 _NO_KP = np.zeros((1, 1, 1), np.int32)
 _NO_KS = np.zeros(1, np.int32)
 _NO_THREATS = np.zeros(1, np.int32)
+_NO_SMOB = np.zeros(1, np.int32)
 
 
 def _positional(letter: str, fwd_rank: int, n_ranks: int, edge_file: int, start_rank: int) -> int:
@@ -139,7 +140,7 @@ def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
     E = EvalTables(pst=pst, hand_val=hand_val, king_rel=king_rel, near_own=near_own, near_enemy=near_enemy,
                    value=value, consts=consts, try_bonus=try_bonus, mobility=mobility, kp=_NO_KP, kp_hand=_NO_KP,
                    mirror=mirror, ks=_NO_KS, zone_index=zone_index, zone_square=zone_square, zone_leaper=zone_leaper,
-                   zone_rays=zone_rays, threats=_NO_THREATS)
+                   zone_rays=zone_rays, threats=_NO_THREATS, smob=_NO_SMOB)
     _CACHE[(id(variant), "hand")] = E
     return E
 
@@ -174,11 +175,12 @@ def _king_zone_geometry(variant: Variant) -> tuple[np.ndarray, np.ndarray, np.nd
 
 def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo: int | None = None,
                    mobility: np.ndarray | None = None, ks: np.ndarray | None = None,
-                   threats: np.ndarray | None = None) -> EvalTables:
+                   threats: np.ndarray | None = None, smob: np.ndarray | None = None) -> EvalTables:
     """The hand-set tables of ``variant`` with the KP tables ``kp``, ``kp_hand`` switched on (not cached); ``tempo``
     replaces the hand-set side-to-move bonus and ``mobility`` (centipawns per destination, by piece type) the
     variant's mobility weights when given (learned weights carry their own); ``ks`` switches on the king-zone table
-    (``eval.kernels.KS_*``), ``threats`` the threat table (``eval.kernels.TH_*``)."""
+    (``eval.kernels.KS_*``), ``threats`` the threat table (``eval.kernels.TH_*``), ``smob`` the safe-mobility table
+    (``eval.kernels.SM_BUCKETS``)."""
     from .kp import kp_shape
     want_kp, want_kh = kp_shape(variant)
     if kp.shape != want_kp or kp_hand.shape != want_kh:
@@ -207,8 +209,15 @@ def kp_eval_tables(variant: Variant, kp: np.ndarray, kp_hand: np.ndarray, tempo:
             raise ValueError(f"a threat table of shape {threats.shape}; {variant.id} needs {want}")
         threat_table = np.ascontiguousarray(threats, np.int32)
         consts[C_THREATS] = 1
+    smob_table = _NO_SMOB
+    if smob is not None:
+        want = ((len(variant.pieces) + 1) * SM_BUCKETS,)
+        if smob.shape != want:
+            raise ValueError(f"a safe-mobility table of shape {smob.shape}; {variant.id} needs {want}")
+        smob_table = np.ascontiguousarray(smob, np.int32)
+        consts[C_SMOB] = 1
     return E._replace(kp=np.ascontiguousarray(kp, np.int32), kp_hand=np.ascontiguousarray(kp_hand, np.int32),
-                      consts=consts, mobility=mob, ks=ks_table, threats=threat_table)
+                      consts=consts, mobility=mob, ks=ks_table, threats=threat_table, smob=smob_table)
 
 
 def evaluate(pos, mode: str = "hand") -> int:
@@ -217,6 +226,13 @@ def evaluate(pos, mode: str = "hand") -> int:
     return int(evaluate_k(pos.state, pos.tables, build_eval_tables(pos.variant, mode), threat_scratch(pos.variant)))
 
 
+def threat_scratch_shape(variant: Variant) -> tuple[int, int]:
+    """The shape of :func:`threat_scratch`: the piece walk's attack maps and every piece's destinations, at most
+    ``n_sq`` pieces of fewer than ``n_sq`` each (``eval.kernels._piece_walk``)."""
+    n_sq = variant.geometry.n_squares
+    return ATT_ROWS, n_sq * n_sq
+
+
 def threat_scratch(variant: Variant) -> np.ndarray:
-    """The scratch array ``evaluate_k`` and the search's evaluation take (int32[2, n_sq]; one per thread)."""
-    return np.zeros((2, variant.geometry.n_squares), np.int32)
+    """The scratch array ``evaluate_k`` and the search's evaluation take (int32, one per thread)."""
+    return np.zeros(threat_scratch_shape(variant), np.int32)

@@ -5,7 +5,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import hash_slot, kernel
+from engine.kernels import hash_slot, inline_kernel, kernel
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
@@ -29,13 +29,15 @@ EvalTables = namedtuple("EvalTables", [
     "zone_leaper",  # bool[n_sq, n_sq]: a piece on b may leap into the zone of a king on a (within the longest leap)
     "zone_rays",  # uint8[n_sq, n_sq]: bit d: the ray from b in direction d crosses the zone of a king on a
     "threats",    # int32[threat_size(n_pt)]: threat table, side to move's view (shape (1,) when consts[C_THREATS] == 0)
+    "smob",       # int32[(n_pt + 1) SM_BUCKETS]: safe-mobility table, sente POV (shape (1,) when consts[C_SMOB] == 0)
 ])
 C_TEMPO = 0
 C_MOBILITY = 1  # consts[C_MOBILITY] != 0: some piece code has a mobility weight
 C_KP = 2        # consts[C_KP] != 0: the KP tables replace material, piece-square, near-king and hand terms
 C_KS = 3        # consts[C_KS] != 0: the king-zone table E.ks is added on the KP path
 C_THREATS = 4   # consts[C_THREATS] != 0: the threat table E.threats is added on the KP path
-N_CONSTS = 5
+C_SMOB = 5      # consts[C_SMOB] != 0: the safe-mobility table E.smob is added on the KP path
+N_CONSTS = 6
 
 # King-zone danger (learned with the KP tables, eval.train --king-safety): what a sum of piece-king pairs cannot
 # see is how attacks around a king combine with what the attacker holds in hand. For each king, over its zone (the
@@ -386,6 +388,15 @@ TH_KINDS = 2
 TH_MULTI = 2                 # entries for 2 and for 3 or more threatened pieces
 TH_NO_ATTACK = 1 << 30       # att[0, sq] when no enemy piece attacks sq
 TH_ROYAL_VALUE = 1 << 29     # a royal attacks as the dearest piece: it never threatens a defended piece
+ATT_ROWS = 4                 # rows of the scratch of _piece_walk (eval.threat_scratch)
+ATT_COUNT_SHIFT = 2          # att[2, sq]: the attack bits of both colours, then the piece's destination count
+
+# Safe mobility (learned with the other tables, eval.train fit --safe-mobility): for each non-royal piece, its
+# destinations (as piece_mobility counts them) that no enemy piece attacks, one-hot by piece type and count
+# (SM_BUCKETS: 0 .. SM_BUCKETS - 2, and more), sente's view (a gote piece's entry subtracted). Where the linear
+# mobility weight counts every destination alike, this is the freedom a piece has without being exchanged: a rook
+# boxed in by enemy guards, a bishop with only attacked squares.
+SM_BUCKETS = 9
 
 
 @kernel
@@ -419,41 +430,86 @@ def _threat_mark(board, to, c, v, att):
             att[0, to] = v
 
 
+@inline_kernel
+def _walk_reach(board, to, c, record, att, top):
+    """A piece of colour ``c`` reaches square ``to`` in :func:`_piece_walk`: mark the attack and, when ``to`` is a
+    destination (empty or an enemy's), record it at ``att[3, top]`` with ``record``. Returns ``(1 if a destination
+    else 0, the next free slot)``."""
+    att[2, to] |= 1 << c
+    t = board[to]
+    if t == 0 or (t >> 5) != c:
+        if record:
+            att[3, top] = to
+            top += 1
+        return 1, top
+    return 0, top
+
+
 @kernel
-def _threat_attacks(board, T, value, att):
-    """Fill ``att`` (int32[2, n_sq]): ``att[0, sq]`` the value of the cheapest enemy piece attacking the piece on
-    ``sq`` (``TH_NO_ATTACK``: none), ``att[1, sq]`` 1 when an own piece guards it. One pass over the pieces' leaps and
-    slides, as :func:`piece_mobility` walks them (a royal attacks as ``TH_ROYAL_VALUE``)."""
+def _piece_walk(board, T, value, mobility, with_mobility, record, att):
+    """One pass over the pieces' leaps and slides (as :func:`piece_mobility` walks them) for the terms that read
+    attacks, filling the scratch ``att`` (int32[ATT_ROWS, >= n_sq * n_sq]):
+
+    - ``att[0, sq]``: the value of the cheapest enemy piece attacking the piece on ``sq`` (``TH_NO_ATTACK``: none; a
+      royal attacks as ``TH_ROYAL_VALUE``), ``att[1, sq]``: 1 when an own piece guards it (the threat term);
+    - ``att[2, sq]``: bit ``c`` set when a piece of colour ``c`` attacks ``sq`` (any square); with ``record``, from
+      bit ``ATT_COUNT_SHIFT`` on, the number of destinations of the piece on ``sq``;
+    - with ``record``, ``att[3]``: the destinations of the pieces one after another, in square order (the
+      safe-mobility term reads them once the attacks of both sides are known).
+
+    Returns the mobility term (sente's view: ``mobility[code]`` times :func:`piece_mobility` summed over the pieces;
+    a test holds it equal) with ``with_mobility``, else 0: the search walks the pieces once for all these terms."""
     n_sq = board.shape[0]
+    L = T.rays.shape[2]
     for sq in range(n_sq):
         att[0, sq] = TH_NO_ATTACK
         att[1, sq] = 0
+        att[2, sq] = 0
+    mob = 0
+    top = 0
     for sq in range(n_sq):
         code = board[sq]
         if code == 0:
             continue
         c = code >> 5
         v = TH_ROYAL_VALUE if T.royal[code] else value[code]
+        n = 0  # the piece's destinations (piece_mobility)
         for j in range(T.leap_list.shape[1]):
             k = T.leap_list[code, j]
             if k < 0:
                 break
             to = T.leap_dest[sq, k]
             if to >= 0:
+                dest, top = _walk_reach(board, to, c, record, att, top)
+                n += dest
                 _threat_mark(board, to, c, v, att)
         for j in range(T.slide_list.shape[1]):
             d = T.slide_list[code, j]
             if d < 0:
                 break
-            stop = slide_stop(board, T, code, sq, d)[1]
-            if stop >= 0:
-                _threat_mark(board, stop, c, v, att)
+            reach = T.slide_range[code, d]
+            for i in range(L):  # the squares slide_stop passes, and the piece it stops at
+                if i >= reach:
+                    break
+                to = T.rays[sq, d, i]
+                if to < 0:
+                    break
+                dest, top = _walk_reach(board, to, c, record, att, top)
+                n += dest
+                if board[to] != 0:
+                    _threat_mark(board, to, c, v, att)
+                    break
+        if record:
+            att[2, sq] |= n << ATT_COUNT_SHIFT
+        if with_mobility:
+            mob += mobility[code] * n
+    return mob
 
 
 @kernel
 def _threat_index(board, T, value, stm, att, sq, n_pt1):
     """``(entry, side)``: the threat-table entry of the piece on ``sq`` and its side (0: the side to move's), after
-    :func:`_threat_attacks`; ``(-1, -1)`` when it is not threatened (or is empty or royal)."""
+    :func:`_piece_walk`; ``(-1, -1)`` when it is not threatened (or is empty or royal)."""
     code = board[sq]
     if code == 0 or T.royal[code] or att[0, sq] == TH_NO_ATTACK:
         return -1, -1
@@ -478,11 +534,10 @@ def _threat_entry_add(table, i, count):
 
 @kernel
 def _threat_entries(board, T, value, stm, att, table, count):
-    """The threat entries of ``board`` (side to move ``stm``; ``att`` scratch, see :func:`_threat_attacks`): with
+    """The threat entries of ``board`` (side to move ``stm``), ``att`` filled by :func:`_piece_walk`: with
     ``count``, 1 added to ``table`` at each of them (the features) and 0 returned, else the sum of ``table`` at them
     (the term). One definition for training and the search."""
     n_pt1 = (table.shape[0] - 2 * TH_MULTI) // (2 * TH_KINDS)
-    _threat_attacks(board, T, value, att)
     s = 0
     n0 = 0
     n1 = 0
@@ -504,14 +559,10 @@ def _threat_entries(board, T, value, stm, att, table, count):
 @kernel
 def threat_counts(board, T, value, stm, att, counts):
     """Add the threat features of ``board`` (side to move ``stm``) to ``counts`` (``threat_size`` long, see
-    ``TH_*``); ``att`` is int32[2, n_sq] scratch. ``value``: the plain material value of a piece code (``E.value``)."""
+    ``TH_*``); ``att`` is scratch (:func:`eval.threat_scratch`). ``value``: the plain material value of a piece code
+    (``E.value``)."""
+    _piece_walk(board, T, value, value, False, False, att)
     _threat_entries(board, T, value, stm, att, counts, True)
-
-
-@kernel
-def threat_value(P, T, E, att):
-    """The threat term, side to move's view: the entries of ``E.threats`` that :func:`threat_counts` counts."""
-    return _threat_entries(P.board, T, E.value, P.st[ST_STM], att, E.threats, False)
 
 
 @kernel
@@ -523,8 +574,47 @@ def threat_rows(boards, stms, T, value, att, out):
 
 
 @kernel
-def _extra_terms(P, T, E):
-    """Mobility and try terms (the variants that have them), sente's view: what the KP tables leave out."""
+def _safe_mobility(board, T, att, table, count):
+    """The safe-mobility entries of ``board`` (``SM_BUCKETS`` per piece type, sente's view), ``att`` filled by
+    :func:`_piece_walk` with ``record``: with ``count``, +1 (a sente piece) or -1 added to ``table`` at each non-royal
+    piece's entry (the features) and 0 returned, else the signed sum of ``table`` at them (the term). One definition
+    for training and the search."""
+    s = 0
+    top = 0
+    for sq in range(board.shape[0]):
+        code = board[sq]
+        if code == 0:
+            continue
+        n = att[2, sq] >> ATT_COUNT_SHIFT
+        if not T.royal[code]:
+            enemy = 1 << (1 - (code >> 5))
+            safe = 0
+            for i in range(top, top + n):
+                if (att[2, att[3, i]] & enemy) == 0:
+                    safe += 1
+            e = (code & 31) * SM_BUCKETS + min(safe, SM_BUCKETS - 1)
+            sign = 1 if (code >> 5) == 0 else -1
+            if count:
+                table[e] += sign
+            else:
+                s += sign * table[e]
+        top += n
+    return s
+
+
+@kernel
+def safe_mobility_rows(boards, T, value, att, out):
+    """For training: ``out[i]`` (zeroed, ``(n_pt + 1) * SM_BUCKETS`` wide) gets the safe-mobility features of
+    row ``i`` of the stored ``boards`` (sente's view, see ``SM_BUCKETS``); ``att`` is scratch as for
+    :func:`threat_rows`."""
+    for i in range(boards.shape[0]):
+        _piece_walk(boards[i], T, value, value, False, True, att)
+        _safe_mobility(boards[i], T, att, out[i], True)
+
+
+@kernel
+def _mobility_term(P, T, E):
+    """The mobility term, sente's view (0 when no piece code has a mobility weight)."""
     s = 0
     if E.consts[C_MOBILITY] != 0:
         board = P.board
@@ -532,6 +622,13 @@ def _extra_terms(P, T, E):
             code = board[sq]
             if code != 0 and E.mobility[code] != 0:
                 s += E.mobility[code] * piece_mobility(board, T, code, sq)
+    return s
+
+
+@kernel
+def _try_term(P, T, E):
+    """The try term (the variants that have a try rule), sente's view: what the KP tables leave out."""
+    s = 0
     if T.params[P_TRY] != 0:
         last = T.params[P_N_RANKS] - 1
         for c in range(2):
@@ -554,21 +651,30 @@ def _king_squares(P, T):
 @kernel
 def _learned(P, T, E, k0, k1, kp, att):
     """The learned evaluation, side to move's view, from the position's KP sum ``kp`` (``att``: scratch of the
-    threat term, int32[2, n_sq])."""
-    s = kp + _extra_terms(P, T, E)
+    piece walk, :func:`eval.threat_scratch`)."""
+    s = kp + _try_term(P, T, E)
     if E.consts[C_KS] != 0:
         s += king_zone_sum(P, T, E, k0, k1)
+    threats = 0
+    smob = E.consts[C_SMOB] != 0
+    if E.consts[C_THREATS] != 0 or smob:
+        # one walk for the mobility, threat and safe-mobility terms
+        s += _piece_walk(P.board, T, E.value, E.mobility, E.consts[C_MOBILITY] != 0, smob, att)
+        if smob:
+            s += _safe_mobility(P.board, T, att, E.smob, False)
+        if E.consts[C_THREATS] != 0:
+            threats = _threat_entries(P.board, T, E.value, P.st[ST_STM], att, E.threats, False)
+    else:
+        s += _mobility_term(P, T, E)
     if P.st[ST_STM] != 0:
         s = -s
-    if E.consts[C_THREATS] != 0:
-        s += threat_value(P, T, E, att)
-    return s + E.consts[C_TEMPO]
+    return s + threats + E.consts[C_TEMPO]
 
 
 @kernel
 def evaluate_k(P, T, E, att):
-    """Static evaluation in centipawns from the side to move's point of view; ``att`` is scratch (int32[2, n_sq],
-    one per thread) for the threat term."""
+    """Static evaluation in centipawns from the side to move's point of view; ``att`` is scratch
+    (:func:`eval.threat_scratch`, one per thread) for the terms that walk the pieces."""
     k0, k1 = _king_squares(P, T)
     if E.consts[C_KP] != 0 and k0 >= 0 and k1 >= 0:  # learned tables (a lost king: the hand-set terms)
         return _learned(P, T, E, k0, k1, kp_sum(P, T, E, k0, k1), att)

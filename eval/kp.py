@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.variant import COLOR_SHIFT, Variant
 
-from .kernels import KS_SIZE, threat_size
+from .kernels import KS_SIZE, SM_BUCKETS, threat_size
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
 MAX_FILE_BYTES = 20 * 1024 * 1024  # the issue's cap for shipped weights
@@ -84,6 +84,7 @@ class KPWeights(NamedTuple):
     mobility: Optional[np.ndarray]    # int32[n_pt + 1]: centipawns per destination of a slider, by piece type
     ks: Optional[np.ndarray] = None   # int32[KS_SIZE]: the king-zone table (eval.kernels.KS_*), when learned
     threats: Optional[np.ndarray] = None  # int32[threat_size(n_pt)]: the threat table (eval.kernels.TH_*), when learned
+    smob: Optional[np.ndarray] = None  # int32[(n_pt + 1) SM_BUCKETS]: the safe-mobility table, when learned
 
 
 def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
@@ -104,9 +105,10 @@ def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
             mobility = np.asarray(z["mobility"], np.int32) if "mobility" in z.files else None
             ks = np.asarray(z["ks"], np.int32) if "ks" in z.files else None
             threats = np.asarray(z["threats"], np.int32) if "threats" in z.files else None
+            smob = np.asarray(z["safe_mobility"], np.int32) if "safe_mobility" in z.files else None
     except (OSError, KeyError, ValueError) as exc:
         raise ValueError(f"KP weights file {path} is not readable: {exc}") from None
-    return vid, KPWeights(kp, kh, tempo, mobility, ks, threats)
+    return vid, KPWeights(kp, kh, tempo, mobility, ks, threats, smob)
 
 
 def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights:
@@ -123,6 +125,10 @@ def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights
     if w.threats is not None and w.threats.shape != (n_threats,):
         raise ValueError(f"KP weights file {path} has a threat table of shape {w.threats.shape}; {variant.id} needs "
                          f"({n_threats},)")
+    n_smob = (len(variant.pieces) + 1) * SM_BUCKETS
+    if w.smob is not None and w.smob.shape != (n_smob,):
+        raise ValueError(f"KP weights file {path} has a safe-mobility table of shape {w.smob.shape}; {variant.id} "
+                         f"needs ({n_smob},)")
     return w
 
 
@@ -259,4 +265,16 @@ def threat_features(board: np.ndarray, stms: np.ndarray, variant: Variant) -> np
     out = np.zeros((board.shape[0], threat_size(len(variant.pieces))), np.int32)
     threat_rows(np.ascontiguousarray(board, np.int8), np.ascontiguousarray(stms, np.int64), variant.tables,
                 build_eval_tables(variant, "hand").value, threat_scratch(variant), out)
+    return out.astype(np.float64)
+
+
+def safe_mobility_features(board: np.ndarray, variant: Variant) -> np.ndarray:
+    """float64[N, (n_pt + 1) * SM_BUCKETS]: for each row, the safe-mobility entries the kernel reads (:func:`eval.
+    kernels.safe_mobility_rows`), +1 for a sente piece's and -1 for a gote piece's: the sente-view features of the
+    learned safe-mobility table ``E.smob``."""
+    from . import build_eval_tables, threat_scratch
+    from .kernels import safe_mobility_rows
+    out = np.zeros((board.shape[0], (len(variant.pieces) + 1) * SM_BUCKETS), np.int32)
+    safe_mobility_rows(np.ascontiguousarray(board, np.int8), variant.tables, build_eval_tables(variant, "hand").value,
+                       threat_scratch(variant), out)
     return out.astype(np.float64)

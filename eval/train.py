@@ -11,7 +11,8 @@ gen|teach|relabel|fit|add-threats|losses|check``.
   that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
   centipawns per one of ours), then Adam on the sparse KP features (and the side-to-move bonus, with
   ``--mobility`` a weight per sliding piece type, with ``--king-safety`` the king-zone table of
-  :mod:`eval.kernels`, ``KS_*``) toward the target ``lam * sigmoid(score / K_label) +
+  :mod:`eval.kernels`, ``KS_*``, with ``--threats`` the threat table, ``TH_*``, with ``--safe-mobility`` the
+  safe-mobility table, ``SM_BUCKETS``) toward the target ``lam * sigmoid(score / K_label) +
   (1 - lam) * result``, with L2 toward the hand-set evaluation's values (the table starts as the hand-set evaluation
   written in KP form, see :func:`eval.kp.prior_tables`), so little data still gives a sane table. A king-free
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
@@ -312,8 +313,8 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
 
 def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     """The evaluation of every position of the data ``d`` (``board``, ``hands``, ``stm``) under the weights ``w``
-    (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone and
-    threat tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the sparse features."""
+    (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone,
+    threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the sparse features."""
     from . import kp as KP
     out = np.zeros(len(d["stm"]))
     flat = KP.flat_weights(w.kp, w.kp_hand)
@@ -329,6 +330,8 @@ def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
             value += sign * (KP.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
         if w.threats is not None:
             value += KP.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
+        if w.smob is not None:
+            value += sign * (KP.safe_mobility_features(board, variant) @ w.smob.astype(np.float64))
         out[rows] = value
     return out
 
@@ -395,11 +398,12 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
 def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: float, l2_kp: float, l2_factor: float,
         seed: int = 0, mobility: bool = False, teacher_games_only: bool = False, king_safety: bool = False,
         self_play_weight: float = 1.0, lam_ours: float | None = None, peer_weight: float = 1.0,
-        threats: bool = False) -> dict:
+        threats: bool = False, safe_mobility: bool = False) -> dict:
     """Fit the KP tables to the data (see the module docstring); writes ``out`` (npz) unless ``None``; returns the
     figures (scale, losses of the hand-set and the learned tables on training and validation positions).
-    ``mobility``, ``king_safety``, ``threats``: also learn the sliders' mobility weights, the king-zone table, the
-    threat table (jointly with the KP tables; ``add-threats`` fits it on top of fixed ones).
+    ``mobility``, ``king_safety``, ``threats``, ``safe_mobility``: also learn the sliders' mobility weights, the
+    king-zone table, the threat table (jointly with the KP tables; ``add-threats`` fits it on top of fixed ones), the
+    safe-mobility table.
     ``self_play_weight``: the weight in the training loss of a position from a relabelled game of our engine against
     itself (``ours == -2``); ``peer_weight``: of a position from a game where our engine played one side against the
     teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
@@ -420,16 +424,19 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     dummy = n_w - 1
 
     # dense features beside the sparse KP ones, each block learned when asked: the sliders' mobility (a weight per
-    # piece type on its count of destinations), the king-zone table (eval.kernels.KS_*) and the threat table
-    # (eval.kernels.TH_*). The dense block is in sente's view like the KP sum; the threat features are the side to
-    # move's, so they enter signed (sign * sign = 1 in the side to move's value).
+    # piece type on its count of destinations), the king-zone table (eval.kernels.KS_*), the threat table
+    # (eval.kernels.TH_*) and the safe-mobility table (eval.kernels.SM_BUCKETS). The dense block is in sente's view
+    # like the KP sum; the threat features are the side to move's, so they enter signed (sign * sign = 1 in the side
+    # to move's value).
     n_mob = len(v.pieces) + 1
     mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
     ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
     thf = (KP.threat_features(d["board"], d["stm"], v) * sign[:, None] if threats
            else np.zeros((len(sign), 0)))
-    n_ks = ksf.shape[1]
-    dense = np.hstack([mob, ksf, thf])
+    smf = KP.safe_mobility_features(d["board"], v) if safe_mobility else np.zeros((len(sign), 0))
+    n_ks, n_th = ksf.shape[1], thf.shape[1]
+    dense = np.hstack([mob, ksf, thf, smf])
+    del ksf, thf, smf
     dense_mask = np.zeros(dense.shape[1])
     if mobility:
         dense_mask[KP.slider_types(v)] = 1.0
@@ -478,10 +485,11 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     tempo_cp = int(round(tempo[0]))
     mobility_cp = np.rint(wd[:n_mob]).astype(np.int32)
     ks_cp = np.rint(wd[n_mob:n_mob + n_ks]).astype(np.int32)
-    threats_cp = np.rint(wd[n_mob + n_ks:]).astype(np.int32)
+    threats_cp = np.rint(wd[n_mob + n_ks:n_mob + n_ks + n_th]).astype(np.int32)
+    smob_cp = np.rint(wd[n_mob + n_ks + n_th:]).astype(np.int32)
     kp = w[:kp0.size].reshape(kp0.shape).astype(np.int32)
     kh = w[kp0.size:kp0.size + kh0.size].reshape(kh0.shape).astype(np.int32)
-    lt, lv = losses(w, tempo_cp, np.concatenate([mobility_cp, ks_cp, threats_cp]).astype(np.float64))
+    lt, lv = losses(w, tempo_cp, np.concatenate([mobility_cp, ks_cp, threats_cp, smob_cp]).astype(np.float64))
     figures = {"positions": int(len(sign)), "train": int(len(tr)), "validation": int(len(va)),
                "games": int(len(games)), "label_scale": k_label, "unit_ratio": unit_ratio, "scale": K,
                "loss_hand_train": loss_hand[0],
@@ -492,7 +500,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         small = np.int16 if np.abs(kp).max() < 2 ** 15 else np.int32
-        extra = {**({"ks": ks_cp} if king_safety else {}), **({"threats": threats_cp} if threats else {})}
+        extra = {**({"ks": ks_cp} if king_safety else {}), **({"threats": threats_cp} if threats else {}),
+                 **({"safe_mobility": smob_cp} if safe_mobility else {})}
         np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp, **extra,
                             **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
                             settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64),
@@ -546,6 +555,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--threats", action="store_true",
                    help="also learn the threat table (pieces attacked by cheaper or undefended; jointly with the KP "
                         "tables, where add-threats keeps them fixed)")
+    f.add_argument("--safe-mobility", action="store_true",
+                   help="also learn the safe-mobility table (each piece's destinations no enemy piece attacks, "
+                        "one-hot by piece type and count)")
     f.add_argument("--teacher-games-only", action="store_true",
                    help="leave out the games where our engine played against the teacher or a peer")
     f.add_argument("--lam-ours", type=float, default=None,
@@ -588,7 +600,8 @@ def main(argv: list[str] | None = None) -> int:
             figures = fit(args.data, args.out or weights_path("shogi"), args.steps, args.lr, args.lam, args.l2_kp,
                           args.l2_factor, mobility=args.mobility, teacher_games_only=args.teacher_games_only,
                           king_safety=args.king_safety, self_play_weight=args.self_play_weight,
-                          lam_ours=args.lam_ours, peer_weight=args.peer_weight, threats=args.threats)
+                          lam_ours=args.lam_ours, peer_weight=args.peer_weight, threats=args.threats,
+                          safe_mobility=args.safe_mobility)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

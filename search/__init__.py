@@ -21,7 +21,8 @@ import numpy as np
 
 from engine import Position
 from engine.kernels.movegen import DROP, MAX_MOVES, PROMOTE
-from eval import DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp_eval_tables
+from eval import (DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp_eval_tables, threat_scratch,
+                  threat_scratch_shape)
 from eval.kp import KPWeights
 
 from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
@@ -201,7 +202,7 @@ class Searcher:
         self._excluded = np.zeros(MAX_PLY + 1, np.int32)
         self._kp_key = np.zeros(MAX_PLY + 1, np.uint64)  # the incrementally updated KP sums (cleared every search)
         self._kp_val = np.zeros(MAX_PLY + 1, np.int64)
-        self._att = np.zeros((2, 1), np.int32)  # the threat term's scratch: sized to the board in _tables
+        self._att = np.zeros((1, 1), np.int32)  # the evaluation's piece-walk scratch: sized to the board in _tables
         self._ev_key = np.zeros(EVAL_HASH_ENTRIES, np.uint64)  # the evaluation hash (cleared every search)
         self._ev_val = np.zeros(EVAL_HASH_ENTRIES, np.int32)
         self._cont = np.zeros((1, 1), np.int16)  # continuation history: sized in _tables when conthist is on
@@ -322,8 +323,8 @@ class Searcher:
         checks[:len(pos._checks)] = pos._checks
         self._kp_key.fill(0)  # the KP sums and evaluations of the last search may come from other tables (EvalFile)
         self._ev_key.fill(0)
-        if self._att.shape[1] != n_sq:
-            self._att = np.zeros((2, n_sq), np.int32)
+        if self._att.shape != threat_scratch_shape(pos.variant):
+            self._att = threat_scratch(pos.variant)
         return self._build_tables(checks)
 
     def _build_tables(self, checks: np.ndarray) -> SearchTables:

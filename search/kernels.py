@@ -192,7 +192,7 @@ SearchTables = namedtuple("SearchTables", [
     "excluded",   # int32[MAX_PLY + 1]: the move a singular-extension search leaves out at that ply (0: none)
     "kp_key",     # uint64[MAX_PLY + 1]: the position whose KP sum kp_val holds, by ply (eval.kernels.kp_sum_cached)
     "kp_val",     # int64[MAX_PLY + 1]: that KP sum; both zeroed at the start of every search
-    "att",        # int32[2, n_sq]: scratch of the evaluation's threat term (eval.kernels.threat_value)
+    "att",        # int32[ATT_ROWS, n_sq * n_sq]: scratch of the evaluation's piece walk (eval.threat_scratch)
     "ev_key",     # uint64[EVAL_HASH_ENTRIES]: the evaluation hash (eval.kernels.evaluate_cached): position keys
     "ev_val",     # int32[EVAL_HASH_ENTRIES]: their static evaluations; both cleared at the start of every search
 ])

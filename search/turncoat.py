@@ -37,7 +37,7 @@ from engine.variants.shogi import SHOGI
 from engine.variants.turncoat import TurncoatGame
 from engine.variants.turncoat import plans as PL
 from engine.variants.turncoat.state import DECLARE_FROM_MOVE, _build_position
-from eval import build_eval_tables, threat_scratch
+from eval import build_eval_tables, threat_scratch, threat_scratch_shape
 from eval.kernels import evaluate_k
 
 MATE = 30000
@@ -194,7 +194,7 @@ class Scorer:
         p = pos.copy()
         p._ensure_depth(MAX_PLY + 8)
         E = build_eval_tables(p.variant)
-        if self.att.shape[1] != p.variant.geometry.n_squares:
+        if self.att.shape != threat_scratch_shape(p.variant):
             self.att = threat_scratch(p.variant)
         # Captures and promotions first, so the window tightens early.
         order = np.argsort([-(int(p.state.board[c & 0xFF]) != 0 and not c & DROP) * 2 - bool(c & PROMOTE)

@@ -331,8 +331,8 @@ def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
 
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
     """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
-    labels and scale; the fit learns a king-zone table and a threat table too, which the losses must read: the
-    threat features are the side to move's, the fit's dense block sente's), and ``--newest 1`` keeps only the
+    labels and scale; the fit learns a king-zone, a threat and a safe-mobility table too, which the losses must read:
+    the threat features are the side to move's, the fit's dense block sente's), and ``--newest 1`` keeps only the
     validation positions of the last file's games."""
     from eval.train import DEFAULT_DATA, fit, main, validation_losses
     with np.load(DEFAULT_DATA) as z:
@@ -342,9 +342,10 @@ def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp
         paths.append(tmp_path / name)
         np.savez_compressed(paths[-1], **{k: (d[k][rows] if d[k].ndim else d[k]) for k in d})
     out = tmp_path / "w.npz"
-    figures = fit(paths, out, steps=20, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, king_safety=True, threats=True)
+    figures = fit(paths, out, steps=20, lr=2.0, lam=0.5, l2_kp=0.0, l2_factor=0.0, king_safety=True, threats=True,
+                  safe_mobility=True)
     learned = KP.load_weights(out, Position.startpos().variant)
-    assert learned.ks.any() and learned.threats.any()
+    assert learned.ks.any() and learned.threats.any() and learned.smob.any()
     every = validation_losses(paths, [out])
     assert every["positions"] == figures["validation"]
     assert every["hand"] == pytest.approx(figures["loss_hand_validation"], abs=1e-9)

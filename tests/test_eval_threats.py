@@ -1,4 +1,4 @@
-"""The threat term of the learned evaluation (eval.kernels.threat_counts / threat_value, ``TH_*``): hand-checked
+"""The threat term of the learned evaluation (eval.kernels.threat_counts, ``TH_*``): hand-checked
 positions give the documented entries, training's features times a table equal what the kernel adds, the term is
 colour-symmetric on 9x9 and 13x13, weights files carry the table, and ``eval.train add-threats`` fits it."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from engine import Position
 from eval import build_eval_tables, kp_eval_tables, threat_scratch
 from eval import kp as KP
-from eval.kernels import C_THREATS, TH_KINDS, TH_MULTI, evaluate_k, threat_size
+from eval.kernels import C_MOBILITY, C_THREATS, TH_KINDS, TH_MULTI, evaluate_k, threat_size
 from .test_eval_kp import _flip, _random_positions, _random_tables
 
 SHOGI = Position.startpos().variant
@@ -63,13 +63,18 @@ def _random_threats(seed: int, variant=SHOGI) -> np.ndarray:
 @pytest.mark.parametrize("variant, n", [("shogi", 150), ("daishogi2017", 12)])
 def test_threat_features_equal_the_kernel_and_the_term_is_colour_symmetric(variant, n):
     """Training's features times the table give what ``evaluate_k`` adds with the table switched on (side to move's
-    view); a colour-flipped position gets the same value; the term varies over the positions."""
+    view); a colour-flipped position gets the same value; the term varies over the positions. Mobility is on: with
+    the threat table the kernel counts it in the walk of the threat term (``_piece_walk``), without it in its own
+    (``_mobility_term``), so any difference between the two walks would show here too."""
     positions = _random_positions(n, variant, seed=13, every=3 if variant == "shogi" else 9)
     v = positions[0].variant
     kp, kh = _random_tables(v, 5)
     table = _random_threats(6, v)
-    E0, E1 = kp_eval_tables(v, kp, kh), kp_eval_tables(v, kp, kh, threats=table)
+    mobility = np.random.default_rng(7).integers(1, 12, len(v.pieces) + 1)
+    E0 = kp_eval_tables(v, kp, kh, mobility=mobility)
+    E1 = kp_eval_tables(v, kp, kh, mobility=mobility, threats=table)
     assert E1.consts[C_THREATS] == 1 and E0.consts[C_THREATS] == 0
+    assert E1.consts[C_MOBILITY] == 1 and E0.consts[C_MOBILITY] == 1
     att = threat_scratch(v)
     feats = KP.threat_features(np.array([p.state.board for p in positions]), np.array([p.turn for p in positions]), v)
     got = feats.astype(np.int64) @ table.astype(np.int64)
