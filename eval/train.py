@@ -314,7 +314,8 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
 def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     """The evaluation of every position of the data ``d`` (``board``, ``hands``, ``stm``) under the weights ``w``
     (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone,
-    threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the sparse features."""
+    threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the
+    sparse features."""
     from . import kp as KP
     out = np.zeros(len(d["stm"]))
     flat = KP.flat_weights(w.kp, w.kp_hand)
