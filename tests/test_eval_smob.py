@@ -59,7 +59,7 @@ def test_safe_mobility_features_equal_the_kernel_and_are_colour_symmetric(varian
 
 def test_weights_files_carry_the_safe_mobility_table(tmp_path):
     """A weights file with a ``safe_mobility`` array switches the term on; one of the wrong shape is refused in
-    words; the shipped file has none yet (the term is off)."""
+    words; the shipped file carries one (j2s)."""
     shipped = KP.load_weights(KP.weights_path("shogi"), SHOGI)
     good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
     base = dict(variant="shogi", kp=shipped.kp, kp_hand=shipped.kp_hand, tempo=shipped.tempo)
@@ -71,4 +71,4 @@ def test_weights_files_carry_the_safe_mobility_table(tmp_path):
     assert kp_eval_tables(SHOGI, *w).consts[C_SMOB] == 1
     with pytest.raises(ValueError, match="safe-mobility table of shape"):
         KP.load_weights(bad, SHOGI)
-    assert kp_eval_tables(SHOGI, *shipped).consts[C_SMOB] == 0
+    assert kp_eval_tables(SHOGI, *shipped).consts[C_SMOB] == 1 and shipped.smob.any()
