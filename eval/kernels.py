@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-import numpy as np
-
 from engine.kernels import hash_slot, inline_kernel, kernel
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)

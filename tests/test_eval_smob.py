@@ -10,7 +10,7 @@ import pytest
 from engine import Position
 from eval import kp_eval_tables
 from eval import kp as KP
-from eval.kernels import C_SMOB, SM_BUCKETS, evaluate_k
+from eval.kernels import C_SMOB, SM_BUCKETS
 from .test_eval_kp import _ev, _flip, _random_positions, _random_tables
 from .test_eval_threats import SHOGI, _random_threats
 
