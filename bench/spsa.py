@@ -179,14 +179,45 @@ def append_log(out: Path, spsa: Spsa, k: int, result: float, plus: dict, minus: 
                     json.dumps(minus, separators=(",", ":")), *(f"{t:.6f}" for t in spsa.theta)])
 
 
-def report(settings: dict, spsa: Spsa) -> str:
+def gradients(out: Path, params: Sequence[str]) -> dict[str, tuple[int, float, float, float]]:
+    """Whether the run saw a slope, parameter by parameter: over the logged pairs in which the two engines' values
+    of ``p`` differed, the pentanomial Elo of the engine with the higher value against the one with the lower
+    (pair points ``1 + r * sign / 2``); ``p -> (pairs, elo, lower, upper)``. An interval that holds 0 means the
+    games could not tell the two sides apart, and where θ went is noise (the perturbation ``c_k`` shrinks over the
+    run, so this pools larger and smaller steps)."""
+    from usi.stats import pentanomial_elo
+
+    log_path = _paths(out)[1]
+    rows = []
+    if log_path.exists():
+        with open(log_path, encoding="utf-8", newline="") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    found = {}
+    for p in params:
+        penta = [0] * 5
+        for row in rows:
+            up, down = json.loads(row["plus"])[p], json.loads(row["minus"])[p]
+            if up != down:
+                penta[2 + int(round(float(row["result"]))) * (1 if up > down else -1)] += 1
+        found[p] = (sum(penta), *pentanomial_elo(penta))
+    return found
+
+
+def report(settings: dict, spsa: Spsa, out: Optional[Path] = None) -> str:
+    """The run's state as text: each parameter's value and, with the run directory ``out``, its measured slope
+    (:func:`gradients`); the last line is the candidate as a ``SearchParams`` value."""
     from search.params import format_params
 
     table = tunables()
+    slopes = gradients(out, spsa.params) if out is not None else {}
     lines = [f"SPSA {spsa.k} of {spsa.iterations} iterations ({2 * spsa.k} games, "
              f"{settings['control']}), r_end {spsa.r_end:g}:"]
     for p, t in zip(spsa.params, spsa.theta):
-        lines.append(f"  {p:<18} {t:9.2f}   (default {table[p].default}, range {table[p].lo}..{table[p].hi})")
+        line = f"  {p:<18} {t:9.2f}   (default {table[p].default}, range {table[p].lo}..{table[p].hi})"
+        if slopes.get(p, (0,))[0]:
+            n, elo, lo, hi = slopes[p]
+            line += f"   higher value: Elo {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] over {n} pairs"
+        lines.append(line)
     lines.append(f"SearchParams={format_params(spsa.values())}")
     return "\n".join(lines)
 
@@ -255,7 +286,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.report:
             settings, spsa = load_run(Path(args.report))
-            print(report(settings, spsa))
+            print(report(settings, spsa, Path(args.report)))
             return 0
         if args.resume:
             out = Path(args.resume)
@@ -272,7 +303,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"bench.spsa: error: {exc}", file=sys.stderr)
         return 2
     if spsa.k >= spsa.iterations:
-        print(report(settings, spsa))
+        print(report(settings, spsa, out))
         return 0
     tc = M.TimeControl(**({"main": 0} if "byoyomi" in settings["tc"] else {}), **settings["tc"])
     match_settings = M.MatchSettings(tc=tc, margin=1000, move_timeout=120.0)
@@ -317,7 +348,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         restore()
     if not args.quiet:
         print(file=sys.stderr)
-    print(report(settings, spsa))
+    print(report(settings, spsa, out))
     return 0
 
 

@@ -68,6 +68,29 @@ def test_the_log_replays_to_the_same_values_and_a_forged_line_is_found(tmp_path)
         S.load_run(out)
 
 
+def test_gradients_find_the_parameter_that_decides_the_games(tmp_path):
+    """A made-up log in which the engine with the higher RFPMargin wins both games of 30 pairs of 40 (the other 10
+    are split): the report gives RFPMargin a positive slope with its whole interval above 0, and NullBase, whose
+    signs are drawn independently, a slope closer to 0."""
+    out = tmp_path / "run"
+    settings = S._new_settings(S.build_parser().parse_args(
+        ["--params", "RFPMargin,NullBase", "--iterations", "40", "--out", str(out)]))
+    S.save_settings(out, settings)
+    s = S.Spsa.start(settings["params"], 40, settings["r_end"])
+    for k in range(1, 41):
+        d = S.signs(settings["seed"], k, 2)
+        plus, minus = s.perturbed(k, d)
+        r = 2 * d[0] if k % 4 else 0
+        s.update(k, d, r)
+        S.append_log(out, s, k, r, plus, minus)
+    slopes = S.gradients(out, s.params)
+    n, elo, lo, hi = slopes["RFPMargin"]
+    assert n == 40 and lo > 0 and elo > 0
+    assert abs(slopes["NullBase"][1]) < elo and slopes["NullBase"][0] <= 40
+    text = S.report(settings, S.load_run(out)[1], out)
+    assert text.count("higher value: Elo") == 2 and "over 40 pairs" in text
+
+
 def test_bad_settings_are_refused(tmp_path, capsys):
     assert S.main(["--params", "Warp", "--out", str(tmp_path / "a")]) == 2
     assert "unknown search parameter" in capsys.readouterr().err
