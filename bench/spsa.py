@@ -149,6 +149,15 @@ def save_settings(out: Path, settings: dict) -> None:
     _paths(out)[0].write_text(json.dumps(settings, indent=2) + "\n")
 
 
+def read_log(out: Path) -> list[dict]:
+    """The logged pairs of the run in ``out`` (the rows of ``spsa.tsv``; none before the first pair)."""
+    log_path = _paths(out)[1]
+    if not log_path.exists():
+        return []
+    with open(log_path, encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
 def load_run(out: Path) -> tuple[dict, Spsa]:
     """The settings of the run in ``out`` and its state replayed from the log."""
     settings_path, log_path = _paths(out)
@@ -156,15 +165,12 @@ def load_run(out: Path) -> tuple[dict, Spsa]:
         raise ValueError(f"{settings_path} not found: not an SPSA run directory")
     settings = json.loads(settings_path.read_text())
     spsa = Spsa.start(settings["params"], settings["iterations"], settings["r_end"], settings.get("start"))
-    if log_path.exists():
-        with open(log_path, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f, delimiter="\t"))
-        for row in rows:
-            k = int(row["k"])
-            spsa.update(k, signs(settings["seed"], k, len(spsa.params)), float(row["result"]))
-            logged = [float(row[p]) for p in spsa.params]
-            if any(abs(a - b) > 1e-6 for a, b in zip(logged, spsa.theta)):
-                raise ValueError(f"{log_path}: iteration {k} does not replay to its logged values")
+    for row in read_log(out):
+        k = int(row["k"])
+        spsa.update(k, signs(settings["seed"], k, len(spsa.params)), float(row["result"]))
+        logged = [float(row[p]) for p in spsa.params]
+        if any(abs(a - b) > 1e-6 for a, b in zip(logged, spsa.theta)):
+            raise ValueError(f"{log_path}: iteration {k} does not replay to its logged values")
     return settings, spsa
 
 
@@ -187,18 +193,14 @@ def gradients(out: Path, params: Sequence[str]) -> dict[str, tuple[int, float, f
     run, so this pools larger and smaller steps)."""
     from usi.stats import pentanomial_elo
 
-    log_path = _paths(out)[1]
-    rows = []
-    if log_path.exists():
-        with open(log_path, encoding="utf-8", newline="") as f:
-            rows = list(csv.DictReader(f, delimiter="\t"))
+    pairs = [(json.loads(row["plus"]), json.loads(row["minus"]), int(round(float(row["result"]))))
+             for row in read_log(out)]
     found = {}
     for p in params:
         penta = [0] * 5
-        for row in rows:
-            up, down = json.loads(row["plus"])[p], json.loads(row["minus"])[p]
-            if up != down:
-                penta[2 + int(round(float(row["result"]))) * (1 if up > down else -1)] += 1
+        for plus, minus, result in pairs:
+            if plus[p] != minus[p]:
+                penta[2 + result * (1 if plus[p] > minus[p] else -1)] += 1
         found[p] = (sum(penta), *pentanomial_elo(penta))
     return found
 
