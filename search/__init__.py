@@ -192,8 +192,10 @@ class Searcher:
         self._history = np.zeros((64, 81), np.int32)
         self._root_moves = np.zeros(MAX_MOVES, np.int32)
         self._root_scores = np.zeros(MAX_MOVES, np.int32)
+        self._param_values: dict[str, int] = {}  # set_params' values; the rest: the searched variant's defaults
+        self._tune_variant = "shogi"  # the variant whose defaults self._tune holds
         self._tune = default_tune()
-        self._lmr = lmr_table()
+        self._lmr = lmr_table(int(self._tune[TUNE_LMR_BASE]), int(self._tune[TUNE_LMR_DIV]))
         self._see_buf = see_buffer()
         self._mp = np.zeros((MAX_PLY + 1, MP_COLS), np.int32)
         self._counter = np.zeros((64, 81), np.int32)
@@ -294,17 +296,20 @@ class Searcher:
 
     def set_params(self, values: Mapping[str, int]) -> None:
         """Set the tunable search parameters (search/params.py; name -> value, as in the USI option SearchParams):
-        the ones not named return to their defaults. ValueError on an unknown name or a value out of range
-        (nothing is changed then)."""
-        tune = tune_from(values)
-        if not np.array_equal(tune, self._tune):  # called before every USI search: rebuild only on a change
-            self._lmr = lmr_table(int(tune[TUNE_LMR_BASE]), int(tune[TUNE_LMR_DIV]))
-            self._tune = tune
+        the ones not named return to the searched variant's defaults. ValueError on an unknown name or a value out of
+        range (nothing is changed then)."""
+        self._use_tune(tune_from(values, self._tune_variant))
+        self._param_values = dict(values)
 
     @property
     def params(self) -> dict[str, int]:
-        """The tunable search parameters in use, by name."""
+        """The tunable search parameters in use (by the last search's variant, shogi before the first), by name."""
         return {name: int(self._tune[i]) for name, i in PARAM_INDEX.items()}
+
+    def _use_tune(self, tune: np.ndarray) -> None:
+        if not np.array_equal(tune, self._tune):  # set before every search: rebuild the LMR table only on a change
+            self._lmr = lmr_table(int(tune[TUNE_LMR_BASE]), int(tune[TUNE_LMR_DIV]))
+            self._tune = tune
 
     def _time_up(self) -> None:
         self._ctl[CTL_STOP] = 1
@@ -382,6 +387,8 @@ class Searcher:
             self._helpers = []
             ctl[CTL_FEATURES] = (self.features if self.features is not None
                                  else default_features(pos.variant.id))
+            self._tune_variant = pos.variant.id
+            self._use_tune(tune_from(self._param_values, pos.variant.id))
             ctl[CTL_GEN] = self._gen_next()
             ctl[CTL_NODE_LIMIT] = limits.nodes if limits.nodes else NO_LIMIT
             self._wake.clear()

@@ -6,8 +6,10 @@ so changing a value here needs no recompilation. The USI engine takes them in on
 by :func:`parse_params`, so that ``usi`` still answers before the search package (numba) loads. The ``LMR*``
 parameters shape the late-move-reduction table, which is built in Python (:func:`lmr_table`).
 
-The defaults are the values the search used before they became parameters (SPRT-tested as a whole, ledger
-``bench/strength/shogi-sprt.tsv``); a tuned value replaces its default only after an SPRT accepts it.
+The defaults are shogi's: the values the search used before they became parameters (SPRT-tested as a whole, ledger
+``bench/strength/shogi-sprt.tsv``), five of them since replaced by SPSA-tuned values that an SPRT accepted; a tuned
+value replaces its default only after an SPRT accepts it. A variant may keep other defaults
+(:data:`VARIANT_DEFAULT_PARAMS`) until an SPRT on that variant says otherwise.
 The ``FEAT_WIDE_FUTILITY`` feature still swaps in its own fixed margins (search.kernels.WIDE_*).
 """
 from __future__ import annotations
@@ -39,10 +41,10 @@ class Tunable:
 
 TUNABLES: dict[int, Tunable] = {
     TUNE_RFP_DEPTH: Tunable("RFPDepth", 3, 0, 10, 0.6, "reverse futility pruning up to this depth"),
-    TUNE_RFP_MARGIN: Tunable("RFPMargin", 150, 20, 500, 15,
+    TUNE_RFP_MARGIN: Tunable("RFPMargin", 136, 20, 500, 15,
                              "reverse futility: static eval - margin * depth >= beta returns"),
     TUNE_FUT_DEPTH: Tunable("FutilityDepth", 2, 0, 8, 0.6, "move-loop futility pruning up to this depth"),
-    TUNE_FUT_MARGIN: Tunable("FutilityMargin", 200, 20, 600, 15,
+    TUNE_FUT_MARGIN: Tunable("FutilityMargin", 210, 20, 600, 15,
                              "move-loop futility: quiet moves pruned when eval + margin * depth <= alpha"),
     TUNE_LMP_DEPTH: Tunable("LMPDepth", 4, 0, 10, 0.6, "late-move (move-count) pruning up to this depth"),
     # 3 + d^2 since the SPRT of 2026-12-03 (was 6 + 3 d^2; ledger bench/strength/shogi-sprt.tsv)
@@ -55,13 +57,15 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_SEE_DEPTH: Tunable("SEEDepth", 6, 0, 12, 0.6, "SEE pruning in the move loop up to this depth"),
     TUNE_SEE_CAPTURE: Tunable("SEECaptureMargin", 200, 20, 600, 15,
                               "SEE pruning: a capture may lose up to margin * depth"),
-    TUNE_SEE_QUIET: Tunable("SEEQuietMargin", 60, 5, 300, 6, "SEE pruning: a quiet move may lose margin * depth^2"),
+    TUNE_SEE_QUIET: Tunable("SEEQuietMargin", 59, 5, 300, 6, "SEE pruning: a quiet move may lose margin * depth^2"),
     TUNE_HIST_LMR_DIV: Tunable("HistLMRDiv", 5000, 1000, 20000, 400,
                                "history per ply of LMR change (feature histlmr)"),
     TUNE_DELTA_MARGIN: Tunable("DeltaMargin", 200, 0, 600, 15,
                                "quiescence delta pruning: stand pat + gain + margin <= alpha skips a capture"),
-    TUNE_LMR_BASE: Tunable("LMRBase", 75, 0, 200, 8, "LMR table: base / 100 + ln(depth) ln(moves) / (div / 100)"),
-    TUNE_LMR_DIV: Tunable("LMRDiv", 225, 100, 500, 15, "LMR table: the divisor of ln(depth) ln(moves), in 1/100"),
+    # LMRBase, LMRDiv, RFPMargin, FutilityMargin, SEEQuietMargin: SPSA values (bench.spsa, 2026-12-06) since their SPRT
+    # at movetime 150 ms (ledger bench/strength/shogi-sprt.tsv); were 75, 225, 150, 200, 60 (dai shogi's still)
+    TUNE_LMR_BASE: Tunable("LMRBase", 70, 0, 200, 8, "LMR table: base / 100 + ln(depth) ln(moves) / (div / 100)"),
+    TUNE_LMR_DIV: Tunable("LMRDiv", 228, 100, 500, 15, "LMR table: the divisor of ln(depth) ln(moves), in 1/100"),
     TUNE_RAZOR_MARGIN: Tunable("RazorMargin", 500, 100, 1500, 30,
                                "razoring (feature razor): a depth-1 node with eval + margin <= alpha returns its "
                                "quiescence value"),
@@ -79,21 +83,30 @@ TUNABLES: dict[int, Tunable] = {
 assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
 #: parameter name -> index
 PARAM_INDEX: dict[str, int] = {t.name: i for i, t in TUNABLES.items()}
+#: Each variant's defaults that differ from TUNABLES' (shogi's). Dai shogi keeps the values its SPRT against the old
+#: engine measured (ledger bench/strength/shogi-sprt.tsv, 2026-12-06T01:56) until an SPRT of its own: values tuned on 9x9 are not
+#: assumed to suit 13x13 (as with its default features, search.VARIANT_DEFAULT_FEATURES).
+VARIANT_DEFAULT_PARAMS: dict[str, dict[str, int]] = {
+    "daishogi2017": {"LMRBase": 75, "LMRDiv": 225, "RFPMargin": 150, "FutilityMargin": 200, "SEEQuietMargin": 60},
+}
 
 
-def default_tune() -> np.ndarray:
-    """The default parameter vector (int32[TUNE_SIZE])."""
-    return np.array([TUNABLES[i].default for i in range(TUNE_SIZE)], np.int32)
+def default_tune(variant_id: str = "shogi") -> np.ndarray:
+    """The default parameter vector (int32[TUNE_SIZE]) of a search of ``variant_id``."""
+    tune = np.array([TUNABLES[i].default for i in range(TUNE_SIZE)], np.int32)
+    for name, value in VARIANT_DEFAULT_PARAMS.get(variant_id, {}).items():
+        tune[PARAM_INDEX[name]] = value
+    return tune
 
 
-def tune_from(values: Mapping[str, int]) -> np.ndarray:
-    """The default vector with ``values`` (parameter name -> int) applied; a bad name or a value outside a
-    parameter's range raises ValueError.
+def tune_from(values: Mapping[str, int], variant_id: str = "shogi") -> np.ndarray:
+    """``variant_id``'s default vector with ``values`` (parameter name -> int) applied; a bad name or a value outside
+    a parameter's range raises ValueError.
 
-    >>> int(tune_from({"RFPMargin": 120})[TUNE_RFP_MARGIN])
-    120
+    >>> int(tune_from({"RFPMargin": 120})[TUNE_RFP_MARGIN]), int(tune_from({}, "daishogi2017")[TUNE_RFP_MARGIN])
+    (120, 150)
     """
-    tune = default_tune()
+    tune = default_tune(variant_id)
     for name, value in values.items():
         if name not in PARAM_INDEX:
             raise ValueError(f"unknown search parameter {name!r} (known: {', '.join(PARAM_INDEX)})")

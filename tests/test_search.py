@@ -506,7 +506,7 @@ def test_default_params_are_the_searchs_own_and_each_parameter_is_read():
     s = Searcher(hash_mb=1)
     s.set_params({"LMRBase": 0, "LMRDiv": 100})
     assert (s._lmr == lmr_table(0, 100)).all() and s.params["LMRDiv"] == 100 and len(s.params) == len(PARAM_INDEX)
-    assert TUNABLES[TUNE_LMR_BASE].default == 75 and TUNABLES[TUNE_LMR_DIV].default == 225
+    assert TUNABLES[TUNE_LMR_BASE].default == 70 and TUNABLES[TUNE_LMR_DIV].default == 228
 
 
 def test_search_params_option_is_checked_and_reaches_the_searcher():
@@ -536,16 +536,27 @@ def test_search_params_option_is_checked_and_reaches_the_searcher():
     assert eng._ensure_searcher().params["LMPBase"] == lmp_default and s.params["RFPMargin"] == 130
 
 
-def test_each_variant_searches_with_its_own_default_features():
-    """A searcher left on the defaults takes the searched variant's (dai shogi keeps its own until its own SPRT)."""
+def test_each_variant_searches_with_its_own_default_features_and_parameters():
+    """A searcher left on the defaults takes the searched variant's features and parameters (dai shogi keeps its own
+    until its own SPRT); a parameter set by set_params holds in every variant, the others follow the variant."""
     from search import VARIANT_DEFAULT_FEATURES, default_features, parse_features
     from search.kernels import CTL_FEATURES
+    from search.params import TUNABLES, VARIANT_DEFAULT_PARAMS, lmr_table
 
+    shogi = {t.name: t.default for t in TUNABLES.values()}
+    dai = {**shogi, **VARIANT_DEFAULT_PARAMS["daishogi2017"]}
+    assert dai != shogi
     s = Searcher(hash_mb=1)
-    for variant in ("shogi", "daishogi2017"):
+    for variant, params in (("shogi", shogi), ("daishogi2017", dai), ("shogi", shogi)):
         s.search(Position.startpos(variant), Limits(depth=1))
         assert s._ctl[CTL_FEATURES] == default_features(variant) == VARIANT_DEFAULT_FEATURES[variant]
         assert parse_features("default", variant) == default_features(variant)
+        assert s.params == params
+        assert (s._lmr == lmr_table(params["LMRBase"], params["LMRDiv"])).all()
+    s.set_params({"RFPMargin": 99})
+    for variant, params in (("daishogi2017", dai), ("shogi", shogi)):
+        s.search(Position.startpos(variant), Limits(depth=1))
+        assert s.params == {**params, "RFPMargin": 99}
 
 
 # ------------------------------------------------------------------ Lazy SMP (search/smp.py)
