@@ -84,8 +84,8 @@ assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the ke
 #: parameter name -> index
 PARAM_INDEX: dict[str, int] = {t.name: i for i, t in TUNABLES.items()}
 #: Each variant's defaults that differ from TUNABLES' (shogi's). Dai shogi keeps the values its SPRT against the old
-#: engine measured (ledger bench/strength/shogi-sprt.tsv, 2026-12-06T01:56) until an SPRT of its own: values tuned on 9x9 are not
-#: assumed to suit 13x13 (as with its default features, search.VARIANT_DEFAULT_FEATURES).
+#: engine measured (ledger bench/strength/shogi-sprt.tsv, 2026-12-06T01:56) until an SPRT of its own: values tuned on
+#: 9x9 are not assumed to suit 13x13 (as with its default features, search.VARIANT_DEFAULT_FEATURES).
 VARIANT_DEFAULT_PARAMS: dict[str, dict[str, int]] = {
     "daishogi2017": {"LMRBase": 75, "LMRDiv": 225, "RFPMargin": 150, "FutilityMargin": 200, "SEEQuietMargin": 60},
 }
