@@ -194,8 +194,8 @@ class Searcher:
         self._root_scores = np.zeros(MAX_MOVES, np.int32)
         self._param_values: dict[str, int] = {}  # set_params' values; the rest: the searched variant's defaults
         self._tune_variant = "shogi"  # the variant whose defaults self._tune holds
-        self._tune = default_tune()
-        self._lmr = lmr_table(int(self._tune[TUNE_LMR_BASE]), int(self._tune[TUNE_LMR_DIV]))
+        self._tune = np.zeros(0, np.int32)  # no vector yet: _use_tune builds the first one and its LMR table
+        self._use_tune(default_tune())
         self._see_buf = see_buffer()
         self._mp = np.zeros((MAX_PLY + 1, MP_COLS), np.int32)
         self._counter = np.zeros((64, 81), np.int32)

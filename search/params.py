@@ -63,7 +63,8 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_DELTA_MARGIN: Tunable("DeltaMargin", 200, 0, 600, 15,
                                "quiescence delta pruning: stand pat + gain + margin <= alpha skips a capture"),
     # LMRBase, LMRDiv, RFPMargin, FutilityMargin, SEEQuietMargin: SPSA values (bench.spsa, 2026-12-06) since their SPRT
-    # at movetime 150 ms (ledger bench/strength/shogi-sprt.tsv); were 75, 225, 150, 200, 60 (dai shogi's still)
+    # at movetime 150 ms (ledger bench/strength/shogi-sprt.tsv); the old values stay dai shogi's
+    # (VARIANT_DEFAULT_PARAMS)
     TUNE_LMR_BASE: Tunable("LMRBase", 70, 0, 200, 8, "LMR table: base / 100 + ln(depth) ln(moves) / (div / 100)"),
     TUNE_LMR_DIV: Tunable("LMRDiv", 228, 100, 500, 15, "LMR table: the divisor of ln(depth) ln(moves), in 1/100"),
     TUNE_RAZOR_MARGIN: Tunable("RazorMargin", 500, 100, 1500, 30,
