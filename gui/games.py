@@ -28,6 +28,11 @@ _WORD_PART = re.compile(r"^([a-z]+):(.*)$")
 _DROP = re.compile(r"^([A-Z]'?)\*")
 _BOARD_TOKEN = re.compile(r"\d+|\+?[A-Za-z]")
 _HAND_TOKEN = re.compile(r"(\d*)(\+?[A-Za-z]'?)")
+#: The extra field of a turncoat SFEN inside any text: ``<identities>;<sente plan>;<gote plan>;``.
+_TURNCOAT_PLANS = re.compile(r"((?:\d[a-i])+);([^;\s()]+);([^;\s()]+);")
+#: The viewer who may see no side's secret (engines playing each other), for :meth:`GuiGame.sfen`, ``board`` and
+#: ``panel``; ``None`` there is the true state (everything), 0 / 1 a side's own view.
+NOBODY = -2
 
 ZEN_DIGITS = "０１２３４５６７８９"
 KANJI_RANKS = ("", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二", "十三")
@@ -357,14 +362,32 @@ class GuiGame:
             else:
                 self.state.apply(token)
         except Exception as exc:  # noqa: BLE001 - IllegalMoveError, MoveParseError, GameError: all "rejected"
-            raise GameFailure(str(exc)) from None
+            raise GameFailure(self._public(str(exc))) from None
         self.played.append(token)
+
+    def _public(self, text: str) -> str:
+        """A rules error as the page may read it: a turncoat SFEN in it (the rules quote the true position) shows
+        every undeclared plan as ``?``, whoever the mover is."""
+        if self.info.id != "turncoat":
+            return text
+
+        def hide(m: re.Match) -> str:
+            return ";".join([m.group(1), *(p if p == "-" or p.startswith("!") else "?" for p in m.group(2, 3))]) + ";"
+
+        return _TURNCOAT_PLANS.sub(hide, text)
 
     def result(self) -> tuple[float, str] | None:
         return self.state.result()
 
     def sfen(self, viewer: int | None) -> str:
+        """The position as ``viewer`` may see it: ``None`` the true state, 0 / 1 that side's view (turncoat: the
+        other's undeclared plan is ``?``), :data:`NOBODY` no side's plan."""
         if self.info.id == "turncoat":
+            if viewer == NOBODY:
+                own = [self.state.sfen(side).split(" ") for side in (0, 1)]
+                extra = own[0][4].split(";")
+                extra[1] = own[1][4].split(";")[1]  # sente's plan as gote sees it: each side hides the other's
+                return " ".join(own[0][:4] + [";".join(extra)])
             return self.state.sfen(viewer)
         return self.state.sfen()
 
@@ -439,7 +462,7 @@ class GuiGame:
             out["kings_left"] = sum(1 for c in cards if c.startswith("K"))
             out["player_pieces"] = sum(1 for sq, c in self.board(viewer).squares.items() if c["color"] == 0)
         elif vid == "turncoat":
-            fields = s.sfen(viewer).split()[4].split(";")
+            fields = self.sfen(viewer).split()[4].split(";")
             out["plans"] = [fields[1] if len(fields) > 1 else "-", fields[2] if len(fields) > 2 else "-"]
             out["can_defect"] = bool(getattr(s, "can_declare", lambda: False)())
         elif vid == "mawarikudoi":
@@ -674,7 +697,10 @@ def last_move_squares(token: str) -> list[str]:
 
 
 def to_square(token: str) -> str | None:
-    """Where the turn's piece ended (for KIF's 同); captures in place (``:x``) do not move it."""
+    """Where the turn's piece ended (for KIF's 同); captures in place (``:x``) do not move it. A turncoat plan moves
+    no piece (and its squares are secret): ``None``."""
+    if token.startswith("plan"):
+        return None
     squares = _SQ.findall(re.sub(r":x\d{1,2}[a-m]", "", token))
     return squares[-1] if squares else None
 

@@ -193,7 +193,7 @@ class Ply:
     depth: Optional[int] = None
     pv: list = field(default_factory=list)
     time: Optional[float] = None
-    secret: bool = False  # a turncoat plan: seen only by ``side`` while the game runs
+    secret: bool = False  # a turncoat plan: seen only by ``side`` while the game runs (no move: never highlighted)
 
 
 class Session:
@@ -277,7 +277,7 @@ class Session:
                 raise RequestError(f"record: the game is already over before token {i + 1} ({ply.token})")
             ply.side = game.side() if game.node() == "decision" else ply.side
             ply.event = game.node() == "chance"
-            ply.secret = info.id == "turncoat" and ply.token.startswith("plan:")
+            ply.secret = _is_plan(info.id, ply.token)
             try:
                 ply.ja = game.japanese(ply.token, prev_to) if not ply.ja else ply.ja
                 game.apply(ply.token)
@@ -345,10 +345,16 @@ class Session:
         return None
 
     def _pv_for(self, pv: list, side: int, viewer: Optional[int]) -> list:
-        """An engine's PV as ``viewer`` may see it: its own plan (turncoat) never reaches the other side."""
+        """An engine's PV as ``viewer`` may see it: its own plan (turncoat) never reaches the other side, nor does
+        a declaration it foresees or anything after one (the moves of defected pieces name planned squares)."""
         if self.info.id != "turncoat" or viewer == -1 or viewer == side:
             return list(pv)
-        return ["?" if t.startswith(("plan", "defect=")) else t for t in pv]
+        out = []
+        for t in pv:
+            if t.startswith("defect"):
+                return out + ["?"]
+            out.append("?" if t.startswith("plan") else t)
+        return out
 
     def _info_for(self, info: dict, viewer: Optional[int]) -> dict:
         if "pv" not in info:
@@ -357,6 +363,30 @@ class Session:
 
     def _visible(self, ply: Ply, viewer: Optional[int]) -> bool:
         return not ply.secret or viewer == -1 or viewer == ply.side
+
+    @staticmethod
+    def _see(viewer: Optional[int]) -> Optional[int]:
+        """The view :class:`gui.games.GuiGame` draws for ``viewer``: everything (-1), nobody's secrets (``None``,
+        engines playing each other) or that side's."""
+        return None if viewer == -1 else G.NOBODY if viewer is None else viewer
+
+    def _last_engine_info(self, viewer: Optional[int]) -> dict:
+        """The last engine answer's score, depth and PV, as ``viewer`` may see them (a hidden plan's are skipped)."""
+        for p in reversed(self.plies):
+            if not self._visible(p, viewer):
+                continue
+            if p.depth is not None or p.score is not None or p.winprob is not None:
+                out = {"side": p.side, "depth": p.depth, "pv": self._pv_for(p.pv, p.side, viewer)}
+                if p.score is not None:
+                    out["score"] = p.score
+                if p.winprob is not None:
+                    out["winprob"] = p.winprob
+                return out
+        return {}
+
+    def _choosing_plan(self) -> bool:
+        """Turncoat before both plans are set: the side to move is choosing its secret plan."""
+        return self.info.id == "turncoat" and self.game.state.plan_node_side() is not None
 
     def _advance(self) -> None:
         """Draw chance events, then start the engine whose turn it is."""
@@ -380,8 +410,7 @@ class Session:
         prev_to = next((G.to_square(p.token) for p in reversed(self.plies) if not p.event), None)
         ja = game.japanese(token, prev_to)
         game.apply(token)  # raises GameFailure: nothing changed
-        ply = Ply(token, side, event=chance, human=human, ja=ja,
-                  secret=self.info.id == "turncoat" and token.startswith("plan:"), **meta)
+        ply = Ply(token, side, event=chance, human=human, ja=ja, secret=_is_plan(self.info.id, token), **meta)
         self.plies.append(ply)
         return ply
 
@@ -404,10 +433,15 @@ class Session:
         player = self.engines[side]
         line = self._position_line(side)
         generation = self.generation
+        # An engine choosing its plan thinks about nothing but its secret: its info lines are neither kept nor
+        # announced (no viewer may see them while the game runs, not even how many there are).
+        secret = self._choosing_plan()
         self.thinking = True
         self.live_info = {"side": side}
 
         def on_info(info: dict) -> None:
+            if secret:
+                return
             with self.lock:
                 if self.generation == generation:
                     self.live_info.update(_json_info(info, side))
@@ -532,12 +566,14 @@ class Session:
     def record(self, viewer: Optional[int]) -> dict:
         """The match runner's JSON record (see :mod:`usi.records`), with the GUI's extras; secrets hidden."""
         res = self.result()
-        history = [p.token if self._visible(p, viewer) else p.token.split(":", 1)[0] + "=?" for p in self.plies]
+        history = [p.token if self._visible(p, viewer) else "plan=?" for p in self.plies]
         moves = [t for t, p in zip(history, self.plies) if not p.event]
         events = [[i, t] for i, (t, p) in enumerate(zip(history, self.plies)) if p.event]
         names = [p.name for p in self.players]
         result = None if res is None else ("draw" if res[0] == 0.5 else "sente" if res[0] == 1.0 else "gote")
-        decided = [p for p in self.plies if not p.event]
+        # a hidden plan's time, score and depth are the engine's thinking about its secret: not shown either
+        decided = [p if self._visible(p, viewer) else Ply("plan=?", p.side, secret=True)
+                   for p in self.plies if not p.event]
         return {
             "game": 1, "pair": 0, "variant": self.info.id, "seed": self.seed, "options": self.options,
             "sente": names[0], "gote": names[1], "start_sfen": self.start_sfen,
@@ -547,7 +583,7 @@ class Session:
             "depths": [p.depth for p in decided],
             "result": result, "winner": None if result in (None, "draw") else names[SIDES.index(result)],
             "reason": res[1] if res else None, "detail": res[2] if res else "",
-            "final_sfen": self.game.sfen(None if viewer == -1 else viewer), "started": self.started,
+            "final_sfen": self.game.sfen(self._see(viewer)), "started": self.started,
             "players": [p.to_json() for p in self.players],
         }
 
@@ -632,20 +668,23 @@ class Session:
             elif human_turn:
                 # a silver wave is built silver by silver in any order through /api/wavestep
                 legal, wave_build = game.legal_entries()
-            see = None if viewer == -1 else viewer
+            see = self._see(viewer)
             board = game.board(see if self.info.id == "turncoat" else None).to_json()
-            prev = next((p for p in reversed(self.plies) if not p.event), None)
+            # the last move's squares: a plan is no move (and the other side's plan is secret)
+            prev = next((p for p in reversed(self.plies) if not p.event and not p.secret), None)
             history = []
             for i, p in enumerate(self.plies):
-                shown = p.token if self._visible(p, viewer) else "plan:?"
-                ja = p.ja if self._visible(p, viewer) else "伏兵 ？"
-                history.append({"i": i, "token": shown, "ja": ja, "side": p.side, "event": p.event,
-                                "score": p.score, "winprob": p.winprob, "depth": p.depth,
-                                "pv": self._pv_for(p.pv, p.side, viewer), "human": p.human})
+                if self._visible(p, viewer):
+                    history.append({"i": i, "token": p.token, "ja": p.ja, "side": p.side, "event": p.event,
+                                    "score": p.score, "winprob": p.winprob, "depth": p.depth,
+                                    "pv": self._pv_for(p.pv, p.side, viewer), "human": p.human})
+                else:  # a hidden plan: neither it nor what the engine thought of it
+                    history.append({"i": i, "token": "plan:?", "ja": "伏兵 ？", "side": p.side, "event": p.event,
+                                    "score": None, "winprob": None, "depth": None, "pv": [], "human": p.human})
             events = {}
-            for p in self.plies:
-                if p.event:
-                    events[p.token.split("=", 1)[0]] = {"token": p.token, "i": self.plies.index(p), "side": p.side}
+            for i, p in enumerate(self.plies):
+                if p.event and self._visible(p, viewer):
+                    events[p.token.split("=", 1)[0]] = {"token": p.token, "i": i, "side": p.side}
             out = {
                 "version": self.version, "variant": self.info.to_json(), "options": self.options,
                 "players": [p.to_json() for p in self.players], "seed": self.seed,
@@ -653,7 +692,7 @@ class Session:
                 "board": board, "node": node, "side": side, "human_turn": human_turn, "thinking": self.thinking,
                 "legal": legal, "last_move": G.last_move_squares(prev.token) if prev else [],
                 "history": history, "events": events, "panel": game.panel(see),
-                "info": self._info_for(self.live_info if self.thinking else _last_engine_info(self.plies), viewer),
+                "info": self._info_for(self.live_info, viewer) if self.thinking else self._last_engine_info(viewer),
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
                                                     "text": _result_text(res)},
                 "error": self.error, "can_undo": any(p.human for p in self.plies), "can_redo": bool(self.redo),
@@ -751,16 +790,9 @@ def _mover_score(p: Ply) -> Optional[int]:
     return p.score if p.side == 0 else -p.score
 
 
-def _last_engine_info(plies: list[Ply]) -> dict:
-    for p in reversed(plies):
-        if p.depth is not None or p.score is not None or p.winprob is not None:
-            out = {"side": p.side, "depth": p.depth, "pv": p.pv}
-            if p.score is not None:
-                out["score"] = p.score
-            if p.winprob is not None:
-                out["winprob"] = p.winprob
-            return out
-    return {}
+def _is_plan(variant: str, token: str) -> bool:
+    """A turncoat plan (``plan:<squares>``, or ``plan=<squares>`` from a record): a secret of the side choosing it."""
+    return variant == "turncoat" and token.startswith("plan")
 
 
 def _result_text(res: tuple[float, str, str]) -> str:

@@ -79,6 +79,58 @@ def engines_with_random(directory: Path) -> dict[str, list[str]]:
     return engine_table([parse_engine_arg("random=" + random_engine(directory))], system=False)
 
 
+#: A turncoat USI engine that tries to give its secret away: ``plotter.py PLAN MOVE...`` chooses ``PLAN`` and names
+#: it in every field of its plan's ``info`` lines (a score, win probability, node count and time that depend on
+#: it; a PV of the plan, a move and a declaration moving a planned piece), thinks a while (so that a page polls
+#: while it does), then plays the given moves in turn (each with such a PV), and resigns when they run out.
+PLOTTER_ENGINE = r'''
+import sys, time
+plan, script, moves = sys.argv[1], sys.argv[2:], []
+square = plan[5:7]
+worth = sum(map(ord, plan))
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "usi":
+        print("id name Plotter\noption name USI_Variant type combo default turncoat var turncoat\nusiok", flush=True)
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "position":
+        moves = words[words.index("moves") + 1:] if "moves" in words else []
+    elif words[0] == "go":
+        if sum(1 for m in moves if m.startswith("plan")) < 2:
+            print(f"info depth {len(plan)} seldepth {worth % 7 + 1} nodes {worth} nps {worth} time {worth % 50} "
+                  f"score cp {worth % 300} pv {plan} 7g7f defect,{square}1a", flush=True)
+            print(f"info string winprob 0.{worth % 100:02d} {plan}", flush=True)
+            time.sleep(0.6)
+            print(f"bestmove {plan}", flush=True)
+            continue
+        played = [m for m in moves if not m.startswith("plan")]
+        mine = len(played) // 2
+        if mine >= len(script):
+            print("bestmove resign", flush=True)
+            continue
+        move = script[mine]
+        print(f"info depth 2 nodes 5 score cp 10 pv {move} {plan} defect,{square}1a", flush=True)
+        print(f"bestmove {move}", flush=True)
+    elif words[0] == "quit":
+        break
+'''
+
+
+def plotter_engines(directory: Path, plotters: dict[str, tuple[str, list[str]]]) -> dict[str, list[str]]:
+    """The engines a test server offers: ours and, for each ``name: (plan, moves)``, a :data:`PLOTTER_ENGINE`."""
+    from gui.engines import engine_table
+
+    path = Path(directory) / "plotter.py"
+    path.write_text(PLOTTER_ENGINE, encoding="utf-8")
+    table = engine_table(system=False)
+    for name, (plan, moves) in plotters.items():
+        table[name] = [sys.executable, str(path), plan, *moves]
+    return table
+
+
 def page_token(base: str) -> str:
     """The token the server writes into its page, read as the page itself does (from the served HTML)."""
     with urllib.request.urlopen(base + "/", timeout=30) as res:

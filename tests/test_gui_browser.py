@@ -356,6 +356,24 @@ def test_turncoat_plan_by_clicking_secret_kept_and_defection(gui):
     gui.wait(lambda: gui.moves()[-1:] == ["defect"] or gui.state()["result"], what="the defection")
 
 
+def test_turncoat_other_sides_plan_is_not_highlighted(gui):
+    """A plan is no move: the board never marks the other side's plan squares as the last move (against an engine,
+    and between two people, where the side to move looks at the board)."""
+    gui.open()
+    gui.new_game("turncoat", "human", "random")
+    gui.sq("8b")
+    gui.wait(lambda: gui.d.find_element(By.ID, "plan-confirm").is_enabled())
+    gui.click("#plan-confirm")
+    gui.wait(lambda: gui.state()["human_turn"] and len(gui.moves()) == 2, what="the engine's plan")
+    marked = lambda: gui.d.execute_script(  # noqa: E731 - read in the page in one call (it re-renders)
+        "return [...document.querySelectorAll('#board .sq.last')].map((e) => e.dataset.sq);")
+    assert gui.session.plies[1].token.startswith("plan:") and marked() == []
+    gui.new_game("turncoat", "human", "human")
+    gui.session.play("plan:8b")
+    gui.session.play("plan:2h")  # gote's plan: sente's rook, while sente looks at the board
+    gui.wait(lambda: len(gui.moves()) == 2, what="both plans")
+    assert gui.text("#plan-1") == "?" and marked() == []
+
 # ------------------------------------------------------------------------------------------ enokian
 def test_enokian_card_deck_and_engine(gui):
     gui.open()

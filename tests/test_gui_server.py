@@ -240,6 +240,196 @@ def test_turncoat_defection_from_move_31():
     assert s.plies[-1].token == "defect" and s.plies[-1].ja.startswith("寝返り")
 
 
+# ------------------------------------------------------------------------------------------ turncoat secrets (issue 48)
+#: A square name in any text (turncoat squares: files 1-9, ranks a-i).
+SQUARE_NAME = re.compile(r"(?<![0-9])[1-9][a-i]")
+#: A turncoat SFEN inside any text: board, side, hands, move number, then identities;sente plan;gote plan;reversed.
+TURNCOAT_SFEN = re.compile(r"\S+ [bw] \S+ \d+ ((?:\d[a-i])+);([^;\s()\"]+);([^;\s()\"]+);([^;\s()\"]+)")
+#: Texts the same whatever the plans are (the rules' example of a move).
+FIXED_TEXTS = ("(expected e.g. 7g7f, 8h2b+ or P*5e)",)
+PLOT_S, PLOT_G = "plan:2b", "plan:8h"  # blocked bishops: no public move names them in the games below
+PLOTTERS = {"plot_s": (PLOT_S, ["2g2f", "2f2e", "5g5f"]), "plot_g": (PLOT_G, ["8c8d", "8d8e", "5c5d"])}
+
+
+def mentions(data, hidden: set[str]) -> list[str]:
+    """Every place in ``data`` (a JSON value, walked whole: keys and values) that names a square of ``hidden``, in
+    USI (``8h``) or Japanese (``８八``). The board's square names and a SFEN's board and piece identities name every
+    square whatever the plans are: what a SFEN may not show is a plan in its plan or reversed fields."""
+    from gui.games import ja_square
+
+    found, stack = [], [("$", data)]
+    ja = [ja_square(q) for q in hidden]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if not where.endswith(".squares"):
+                    stack.append((f"{where}<key>", key))
+                stack.append((f"{where}.{key}", value))
+        elif isinstance(item, list):
+            stack.extend((f"{where}[{i}]", value) for i, value in enumerate(item))
+        elif isinstance(item, str):
+            for m in TURNCOAT_SFEN.finditer(item):
+                if hidden & set(SQUARE_NAME.findall(";".join(m.group(2, 3, 4)))):
+                    found.append(f"{where} (a SFEN's plans): {m.group(0)[-60:]!r}")
+            rest = TURNCOAT_SFEN.sub(" ", item)
+            for text in FIXED_TEXTS:
+                rest = rest.replace(text, " ")
+            if hidden & set(SQUARE_NAME.findall(rest)) or any(j in rest for j in ja):
+                found.append(f"{where}: {item[:160]!r}")
+    return found
+
+
+def hidden_from(viewer, plans: list) -> set[str]:
+    """The squares of the plans ``viewer`` (``Session.viewer()``) may not see while the game runs."""
+    if viewer == -1:
+        return set()
+    return {q for side, plan in enumerate(plans) if plan and viewer != side for q in plan[5:].split(",")}
+
+
+class SecretWatch:
+    """Everything the page receives in a turncoat game (each state, the record, KIF/CSA answers, errors), checked
+    as it comes: no square of a plan the viewer may not see, no engine thought about such a plan."""
+
+    def __init__(self, api: Api, plans: list, engine_sides: tuple = ()) -> None:
+        self.api, self.plans, self.engine_sides, self.states = api, plans, engine_sides, []
+
+    def check(self, sent, viewer, what: str) -> None:
+        leaks = mentions(sent, hidden_from(viewer, self.plans))
+        assert not leaks, (what, viewer, leaks)
+
+    def state(self, st: dict) -> dict:
+        viewer = st["viewer"]
+        self.check(st, viewer, "state")
+        planned = sum(1 for h in st["history"] if h["token"].startswith("plan"))
+        if st["thinking"] and planned < 2 and viewer != -1:  # an engine choosing its plan: nothing of its thinking
+            assert st["info"] == {"side": st["side"]}, st["info"]
+        for h in st["history"]:
+            if h["token"] == "plan:?":  # a hidden plan: neither it nor what its engine thought of it
+                assert (h["ja"], h["score"], h["winprob"], h["depth"], h["pv"]) == ("伏兵 ？", None, None, None, []), h
+        if st["result"] is None:
+            rec = json.loads(self.api.ok("/api/record?format=json")["text"])
+            if rec["result"] is None:  # (the game may have ended in between: then everything may be shown)
+                self.check(rec, viewer, "record")
+                hidden = [i for i, t in enumerate(rec["moves"]) if t == "plan=?"]
+                assert all(rec[k][i] is None for k in ("times", "scores", "depths") for i in hidden), rec
+            for fmt in ("kif", "csa"):
+                status, data = self.api.call(f"/api/record?format={fmt}")
+                assert status == 400
+                self.check(data, viewer, fmt)
+        self.states.append(st)
+        return st
+
+    def until(self, pred, timeout: float = 60.0) -> dict:
+        """Poll as the page does (long polling) until ``pred(state)``, checking every state received."""
+        deadline = time.time() + timeout
+        st = self.state(self.api.ok("/api/state"))
+        while not pred(st):
+            assert time.time() < deadline, f"timed out; last state: node={st['node']} error={st['error']!r}"
+            st = self.state(self.api.ok(f"/api/state?since={st['version']}&wait=2"))
+        return st
+
+    def move(self, token: str) -> dict:
+        """A person's move, then the answers to bad moves in the new position (checked like everything else)."""
+        st = self.state(self.api.ok("/api/move", {"move": token}))
+        if st["human_turn"] and not st["history"][-1]["token"].startswith("plan"):
+            for bad in ("5e5d", "defect", "2g2f2e", "plan:9a"):  # illegal (the rules quote the position), too early
+                status, data = self.api.call("/api/move", {"move": bad})
+                assert status == 400, (bad, data)
+                self.check(data, st["viewer"], f"the error of {bad}")
+        return st
+
+    def revealed(self, st: dict) -> None:
+        """After the game: everything may be shown, and the plans are."""
+        assert st["viewer"] == -1 and st["result"] is not None
+        tokens = [h["token"] for h in st["history"]]
+        assert tokens[:2] == self.plans and st["panel"]["plans"] == [p[5:] for p in self.plans]
+        for side in self.engine_sides:  # what the engine thought of its plan is shown now
+            assert st["history"][side]["depth"] == len(self.plans[side])
+
+
+@pytest.fixture()
+def plot_server(tmp_path_factory):
+    from .gui_helpers import plotter_engines
+
+    srv, _ = serve_in_thread(0, engines=plotter_engines(tmp_path_factory.mktemp("engine"), PLOTTERS))
+    yield srv, Api(srv.server_address[1])
+    srv.shutdown_all()
+
+
+def test_turncoat_plans_stay_hidden_from_a_person_playing_the_engine(plot_server):
+    """A person (sente, then gote) against an engine that names its plan in every field of its thinking: no state,
+    record or error the page receives names a square of the engine's plan (the last-move highlight of its plan
+    included) or shows what it thought of it, until the game ends; then everything is shown."""
+    _, api = plot_server
+    for person, plans, moves in ((0, ["plan:8b", PLOT_G], ["2g2f", "2f2e", "5g5f"]),
+                                 (1, [PLOT_S, "plan:8h"], ["8c8d", "8d8e", "5c5d"])):
+        engine = {"kind": "engine", "engine": "plot_g" if person == 0 else "plot_s"}
+        watch = SecretWatch(api, plans, engine_sides=(1 - person,))
+        watch.state(api.new({"variant": "turncoat", "players": ["human", engine] if person == 0 else
+                             [engine, "human"], "seed": 1}))
+        watch.until(lambda s: s["human_turn"])
+        watch.move(plans[person])
+        st = watch.until(lambda s: s["human_turn"])
+        assert st["viewer"] == person and st["last_move"] == (["2g", "2f"] if person == 1 else [])
+        for token in moves:
+            watch.move(token)
+            st = watch.until(lambda s: s["human_turn"] or s["result"])
+        if person == 0:
+            assert st["history"][-1]["pv"] == ["5c5d", "?", "?"]  # the plan, the declaration and what follows hidden
+            assert st["info"]["pv"] == ["5c5d", "?", "?"]
+            api.ok("/api/resign", {})
+        st = watch.until(lambda s: s["result"])  # (the engine as sente resigns when its moves run out)
+        watch.revealed(st)
+        assert any(s["thinking"] and len(s["history"]) == (1 if person == 0 else 0) for s in watch.states), \
+            "no state was seen while the engine chose its plan"
+
+
+def test_turncoat_plans_stay_hidden_between_engines_and_between_people(plot_server):
+    """Engines playing each other: the page sees neither plan. Two people at one screen: each sees only its own
+    (the side to move's), and a plan is never the square a next move's Japanese refers to as 同."""
+    _, api = plot_server
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], engine_sides=(0, 1))
+    watch.state(api.new({"variant": "turncoat", "players": [{"kind": "engine", "engine": "plot_s"},
+                                                            {"kind": "engine", "engine": "plot_g"}], "seed": 1}))
+    st = watch.until(lambda s: s["result"])
+    assert {s["viewer"] for s in watch.states[:-1]} == {None}
+    watch.revealed(st)
+
+    watch = SecretWatch(api, [PLOT_S, PLOT_G])
+    watch.state(api.new({"variant": "turncoat", "players": ["human", "human"], "seed": 1}))
+    for token in (PLOT_S, PLOT_G, "2g2f", "8c8d", "2f2e", "8d8e", "5g5f"):
+        st = watch.move(token)
+    assert [s["viewer"] for s in watch.states] == [0, 1, 0, 1, 0, 1, 0, 1]  # the side to move's eyes
+    assert st["last_move"] == ["5g", "5f"]
+    api.ok("/api/resign", {})
+    watch.revealed(watch.state(api.ok("/api/state")))
+
+    # a set-up position where gote's plan names a square sente's rook can move to (its piece stands elsewhere)
+    from engine.variants.turncoat import new_game
+
+    g = new_game()
+    for token in ("plan:8b", "plan:8h", "2g2f", "8c8d", "2h2g", "8d8e"):
+        g.apply(token)
+    board, ids = g.sfen().rsplit(" ", 1)
+    start = f"{board} {ids.split(';')[0]};-;-;-"
+    api.new({"variant": "turncoat", "players": ["human", "human"], "sfen": start})
+    api.ok("/api/move", {"move": "plan:8b"})
+    assert api.ok("/api/move", {"move": "plan:2h"})["last_move"] == []
+    st = api.ok("/api/move", {"move": "2g2h"})  # (the move names 2h itself: public)
+    assert st["history"][-1]["ja"] == "２八飛(27)"  # not 同飛: the plan before it is no move
+
+
+def test_turncoat_rules_errors_quote_no_plan():
+    """The rules quote the true position in an illegal move's error: the page gets it with undeclared plans as ?."""
+    s = Session("turncoat", players=["human", "human"], seed=1)
+    s.play("plan:2b"), s.play("plan:8h")
+    with pytest.raises(RequestError) as err:
+        s.play("5e5d")
+    assert "illegal move 5e5d" in str(err.value) and ";?;?;-)" in str(err.value)
+    assert s.state()["sfen"].endswith(";2b;?;-") and s.record(None)["final_sfen"].endswith(";?;?;-")
+
+
 def test_enokian_cards_and_engine(server, tmp_path):
     _, api = server
     st = api.new({"variant": "enokian", "players": ["human", "human"], "seed": 9,
@@ -284,6 +474,10 @@ def test_a_person_against_our_engine_in_every_variant(server, variant):
             token = st["legal"][0]["token"]
         st = api.ok("/api/move", {"move": token})
     st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=300)
+    if variant == "turncoat":  # the engine's first answer is its secret plan, shown with nothing of its thinking
+        assert st["history"][-1]["token"] == "plan:?" and st["history"][-1]["depth"] is None
+        api.ok("/api/move", {"move": st["legal"][0]["token"]})
+        st = wait_for(api, lambda s: s["human_turn"] or s["result"], timeout=300)
     assert not st["error"], st["error"]
     engine_side = 0 if variant == "enokian" else 1
     answers = [h for h in st["history"] if not h["event"] and h["side"] == engine_side and not h["human"]]
@@ -722,6 +916,7 @@ def test_malformed_requests_get_their_status_and_no_traceback(server, capfd):
     assert status == 404 and data["no_game"]
     unchanged(api, before)
     assert "Traceback" not in capfd.readouterr().err
+
 
 
 def test_a_body_over_the_limit_gets_413_and_the_connection_is_closed(server):
