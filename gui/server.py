@@ -87,6 +87,13 @@ LOCAL_NAMES = ("127.0.0.1", "localhost")
 #: Where the served page receives the token (``index.html``; the page reads it from its ``<meta>`` tag).
 TOKEN_SLOT = "{{FANTASISTA_TOKEN}}"
 _LENGTH = re.compile(r"^[0-9]{1,12}$")
+#: A request method (an RFC 9110 token) and the HTTP versions answered: 1.x (1.0, 1.1 and later minor versions).
+_METHOD = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_VERSION = re.compile(r"HTTP/([0-9])\.([0-9])")
+#: Empty lines skipped before a request line (RFC 9112 2.2: a client may send one after a body).
+MAX_EMPTY_LINES = 8
+#: The longest request line read (the standard library's limit too); a longer one is 414.
+MAX_REQUEST_LINE = 65536
 
 
 class HttpError(Exception):
@@ -224,6 +231,37 @@ class Handler(BaseHTTPRequestHandler):
     def _error(self, message: str, status: int = 400, **extra: Any) -> None:
         self._json({"error": message, **extra}, status)
 
+    def parse_request(self) -> bool:
+        """The request line checked before the standard library reads it: a malformed line is 400 and an HTTP
+        version other than 1.x is 505, each a full HTTP/1.1 answer (the library would take a line it cannot
+        read for HTTP/0.9 and answer a bare body with no status line)."""
+        self.command, self.request_version, self.close_connection = None, "HTTP/1.0", True  # answers get a status line
+        for _ in range(MAX_EMPTY_LINES):
+            if self.raw_requestline not in (b"\r\n", b"\n"):
+                break
+            self.raw_requestline = self.rfile.readline(MAX_REQUEST_LINE + 1)
+        if not self.raw_requestline:
+            return False  # the client went away
+        if len(self.raw_requestline) > MAX_REQUEST_LINE:
+            self.requestline = ""
+            self.send_error(414, f"request line longer than {MAX_REQUEST_LINE} bytes")
+            return False
+        line = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+        self.requestline = line
+        words = line.split(" ")
+        if len(words) != 3 or not _METHOD.fullmatch(words[0]) or not words[1] or any(
+                ch.isspace() or ord(ch) < 33 or ord(ch) == 127 for ch in words[1]):
+            self.send_error(400, f"malformed request line {line[:80]!r} (expected: METHOD /path HTTP/1.1)")
+            return False
+        version = _VERSION.fullmatch(words[2])
+        if version is None:
+            self.send_error(400, f"malformed HTTP version {words[2][:20]!r} (expected HTTP/1.1)")
+            return False
+        if version.group(1) != "1":
+            self.send_error(505, f"HTTP version {words[2]} is not supported: this server speaks HTTP/1.1")
+            return False
+        return super().parse_request()
+
     def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
         """The base class's errors (a malformed request line or header, an unknown method) as JSON too."""
         self.close_connection = True
@@ -333,7 +371,7 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/api/engines":
             return self._json(describe(self.server.engines))
         if url.path not in ("/api/state", "/api/record"):
-            raise HttpError(404, f"no such page {url.path}")
+            raise HttpError(404, f"no such page {url.path[:100]!r}")
         session = self.server.session(self.headers.get(GAME_HEADER))
         if url.path == "/api/state":
             since, wait = query.get("since"), query.get("wait")
@@ -389,16 +427,20 @@ class Handler(BaseHTTPRequestHandler):
         return self._json(session.state() if answer is None else answer)
 
     def _static(self, name: str) -> None:
+        """A file of ``gui/static/``, found by its exact name among the files there: a requested name never
+        reaches the file system (no ``..``, NUL, over-long or encoded names, no directories), and a refusal never
+        names where the server is installed."""
         try:
-            path = (STATIC / name).resolve()
-        except (ValueError, OSError):  # a NUL byte, a name too long ...
-            raise HttpError(404, "no such file") from None
-        if STATIC not in path.parents or not path.is_file():
-            raise HttpError(404, f"no such file {name}")
-        mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            files = {p.name: p for p in STATIC.iterdir() if p.is_file()}
+            path = files.get(name)
+            body = path.read_bytes() if path is not None else None
+        except OSError:  # the installation itself is unreadable: the page is missing, no traceback
+            body = None
+        if body is None:
+            raise HttpError(404, "no such file in /static/")
+        mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
         if mime.startswith("text/") or mime in ("application/javascript",):
             mime += "; charset=utf-8"
-        body = path.read_bytes()
         if name == "index.html":
             body = body.replace(TOKEN_SLOT.encode(), self.server.token.encode())
         self._send(200, body, mime)

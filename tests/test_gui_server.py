@@ -918,6 +918,59 @@ def test_malformed_requests_get_their_status_and_no_traceback(server, capfd):
     assert "Traceback" not in capfd.readouterr().err
 
 
+def test_odd_static_paths_get_404_and_name_no_install_path(server, capfd):
+    """Any page may GET /static/ (no token): a name too long for the file system, a NUL, a way out, an encoded
+    slash, a directory is a 404 that names no path of the installation, in the answer or in the log."""
+    from gui.server import STATIC
+
+    srv, _ = server
+    port = srv.server_address[1]
+    srv.quiet = False  # the request log is written too: it must not hold a traceback or a path either
+    odd = ["a" * 255, "a" * 256, "a" * 5000, "", ".", "..", "../session.py", "..%2fsession.py", "%2e%2e/server.py",
+           "%00", "app.js%00", "app.js/", "app.js/.", "./app.js", "/etc/passwd", "%2fetc%2fpasswd", "static",
+           "app.js\\..\\index.html", "%ff", "index.html/../app.js"]
+    for name in odd:
+        answer = request(port, "GET", "/static/" + name)
+        assert answer.startswith(b"HTTP/1.1 404 "), (name, answer[:80])
+        status, data = status_of(answer)
+        assert status == 404 and data["error"] and str(STATIC.parent) not in data["error"], (name, data)
+    assert request(port, "HEAD", "/static/" + "a" * 300).startswith(b"HTTP/1.1 404 ")
+    assert status_of(request(port, "GET", "/" + "x" * 5000))[1]["error"].startswith("no such page")
+    assert request(port, "GET", "/static/app.js").startswith(b"HTTP/1.1 200 ")
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err and str(STATIC.parent) not in err
+    assert "/static/" + "a" * 256 in err  # (the log was written)
+
+
+def test_malformed_request_lines_get_a_status_line(server, capfd):
+    """A request line the server cannot read is a whole HTTP/1.1 answer (status line, headers, a JSON error): 400,
+    or 505 for an HTTP version other than 1.x; never the standard library's HTTP/0.9 bare body, never a
+    traceback. Empty lines before a request line are skipped (a bounded number)."""
+    srv, _ = server
+    port = srv.server_address[1]
+    srv.quiet = False
+    host = f"Host: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    cases = [(b"GARBAGE\r\n\r\n", 400), (b"GET / HTTP/2.0\r\n\r\n", 505), (b"HTTP/1.x\r\n\r\n", 400),
+             (b"GET / HTTP/1.x\r\n\r\n", 400), (b"GET /\r\n\r\n", 400), (b"GET / HTTP/0.9\r\n\r\n", 505),
+             (b"GET / HTTP/1.1 extra\r\n" + host, 400), (b"GET  / HTTP/1.1\r\n" + host, 400),
+             (b"GET /\x00 HTTP/1.1\r\n" + host, 400), (b"GET /a\xa0b HTTP/1.1\r\n" + host, 400),
+             (b"\xff\xfe / HTTP/1.1\r\n\r\n", 400), (b"GET / HTTP/3\r\n\r\n", 400), (b"GET / http/1.1\r\n\r\n", 400),
+             (b"POST /api/new HTTP/9.9\r\nContent-Length: 2\r\n\r\n{}", 505), (b"G" * 70_000 + b"\r\n\r\n", 414),
+             (b"\r\n" * 20, 400), (b" \r\n\r\n", 400)]
+    for data, expected in cases:
+        answer = raw_http(port, data, timeout=10)
+        assert answer.startswith(b"HTTP/1.1 %d " % expected), (data[:40], answer[:120])
+        assert b"<still open>" not in answer  # answered, then closed
+        status, body = status_of(answer)
+        assert status == expected and body["error"], (data[:40], body)
+    # what is well formed is still served: a request after an empty line, HTTP/1.0, a later minor version
+    for line in (b"\r\nGET /api/engines HTTP/1.1\r\n", b"GET /api/engines HTTP/1.0\r\n",
+                 b"GET /api/engines HTTP/1.2\r\n"):
+        assert status_of(raw_http(port, line + host, timeout=10))[0] == 200, line
+    assert b"501" in raw_http(port, b"BREW /pot HTTP/1.1\r\n" + host, timeout=10).split(b"\r\n")[0]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+
 
 def test_a_body_over_the_limit_gets_413_and_the_connection_is_closed(server):
     """The unread body is never taken for further requests: the server answers 413 and closes."""
