@@ -272,17 +272,21 @@ class TurncoatEngine:
 
     def _reset(self) -> None:
         self._shadow: TurncoatGame | None = None
+        self._start: str | None = None  # the start SFEN of the game observed (None: the standard start)
         self._seen: list[str] = []
         self.belief: np.ndarray | None = None
         self.enemy = None
 
     # ----------------------------------------------------------- belief
     def _observe(self, game: TurncoatGame, me: int) -> None:
-        """Bring the belief up to date with the tokens of ``game.record`` not seen yet."""
+        """Bring the belief up to date with the tokens of ``game.record`` not seen yet, replayed from the game's
+        own start (``game.start_sfen``: a ``position sfen`` start, else the standard one)."""
         rec = game.record
-        if self._shadow is None or rec[:len(self._seen)] != self._seen:
+        if (self._shadow is None or self._start != game.start_sfen or self.enemy != 1 - me
+                or rec[:len(self._seen)] != self._seen):
             self._reset()
-            self._shadow = TurncoatGame()
+            self._start = game.start_sfen
+            self._shadow = TurncoatGame() if game.start_sfen is None else TurncoatGame.from_sfen(game.start_sfen)
             self.enemy = 1 - me
             self.belief = plan_prior(self.enemy)
         sh, enemy = self._shadow, self.enemy

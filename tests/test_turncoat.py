@@ -5,6 +5,7 @@ Rules as read in ``shared/spec/turncoat.md`` and ``docs/turncoat.md``.
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import pytest
@@ -519,3 +520,94 @@ def test_fresh_engines_hide_their_plans_and_a_set_seed_reproduces_them():
     assert len({s for s, _ in fresh}) >= 3 and len({g for _, g in fresh}) >= 3, fresh
     seeded = _engine_plans(seed=12345, n=2)
     assert seeded[0] == seeded[1], seeded
+
+
+# ----------------------------------------------------------------------------------- games from a set-up position
+# Issue 48: after sente's 7g7f, both plans in the SFEN (sente 2a,4c,7c, gote 4g,9g,9i), gote to move.
+SETUP = ("lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2 9a8a7a6a5a4a3a2a1a8b2b9c8c7c6c5c4c3c2c1c"
+         "7g9g8g6g5g4g3g2g1g8h2h9i8i7i6i5i4i3i2i1i;2a,4c,7c;4g,9g,9i;-")
+
+
+def _setup(plans: str) -> str:
+    """:data:`SETUP` with ``<sente plan>;<gote plan>`` replaced."""
+    head, extra = SETUP.rsplit(" ", 1)
+    ids, _, _, rev = extra.split(";")
+    return f"{head} {ids};{plans};{rev}"
+
+
+def test_position_command_from_a_set_up_position_sends_the_start_sfen_with_the_plans_as_each_side_sees_them():
+    from usi import games
+    assert TurncoatGame.from_sfen(new_game().sfen()).start_sfen is None  # the standard start stays startpos
+    assert started().position_command(0) == "position startpos moves plan=8b plan=?"
+    g = TurncoatGame.from_sfen(SETUP)
+    assert g.start_sfen == SETUP and g.position_command(1) == f"position sfen {_setup('?;4g,9g,9i')}"
+    g.apply("3c3d")
+    assert g.copy().position_command(0) == f"position sfen {_setup('2a,4c,7c;?')} moves 3c3d"
+    # gote's plan is not in the SFEN: it is chosen in the record, and only gote's view shows it
+    g = TurncoatGame.from_sfen(_setup("2a,4c,7c;-"))
+    g.apply("plan:4g,9g,9i")
+    g.apply("3c3d")
+    assert g.view(0) == ["plan=?", "3c3d"] and g.view(1) == ["plan=4g,9g,9i", "3c3d"]
+    assert "4g,9g,9i" not in g.position_command(0) and "2a,4c,7c" not in g.position_command(1)
+    for side in (0, 1):  # what the engine rebuilds from the line is the side's view of the true state
+        words = g.position_command(side).split()
+        mi = words.index("moves")
+        state = games.build_state("turncoat", words[1:mi], words[mi + 1:], games.option_getter({}))
+        assert state.sfen() == g.sfen(side) and state.legal_actions() == g.legal_actions()
+
+
+def test_engine_thinks_after_position_sfen_with_moves():
+    """``position sfen <not the start> moves ...`` then ``go``: the engine observes the moves from the given start
+    (it replayed them from the standard start: ``search failed: sente must choose a plan first`` and the first
+    legal move)."""
+    import io
+
+    from search.turncoat import Settings, TurncoatEngine
+    from usi import games
+    from usi.engine import UsiEngine
+    out = io.StringIO()
+    eng = UsiEngine(out=out)
+    for line in ("setoption name USI_Variant value turncoat", "setoption name Seed value 3",
+                 f"position sfen {SETUP} moves 3c3d", "go depth 1"):
+        eng.handle(line)
+    eng._finish_search()
+    lines = out.getvalue().splitlines()
+    assert not any("error" in line for line in lines), lines
+    best = [line.split()[1] for line in lines if line.startswith("bestmove")]
+    view = games.build_state("turncoat", ["sfen", SETUP], ["3c3d"], games.option_getter({}))
+    assert len(best) == 1 and games.is_legal(view, best[0])
+    # the belief: gote's plan is in the SFEN, so it is known; a view that hides it starts from the prior
+    e = TurncoatEngine(Settings(depth=1), seed=1)
+    assert e.choose(view) in view.legal_actions()
+    assert e.belief.max() == 1.0 and all_plans(1)[int(np.argmax(e.belief))] == parse_plan("4g,9g,9i", 1)
+    hidden = TurncoatGame.from_sfen(_setup("2a,4c,7c;?"))
+    hidden.apply("3c3d")
+    assert e.choose(hidden) in hidden.legal_actions() and e.belief.max() < 0.5
+
+
+def test_gui_engine_plays_on_from_a_set_up_position():
+    """Issue 48: a GUI game started from an SFEN, a person (sente) against our engine (gote, depth 1). The engine
+    was sent ``position startpos moves ...`` and the game ended at once on its illegal answer."""
+    from gui.session import Session
+    s = Session("turncoat", players=["human", {"kind": "engine", "depth": 1}], seed=5,
+                start_sfen=_setup("2a,4c,7c;-"))
+    try:
+        rng = random.Random(5)
+        for _ in range(3):  # the engine: its plan, then a move; the person moves; the engine again
+            st = s.state()
+            deadline = time.time() + 600
+            while not (st["human_turn"] or st["result"]):
+                assert time.time() < deadline, st["error"]
+                s.wait(st["version"], 5)
+                st = s.state()
+            assert st["result"] is None and not st["error"], (st["result"], st["error"])
+            s.play(rng.choice([a["token"] for a in st["legal"] if a["token"] != "defect"]))
+        engine = [p.token for p in s.plies if p.side == 1 and not p.human]
+        assert len(engine) >= 3 and engine[0].startswith("plan:") and not engine[1].startswith("plan")
+        plan = engine[0][5:]
+        line = s._position_line(1)
+        assert line.startswith(f"position sfen {_setup('?;-')} moves plan={plan} ")
+        assert "2a,4c,7c" not in line
+        assert " plan=? " in s._position_line(0) and f"plan={plan}" not in s._position_line(0)
+    finally:
+        s.close()

@@ -27,6 +27,7 @@ at once). See ``docs/turncoat.md`` for the notation, the extended SFEN and the r
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -106,6 +107,8 @@ class TurncoatGame:
         self.over: tuple[float, str] | None = None
         self.record: list[str] = []
         self._undo: list = []
+        # The extended SFEN the record starts from, or None for the standard start (``from_sfen`` sets it).
+        self.start_sfen: str | None = None
 
     # ------------------------------------------------------------------ helpers
     @staticmethod
@@ -128,6 +131,7 @@ class TurncoatGame:
         other.over = self.over
         other.record = list(self.record)
         other._undo = []
+        other.start_sfen = self.start_sfen
         return other
 
     def _restore(self, snap: "TurncoatGame") -> None:
@@ -500,22 +504,38 @@ class TurncoatGame:
         return None
 
     # ------------------------------------------------------------ views and SFEN
+    def _record_plan_sides(self) -> list[int]:
+        """The sides whose plan tokens the record holds, in order: those with no plan at the start (``-``)."""
+        if self.start_sfen is None:
+            return [0, 1]
+        fields = self.start_sfen.split()[4].split(";")
+        return [side for side in (0, 1) if fields[1 + side] == "-"]
+
     def view(self, side: int) -> list[str]:
         """The record as ``side`` may see it: its own plan as ``plan=<squares>``, the other's as ``plan=?``."""
-        out, seen = [], 0
+        owners = iter(self._record_plan_sides())
+        out = []
         for tok in self.record:
             if tok.startswith("plan"):
-                owner = seen
-                seen += 1
-                out.append("plan=" + tok[5:] if owner == side else "plan=?")
+                out.append("plan=" + tok[5:] if next(owners, None) == side else "plan=?")
             else:
                 out.append(tok)
         return out
 
+    def start_view_sfen(self, side: int) -> str | None:
+        """The start position as ``side`` may see it (the other side's undeclared plan ``?``), or ``None`` for the
+        standard start."""
+        if self.start_sfen is None:
+            return None
+        return TurncoatGame.from_sfen(self.start_sfen).sfen(side)
+
     def position_command(self, side: int) -> str:
-        """The USI ``position`` line the referee sends to ``side`` (``USI_Variant`` = turncoat)."""
+        """The USI ``position`` line the referee sends to ``side`` (``USI_Variant`` = turncoat): ``startpos``, or
+        ``sfen <start>`` when the game began elsewhere, then ``side``'s view of the record."""
         tokens = self.view(side)
-        return "position startpos" + (" moves " + " ".join(tokens) if tokens else "")
+        start = self.start_view_sfen(side)
+        head = "position startpos" if start is None else f"position sfen {start}"
+        return head + (" moves " + " ".join(tokens) if tokens else "")
 
     def _plan_field(self, side: int, viewer: int | None) -> str:
         p = self.plans[side]
@@ -638,6 +658,8 @@ class TurncoatGame:
         ksq = g.pos.king_square(1 - g.turn)
         if ksq is not None and g.attacked(ksq, g.turn):
             g.over = (1.0 if g.turn == 0 else 0.0, "defection: the enemy king can be captured")
+        own = g.sfen()
+        g.start_sfen = None if own == _standard_start_sfen() else own
         return g
 
     @classmethod
@@ -650,6 +672,11 @@ class TurncoatGame:
 
     def __repr__(self) -> str:
         return f"TurncoatGame.from_sfen({self.sfen()!r})"
+
+
+@functools.lru_cache(maxsize=1)
+def _standard_start_sfen() -> str:
+    return TurncoatGame().sfen()
 
 
 def new_game() -> TurncoatGame:
