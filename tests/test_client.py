@@ -1,7 +1,10 @@
 """The USI client: scripted dialogs against python-chess's mock transport, then real engine processes."""
 import asyncio
+import os
 import shutil
+import signal
 import sys
+import time
 from pathlib import Path
 
 import chess.engine
@@ -205,3 +208,93 @@ def test_error_reports_are_kept_from_the_first_and_capped():
     assert proto.reported_errors[0] == "Error! option Foo not found"
     assert proto.reported_errors[1] == "error move 0"
     assert len(proto.reported_errors) == MAX_REPORTED_ERRORS
+
+
+# ------------------------------------------------------- engines that misbehave
+def _gone(pid: int) -> bool:
+    """No such process, not even a zombie waiting to be reaped (``kill(pid, 0)`` succeeds on a zombie)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("mode", ["linger", "ignore"])
+def test_quit_kills_and_reaps_an_engine_that_does_not_leave(tmp_path, mode):
+    """An engine that lingers on ``quit`` (``linger``), or ignores it, SIGTERM and the end of its input (``ignore``),
+    is killed once the grace period has passed and reaped before ``quit`` returns: python-chess only scheduled the
+    kill on the engine's event-loop thread, and a runner that exited meanwhile left the engine running."""
+    pidfile = tmp_path / "pids"
+    engine = UsiEngine.popen_usi([sys.executable, str(FAKES / "stubborn.py"), str(pidfile), "--on-quit", mode],
+                                 timeout=20)
+    pid = int(pidfile.read_text().split()[0])
+    assert engine.transport.get_pid() == pid and not _gone(pid)
+    t0 = time.monotonic()
+    engine.quit(timeout=0.5)
+    assert _gone(pid), f"engine {pid} is still there after quit returned"
+    assert engine.returncode.result(timeout=0) == -signal.SIGKILL
+    assert time.monotonic() - t0 < 15  # a hang guard: the grace is 0.5 s
+    engine.close()  # closing again is harmless
+
+
+def test_a_line_over_the_cap_kills_the_engine_with_a_clear_error():
+    """An engine that writes a line longer than MAX_LINE_BYTES without a newline (here 3 MiB more) is killed and the
+    command fails with EngineOutputError (an EngineTerminatedError: a crash to the referee), instead of the client
+    buffering the line whole (a 64 MiB line doubled the runner's memory); before the handshake too."""
+    from usi.client import MAX_LINE_BYTES, EngineOutputError
+
+    size = str(MAX_LINE_BYTES + (3 << 20))
+    engine = UsiEngine.popen_usi([sys.executable, str(FAKES / "huge_line.py"), size], timeout=20)
+    pid = engine.transport.get_pid()
+    with pytest.raises(EngineOutputError, match=r"more than 1048576 bytes \(1 MiB\) without a newline on stdout"):
+        engine.play("startpos", UsiLimit(depth=1), timeout=30)  # the old client waited here for the newline
+    assert len(engine.protocol.buffer[1]) == 0
+    assert engine.returncode.result(timeout=10) == -signal.SIGKILL  # killed, and its event loop ending
+    with pytest.raises(EngineTerminatedError, match="without a newline"):  # every later command says why
+        engine.isready(timeout=5)
+    engine.close()
+    assert _gone(pid)
+    with pytest.raises(EngineTerminatedError, match="without a newline"):
+        UsiEngine.popen_usi([sys.executable, str(FAKES / "huge_line.py"), size, "--at", "usi"], timeout=20)
+
+
+def test_lines_are_split_as_before_across_chunks():
+    """The capped line splitter delivers the same lines as python-chess's: chunks cut anywhere, CRLF, several lines in
+    one chunk, a line of exactly MAX_LINE_BYTES, an undecodable line skipped; over the cap is a fault."""
+    from usi.client import MAX_LINE_BYTES
+
+    class Recorder(UsiProtocol):
+        """Records the lines; its transport only notes a kill."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.got: list[str] = []
+            self.killed = False
+            recorder = self
+
+            class Transport:
+                def kill(self) -> None:
+                    recorder.killed = True
+
+                def get_pid(self) -> int:
+                    return 0
+
+            self.transport = Transport()
+
+        def line_received(self, line: str) -> None:
+            self.got.append(line)
+
+    async def feed(*chunks: bytes) -> Recorder:
+        proto = Recorder()  # python-chess protocols are made inside a running event loop
+        for chunk in chunks:
+            proto.pipe_data_received(1, chunk)
+        return proto
+
+    stream = b"info depth 1\r\nbestmove 7g7f\n\xff\xfe bad\n" + b"y" * MAX_LINE_BYTES + b"\nreadyok\nusi"
+    p = asyncio.run(feed(*(stream[i:i + 7919] for i in range(0, len(stream), 7919))))
+    assert p.got == ["info depth 1", "bestmove 7g7f", "y" * MAX_LINE_BYTES, "readyok"] and not p.killed
+    assert bytes(p.buffer[1]) == b"usi" and p.fault is None
+    # over the cap within one chunk, newline and all: the lines before it count, nothing after it is read
+    p = asyncio.run(feed(b"ok\n" + b"z" * (MAX_LINE_BYTES + 1) + b"\nlost\n", b"later\n"))
+    assert p.got == ["ok"] and p.killed and "without a newline on stdout" in p.fault

@@ -24,6 +24,7 @@ import concurrent.futures
 import dataclasses
 import logging
 import shlex
+import subprocess
 import time
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
@@ -32,7 +33,8 @@ from chess.engine import (AnalysisResult, BaseCommand, BestMove, Cp, EngineError
                           Option, Score, UciOptionMap)
 
 __all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info", "parse_bestmove",
-           "parse_option", "EngineError", "EngineTerminatedError", "score_to_cp"]
+           "parse_option", "EngineError", "EngineTerminatedError", "EngineOutputError", "score_to_cp",
+           "MAX_LINE_BYTES", "REAP_TIMEOUT"]
 
 LOGGER = logging.getLogger("usi.client")
 # Seconds to wait for the first readyok of an engine that may start cold: ours compiles its numba kernels then
@@ -41,6 +43,13 @@ COLD_START_TIMEOUT = 900.0
 #: The USI peers Debian packages (``apt-get install fairy-stockfish gpsshogi``): name -> program.
 DEBIAN_ENGINES = {"fairy-stockfish": "/usr/games/fairy-stockfish", "gpsusi": "/usr/games/gpsusi"}
 MATE_CP = 32000  # centipawn stand-in for "mate in 0" when a mate score is flattened to a number
+#: The longest line (bytes, without its newline) taken from an engine, on stdout or stderr. USI lines are short (a long
+#: ``info ... pv`` is a few KiB); an engine writing more without a newline is broken, and buffering all of it would grow
+#: the runner's (or the GUI's) memory without bound, so it is killed instead (:class:`EngineOutputError`).
+MAX_LINE_BYTES = 1 << 20
+#: Seconds :meth:`UsiEngine.close` waits for a killed engine process to be reaped. SIGKILL acts at once: this only
+#: bounds a wedged event loop, after which the process is killed and reaped from the closing thread.
+REAP_TIMEOUT = 5.0
 
 #: Options a USI GUI may always send, whether or not the engine lists them.
 _IMPLICIT_OPTIONS = {"USI_Hash": Option("USI_Hash", "spin", 256, 1, None, []),
@@ -48,6 +57,11 @@ _IMPLICIT_OPTIONS = {"USI_Hash": Option("USI_Hash", "spin", 256, 1, None, []),
 
 #: ``info`` keys whose value is one integer.
 _INT_INFO = ("depth", "seldepth", "nodes", "nps", "hashfull", "multipv", "tbhits", "cpuload")
+
+
+class EngineOutputError(EngineTerminatedError):
+    """The engine broke the protocol beyond reading (a line over :data:`MAX_LINE_BYTES`): it was killed. A kind of
+    :class:`EngineTerminatedError`, so whoever handles a dead engine (a crash) handles this one."""
 
 
 @dataclasses.dataclass
@@ -297,6 +311,64 @@ class UsiProtocol(chess.engine.Protocol):
         #: shows here, so a match runner can stop before games of an engine that is not set up as asked; the first
         #: MAX_REPORTED_ERRORS only
         self.reported_errors: list[str] = []
+        #: why the client killed the engine (its output broke the protocol), or ``None``; every later command
+        #: raises :class:`EngineOutputError` with it
+        self.fault: Optional[str] = None
+
+    def pipe_data_received(self, fd: int, data: Union[bytes, str]) -> None:
+        """Split the engine's output into lines, as python-chess does, but at most :data:`MAX_LINE_BYTES` a line:
+        a longer one (or that much without a newline) is a fault of the engine, which is then killed."""
+        if self.fault is not None:  # killed: the rest of its output is not read
+            return
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        buffer = self.buffer[fd]
+        buffer.extend(data)
+        if b"\n" not in data:  # only the new data can hold a newline: no rescan of a long partial line
+            if len(buffer) > MAX_LINE_BYTES:
+                self._output_fault(fd)
+            return
+        *lines, rest = buffer.split(b"\n")
+        self.buffer[fd] = rest
+        for line_bytes in lines:
+            if len(line_bytes) > MAX_LINE_BYTES:
+                self._output_fault(fd)
+                return
+            if line_bytes.endswith(b"\r"):
+                line_bytes = line_bytes[:-1]
+            try:
+                line = line_bytes.decode("utf-8")
+            except UnicodeDecodeError as err:
+                LOGGER.warning("%s: >> %r (%s)", self, bytes(line_bytes[:200]), err)
+                continue
+            if fd == 1:
+                self._line_received(line)
+            else:
+                self.error_line_received(line)
+            if self.fault is not None:
+                return
+        if len(rest) > MAX_LINE_BYTES:
+            self._output_fault(fd)
+
+    def _output_fault(self, fd: int) -> None:
+        """A line over :data:`MAX_LINE_BYTES`: fail the running command with the reason and kill the engine."""
+        stream = "stdout" if fd == 1 else "stderr"
+        self.fault = (f"sent a line of more than {MAX_LINE_BYTES} bytes ({MAX_LINE_BYTES / 2**20:g} MiB) without a "
+                      f"newline on {stream}: the engine was killed")
+        self.buffer[fd] = bytearray()
+        LOGGER.info("%s: %s", self, self.fault)  # the command's error carries it to the caller
+        command = self.command  # a queued command meets the exit (connection_lost), a later one the fault
+        if command is not None and command.state == chess.engine.CommandState.ACTIVE and not command.result.done():
+            command.engine_terminated(EngineOutputError(self.fault))
+        try:
+            self.transport.kill()  # type: ignore[union-attr]
+        except (ProcessLookupError, AttributeError):  # already gone
+            pass
+
+    async def communicate(self, command_factory: Callable[[Any], BaseCommand[Any]]) -> Any:
+        if self.fault is not None:
+            raise EngineOutputError(self.fault)
+        return await super().communicate(command_factory)
 
     def line_received(self, line: str) -> None:
         """Every line, before the running command sees it: keep the engine's error reports."""
@@ -563,10 +635,20 @@ class UsiEngine(chess.engine.SimpleEngine):
         return cls.popen(UsiProtocol, command, timeout=timeout, debug=debug, setpgrp=setpgrp,
                          **popen_args)  # type: ignore[return-value]
 
+    def _submit(self, coro: Any, timeout: Optional[float]) -> "concurrent.futures.Future[Any]":
+        """Run ``coro`` on the engine's loop, bounded by ``timeout``. An engine the client killed for its output
+        raises :class:`EngineOutputError` with the reason, also once its loop has ended."""
+        try:
+            if self.usi.fault is not None:
+                raise EngineOutputError(self.usi.fault)
+            with self._not_shut_down():
+                return asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout), self.protocol.loop)
+        except BaseException:
+            coro.close()  # never scheduled: no "never awaited" warning
+            raise
+
     def _run(self, coro: Any, timeout: Optional[float]) -> Any:
-        with self._not_shut_down():
-            future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(coro, timeout), self.protocol.loop)
-        return future.result()
+        return self._submit(coro, timeout).result()
 
     def _call_soon(self, fn: Callable[[], None]) -> None:
         with self._not_shut_down():
@@ -595,9 +677,7 @@ class UsiEngine(chess.engine.SimpleEngine):
         called about once a second meanwhile (a first start may compile for minutes: show that it is alive)."""
         if progress is None:
             return self._run(self.usi.ping(), timeout or self.timeout)
-        with self._not_shut_down():
-            future = asyncio.run_coroutine_threadsafe(asyncio.wait_for(self.usi.ping(), timeout or self.timeout),
-                                                      self.protocol.loop)
+        future = self._submit(self.usi.ping(), timeout or self.timeout)
         t0 = time.monotonic()
         while not concurrent.futures.wait([future], timeout=1.0).done:
             progress(time.monotonic() - t0)
@@ -614,9 +694,7 @@ class UsiEngine(chess.engine.SimpleEngine):
                    timeout: Optional[float] = None) -> "concurrent.futures.Future[UsiPlayResult]":
         """Like :meth:`play` but return at once with a future (use with ``ponder=True``, then
         :meth:`ponderhit` or :meth:`stop`)."""
-        with self._not_shut_down():
-            coro = asyncio.wait_for(self.usi.play(position, limit, ponder=ponder), timeout)
-            return asyncio.run_coroutine_threadsafe(coro, self.protocol.loop)
+        return self._submit(self.usi.play(position, limit, ponder=ponder), timeout)
 
     def stop(self) -> None:
         self._call_soon(self.usi.stop)
@@ -628,13 +706,44 @@ class UsiEngine(chess.engine.SimpleEngine):
         return self._run(self.usi.gameover(result), self.timeout)
 
     def quit(self, timeout: Optional[float] = None) -> None:
-        """``quit``, then kill the process if it has not exited within ``timeout`` (default: the engine's)."""
+        """``quit``, then, if the process has not exited within ``timeout`` (the grace period; default: the engine's),
+        kill it (SIGKILL) and wait until it is reaped (:meth:`close`)."""
         try:
             self._run(self.usi.quit(), timeout or self.timeout)
         except (asyncio.TimeoutError, TimeoutError, EngineError, concurrent.futures.CancelledError):
             pass
         finally:
             self.close()
+
+    def close(self) -> None:
+        """Kill the engine process unless it has exited (SIGKILL, by python-chess's transport close) and wait until
+        it is reaped, so that when this returns the process is gone: python-chess only schedules the kill on the
+        engine's event-loop thread, and a runner that exits meanwhile (that thread is a daemon when the engine was
+        started from one) left the engine running. Called on that loop thread itself, it only schedules."""
+        super().close()
+        try:
+            if asyncio.get_running_loop() is self.protocol.loop:
+                return
+        except RuntimeError:  # no loop in this thread
+            pass
+        try:
+            self.returncode.result(timeout=REAP_TIMEOUT)
+        except concurrent.futures.TimeoutError:
+            self._kill_and_reap()
+        except Exception:  # noqa: BLE001 - the background task failed: make sure of the process ourselves
+            self._kill_and_reap()
+
+    def _kill_and_reap(self) -> None:
+        """The fallback when the event loop did not report the exit: SIGKILL and reap from this thread."""
+        proc = getattr(self.transport, "_proc", None)  # asyncio keeps the subprocess.Popen here
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(REAP_TIMEOUT)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as exc:
+            LOGGER.warning("%s: could not reap pid %s: %s", self, getattr(proc, "pid", "?"), exc)
 
     def __enter__(self) -> "UsiEngine":
         return self
