@@ -46,6 +46,8 @@ from .client import COLD_START_TIMEOUT
 from .stats import MatchStats, Prior
 
 KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
+#: Seconds an engine has to exit after ``quit`` at the end of a game; then it is killed (SIGKILL) and reaped
+QUIT_GRACE = 2.0
 
 SIDES = ("sente", "gote")
 
@@ -192,7 +194,8 @@ class GameTask:
 # ------------------------------------------------------------------ openings
 def parse_opening(line: str, index: int = 0, variant: str = "shogi") -> Opening:
     """One line of an openings file: an SFEN (optionally ``sfen`` prefixed, optionally with ``moves``), a
-    ``startpos [moves ...]`` / ``position ...`` line, or bare USI moves from the start position. Validated.
+    ``startpos [moves ...]`` / ``position ...`` line, or bare USI moves from the start position. Validated
+    (:func:`check_opening`); ``ValueError`` says what is wrong.
 
     >>> o = parse_opening("7g7f 3c3d")
     >>> o.sfen, o.moves
@@ -207,38 +210,82 @@ def parse_opening(line: str, index: int = 0, variant: str = "shogi") -> Opening:
     moves_at = words.index("moves") if "moves" in words else None
     head = words[:moves_at] if moves_at is not None else words
     moves = words[moves_at + 1:] if moves_at is not None else []
+    if not head:
+        raise ValueError("'moves' needs a start position before it (startpos or an SFEN)")
     if head[0] == "startpos":
+        if len(head) > 1:  # the engines refuse "position startpos <anything>": so does the runner
+            raise ValueError(f"'startpos' takes nothing but 'moves ...' after it, not {head[1][:40]!r}")
         sfen = "startpos"
     elif head[0] == "sfen":
         sfen = " ".join(head[1:])
+        if not sfen:
+            raise ValueError("'sfen' without a position")
     elif "/" in head[0]:
         sfen = " ".join(head)
     else:
         sfen, moves = "startpos", words
-    from . import games
-
-    if games.is_game_variant(variant):  # validated by the variant's GameState (moves and events alike)
-        games.build_state(variant, ["startpos"] if sfen == "startpos" else ["sfen", *sfen.split()], moves,
-                          games.option_getter({}))
-        return Opening(sfen, moves, index, line.strip())
-    from engine import Position
-
-    pos = Position.from_sfen(sfen, variant)
-    for m in moves:
-        pos.push(m)
+    check_opening(sfen, moves, variant)
     return Opening(sfen, moves, index, line.strip())
 
 
+def check_opening(sfen: str, moves: Sequence[str], variant: str = "shogi") -> None:
+    """Refuse (``ValueError`` saying what is wrong) an opening the engines would refuse or that is no game.
+
+    The start position gets the checks our engine makes on ``position`` (:mod:`usi.sfen_check` before and after the
+    variant's parser: a move number in range, piece counts, kings), with both kings required (the engine allows a
+    king-less attacker for tsume problems; a game needs both); each move must be legal; and the game must not be over
+    at the end of the opening. Otherwise an engine refusing the position would keep its previous one and lose every
+    game by an "illegal move", or a king-less board would be scored "no legal moves"."""
+    from . import games, sfen_check
+
+    if games.is_game_variant(variant):  # the variant's GameState checks moves and events alike
+        opt = games.option_getter({})
+        if sfen == "startpos":
+            state = games.new_state(variant, opt)
+        else:
+            state = games.state_from_sfen(variant, sfen, opt)
+            sfen_check.check_after(variant, sfen, state, tsume_ok=False)
+        play = state.apply
+    else:
+        from engine import Position
+
+        if sfen == "startpos":
+            state = Position.startpos(variant)
+        else:
+            sfen_check.check_before(variant, sfen)
+            state = Position.from_sfen(sfen, variant)
+            sfen_check.check_after(variant, sfen, state, tsume_ok=False)
+        play = state.push
+    for i, move in enumerate(moves, 1):
+        try:
+            play(move)
+        except ValueError as exc:
+            raise ValueError(f"move {i} ({move[:40]}): {exc}") from None
+    over = state.result()
+    if over is not None:
+        raise ValueError(f"the game is already over ({over[1]})" + (" after its moves" if moves else ""))
+
+
 def read_openings(path: str | Path, variant: str = "shogi") -> list[Opening]:
+    """The openings of a file, each line checked (:func:`parse_opening`) before any game: ``ValueError`` names the
+    first bad line (``FILE:N``) and what is wrong with it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the openings file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a UTF-8 text file ({exc})") from None
     out = []
-    for n, raw in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+    for n, raw in enumerate(text.splitlines(), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
         try:
             out.append(parse_opening(line, len(out), variant))
         except Exception as exc:  # name the line: an openings file is hand-written
-            raise ValueError(f"{path}:{n}: bad opening {line!r}: {exc}") from None
+            what = str(exc) if isinstance(exc, ValueError) else f"cannot be read ({type(exc).__name__}: {exc})"
+            shown = line if len(line) <= 80 else line[:77] + "..."
+            raise ValueError(f"{path}:{n}: bad opening {shown!r}: {what}") from None
     if not out:
         raise ValueError(f"{path}: no openings")
     return out
@@ -279,6 +326,15 @@ def _popen_engine(cmd: list, timeout: float):
         return started.result()
     except BaseException:
         started.add_done_callback(lambda f: f.exception() is None and f.result().close())
+        # Stopped while the engine starts: wait for the start to end (at most the handshake time-out; a failed start
+        # kills its process) so that the engine is closed, and reaped, before the runner goes on and exits. A second
+        # signal (an abort) cuts this wait short; the callback above still closes the engine if the runner lives.
+        try:
+            started.result(timeout=timeout + 5.0)
+        except Exception:  # noqa: BLE001 - the start failed or hangs: nothing of ours to close
+            pass
+        else:
+            started.result().close()  # the callback may not have run yet; closing twice is harmless
         raise
 
 
@@ -577,7 +633,7 @@ class Referee:
         except Exception:
             pass
         try:
-            engine.quit(timeout=2.0)
+            engine.quit(timeout=QUIT_GRACE)  # killed and reaped once the grace has passed
         except Exception:
             self._kill(side)
 
@@ -1062,24 +1118,32 @@ RESUME_OVERRIDES = ("--concurrency", "--cluster", "--quiet", "--no-warmup", "--w
 
 
 def read_records(path: Path) -> list[dict]:
-    """The records of ``games.jsonl``. A last line cut short (the runner was killed while writing it) is dropped
-    and the file rewritten without it; a bad line elsewhere is an error."""
+    """The records of ``games.jsonl``. A last line cut short (the runner was killed while writing it, perhaps inside
+    a multi-byte character) is dropped and the file rewritten without it, as is a last record missing its newline
+    (the next record appended would run into it); a bad line elsewhere is an error."""
     if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
+    data = path.read_bytes()  # bytes: a cut can split a UTF-8 character, so each line is decoded alone
+    lines = data.split(b"\n")
+    if lines and not lines[-1]:
+        lines.pop()  # the empty piece after the final newline
+    out, cut = [], False
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
             continue
         try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
+            record = json.loads(raw.decode("utf-8"))
+            if not isinstance(record, dict):
+                raise json.JSONDecodeError("not an object", "", 0)
+            out.append(record)
+        except (UnicodeDecodeError, json.JSONDecodeError):
             if n == len(lines):
                 print(f"fantasista-match: {path}:{n}: dropping a record cut short", file=sys.stderr)
-                rec.write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                                                    for r in out))
+                cut = True
                 break
             raise ValueError(f"{path}:{n}: not a JSON record") from None
+    if cut or (data and not data.endswith(b"\n")):
+        rec.write_text_atomic(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in out))
     return out
 
 

@@ -9,7 +9,8 @@ their own syntax; these catch what parses but cannot be a position of the game).
   (created by magic) and not counted;
 - every side has its king, except the side to move in a tsume problem: the side *not* to move must have at least one
   royal piece, the side to move may have none (it attacks; ``go mate`` and ``go`` search such positions), and in a
-  game with one king a side (all but dai shogi) neither side has two.
+  game with one king a side (all but dai shogi) neither side has two. The start of a game between two engines (a match
+  opening) passes ``tsume_ok=False``: there both sides need their king.
 
 Mawarikudoi (a race of one runner a side, no king) and enokian (a solitaire against the deck) get the move-number
 check here; their parsers already refuse pieces their games cannot hold.
@@ -110,9 +111,9 @@ def _count_text(sfen: str) -> tuple[Counter, Counter]:
     return board, hands
 
 
-def check_inventory(set_id: str, board: Counter, hands: Counter, side_to_move: int) -> None:
+def check_inventory(set_id: str, board: Counter, hands: Counter, side_to_move: int, tsume_ok: bool = True) -> None:
     """Piece counts and kings (see the module doc). ``board`` and ``hands`` count ``(letter, colour)``; letters not
-    in the set (fantasista's special pieces) are ignored."""
+    in the set (fantasista's special pieces) are ignored. ``tsume_ok=False``: the side to move needs a king too."""
     family, limits, royals, one_king, names = _variant_info(set_id)
     counts: Counter = Counter()
     for (letter, _), n in list(board.items()) + list(hands.items()):
@@ -126,6 +127,10 @@ def check_inventory(set_id: str, board: Counter, hands: Counter, side_to_move: i
         kings = sum(n for (letter, colour), n in board.items() if colour == c and letter in royals)
         if one_king and kings > 1:
             raise SfenCheckError(f"{side_names[c]} has {kings} kings")
+        if kings == 0 and not tsume_ok:
+            none = not any(letter in royals for (letter, _) in board)
+            raise SfenCheckError(f"{'neither side' if none else side_names[c]} has a king (a game needs both)"
+                                 if none else f"{side_names[c]} has no king (a game needs both)")
         if kings == 0 and c != side_to_move:
             other = "neither side has a king" if not any(
                 colour == side_to_move and letter in royals for (letter, colour) in board) else \
@@ -138,16 +143,17 @@ def check_before(variant_id: str, sfen: str) -> None:
     check_move_number(sfen)
 
 
-def check_after(variant_id: str, sfen: str, parsed: object) -> None:
+def check_after(variant_id: str, sfen: str, parsed: object, tsume_ok: bool = True) -> None:
     """What is checked once the variant's parser accepted ``sfen`` (``parsed`` is what it made): piece counts and
-    kings, from the text (shogi, dai shogi, turncoat) or from the fantasista state."""
+    kings, from the text (shogi, dai shogi, turncoat) or from the fantasista state. ``tsume_ok=False`` for the start
+    of a game (both kings needed)."""
     if variant_id == "fantasista":
-        check_fantasista(parsed)
+        check_fantasista(parsed, tsume_ok)
     else:
-        check_sfen_text(variant_id, sfen)
+        check_sfen_text(variant_id, sfen, tsume_ok)
 
 
-def check_sfen_text(variant_id: str, sfen: str) -> None:
+def check_sfen_text(variant_id: str, sfen: str, tsume_ok: bool = True) -> None:
     """The checks that read the text alone (standard first three fields): shogi, dai shogi, turncoat."""
     check_move_number(sfen)
     if variant_id not in BOARD_VARIANTS or variant_id == "fantasista":
@@ -156,10 +162,10 @@ def check_sfen_text(variant_id: str, sfen: str) -> None:
     if len(fields) < 2:
         return  # the parser says what is missing
     board, hands = _count_text(sfen)
-    check_inventory(_SET_OF[variant_id], board, hands, 0 if fields[1] == "b" else 1)
+    check_inventory(_SET_OF[variant_id], board, hands, 0 if fields[1] == "b" else 1, tsume_ok)
 
 
-def check_fantasista(state) -> None:
+def check_fantasista(state, tsume_ok: bool = True) -> None:
     """Piece counts and kings of a parsed fantasista state: ordinary pieces (not tokens) on the board, riding on a
     carrier and in the ordinary hand against standard shogi's set; tokens and special pieces are extra."""
     from engine.variants.fantasista import pieces as PC
@@ -176,4 +182,4 @@ def check_fantasista(state) -> None:
         for pt, n in enumerate(bd.hand[c]):
             if n and pt:
                 hands[(PC.LETTERS[pt], c)] += n
-    check_inventory("shogi", board, hands, bd.stm)
+    check_inventory("shogi", board, hands, bd.stm, tsume_ok)
