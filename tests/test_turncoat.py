@@ -5,6 +5,7 @@ Rules as read in ``shared/spec/turncoat.md`` and ``docs/turncoat.md``.
 from __future__ import annotations
 
 import random
+import re
 import time
 
 import numpy as np
@@ -425,6 +426,31 @@ def test_wrong_declared_plan_and_atomic_declaring_turn():
     assert g.sfen() == before
     g.apply("defect=2b,5i5h")
     assert g.record[-2:] == ["defect=2b", "5i5h"]
+
+
+def test_illegal_move_error_quotes_the_movers_view_not_the_other_plan():
+    """Issue 48: an illegal move's error quoted the true SFEN with both plans, so whoever passes the error on (a USI
+    engine's error line, the match runner's log, the GUI) could show the mover the other side's plan."""
+    for mover, token in ((0, "5e5d"), (1, "5e5f")):
+        g = started("8b", "2h")
+        if mover == 1:
+            g.apply("7g7f")
+        with pytest.raises(GameError, match="illegal move") as err:
+            g.apply(token)
+        quoted = _quoted_plans(str(err.value))
+        assert quoted[mover] == ("8b", "2h")[mover] and quoted[1 - mover] == "?", str(err.value)
+    # a declaring turn: the declarer's plan is public once declared, the other's stays hidden
+    g = make(_defection_board(), plans="2b;8h")
+    with pytest.raises(GameError, match="illegal move") as err:
+        g.apply("defect,5i5a")
+    assert _quoted_plans(str(err.value)) == ["!2b", "?"], str(err.value)
+
+
+def _quoted_plans(text: str) -> list[str]:
+    """The plan fields of the one turncoat SFEN quoted in an error (its identities name every start square)."""
+    sfens = re.findall(r"\(([^()]+ [bw] \S+ \d+ [^()\s]+)\)", text)
+    assert len(sfens) == 1, text
+    return sfens[0].split()[4].split(";")[1:3]
 
 
 # ----------------------------------------------------------------------------------------------- engine

@@ -479,7 +479,9 @@ class TurncoatGame:
         except MoveParseError as e:
             raise GameError(f"not an action: {text!r} ({e})") from None
         if move.code not in self.legal_codes():
-            raise GameError(f"illegal move {text} at move {self.move_number} ({self.sfen()})")
+            # the mover's view, not the true state: whoever passes the error on (an engine's error line, a runner's
+            # log, the GUI) must not show the other side's undeclared plan
+            raise GameError(f"illegal move {text} at move {self.move_number} ({self.sfen(self.turn)})")
         self.push(move.code)
         self._undo.pop()
         self.record.append(self.pos.move_usi(move.code))
