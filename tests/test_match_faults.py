@@ -164,6 +164,31 @@ def test_openings_of_the_game_variants_are_checked_too(tmp_path):
         assert M.read_openings(ROOT / "bench" / "openings" / name)
 
 
+def test_a_turncoat_opening_with_a_hidden_plan_is_refused(tmp_path):
+    """'?' is a view's mark for the enemy's plan: an opening giving it (in the SFEN, or as a ``plan=?`` move) would
+    leave the referee without that plan, so its engine could declare whatever plan suits it. Refused naming the side;
+    given plans, or '-' for the engine to choose, pass."""
+    from usi import games
+
+    state = games.new_state("turncoat", games.option_getter({}))
+    for tok in ("plan:1a,1c,2a", "plan:8i,9g,9i"):
+        state.apply(tok)
+    board, extra = state.sfen().rsplit(" ", 1)
+    ids, p0, p1, rev = extra.split(";")
+    path = tmp_path / "turncoat.txt"
+    for plans, moves, bad in [((p0, p1), "7g7f", None), (("-", "-"), f"plan:{p0} plan:{p1} 7g7f", None),
+                              ((p0, "?"), "7g7f", "gote"), (("?", "?"), "7g7f", "sente and gote")]:
+        path.write_text(f"sfen {board} {';'.join([ids, *plans, rev])} moves {moves}\n")
+        if bad is None:
+            assert M.read_openings(path, "turncoat")[0].moves == moves.split()
+        else:
+            with pytest.raises(ValueError, match=rf"turncoat.txt:1: bad opening .*the plan of {bad} is '\?'"):
+                M.read_openings(path, "turncoat")
+    path.write_text("startpos moves plan:1a,1c,2a plan=?\n")
+    with pytest.raises(ValueError, match=r"the plan of gote is '\?': the referee must know each plan"):
+        M.read_openings(path, "turncoat")
+
+
 def test_an_unreadable_openings_file_is_a_clear_error(tmp_path, capsys):
     base = ["--engine", "cmd=x", "--engine", "cmd=y", "--out", str(tmp_path / "m")]
     assert M.main([*base, "--openings", str(tmp_path / "missing.txt")]) == 2

@@ -147,3 +147,48 @@ def test_chance_aware_against_roll_blind_through_the_cli(tmp_path, capsys):
         state = games.build_state("fantasista", ["sfen", *rec["start_sfen"].split()], rec["tokens"],
                                   games.option_getter({}))
         assert state.sfen() == rec["final_sfen"]
+
+
+def _turncoat_opening_with_both_plans() -> tuple[str, tuple[str, str]]:
+    """A turncoat opening line whose extended SFEN carries both secret plans (two moves in), and the two plans."""
+    state = games.new_state("turncoat", games.option_getter({}))
+    for tok in ("plan:1a,1c,2a", "plan:8i,9g,9i", "7g7f", "3c3d"):
+        state.apply(tok)
+    plans = tuple(state.sfen().split()[4].split(";")[1:3])
+    assert plans == ("1a,1c,2a", "8i,9g,9i")
+    return f"sfen {state.sfen()} moves 2g2f 8c8d", plans
+
+
+def test_a_turncoat_opening_with_both_plans_shows_each_engine_only_its_own(tmp_path):
+    """An opening whose SFEN holds both plans reaches each engine as its own view: the enemy's undeclared plan is
+    ``?`` in every ``position`` line it receives (it was sent the opening as written, both plans and all), the same
+    line the game's ``position_command(side)`` gives; the record, written after the game, keeps the truth."""
+    line, plans = _turncoat_opening_with_both_plans()
+    logs = [tmp_path / "sente.log", tmp_path / "gote.log"]
+    task = _task("turncoat", [*RANDOM[:1], "name=a"], [*RANDOM[:1], "name=b"], seed=3, max_plies=24)
+    task.sente.cmd += ["--log", str(logs[0])]
+    task.gote.cmd += ["--log", str(logs[1])]
+    task.opening = M.parse_opening(line, 0, "turncoat")
+    ref = GameReferee(task)
+    rec = ref.play()
+    assert rec["reason"] not in ("illegal move", "crash", "time forfeit", "handshake", "setup"), rec["detail"]
+    truth = games.build_state("turncoat", ["sfen", *rec["start_sfen"].split()], rec["tokens"], games.option_getter({}))
+    assert truth.sfen() == rec["final_sfen"]
+    assert rec["moves"][:2] == ["2g2f", "8c8d"] and rec["start_sfen"] == line.split(" moves ")[0][len("sfen "):]
+    for side in (0, 1):
+        received = logs[side].read_text().splitlines()
+        assert received and received == ref.sent[side]  # the audit list is what the engine got
+        for sent in received:
+            words = sent.split()
+            assert words[:2] == ["position", "sfen"], sent
+            shown = tuple(words[6].split(";")[1:3])  # the plans in the SFEN's extra field
+            expected = (plans[0], "?") if side == 0 else ("?", plans[1])
+            assert shown == expected, f"{'sente' if side == 0 else 'gote'} was sent {shown}"
+            assert plans[1 - side] not in sent.split(" moves ")[0]
+        # the last line is exactly what the game state itself sends that side at that point
+        last = received[-1]
+        moves = last.split(" moves ")[1].split() if " moves " in last else []
+        probe = games.state_from_sfen("turncoat", rec["start_sfen"], games.option_getter({}))
+        for tok in rec["tokens"][:len(moves)]:
+            probe.apply(tok)
+        assert last == probe.position_command(side)

@@ -154,6 +154,14 @@ class GameReferee(Referee):
         res = self._ask(side, self.view_for(side))
         self._apply_answer(side, res)
 
+    def view_for(self, side: int) -> str:
+        """The ``position`` line ``side`` may see. A game that has its own (turncoat's ``position_command``, the line
+        the GUI sends too) gives it: the start SFEN as ``side`` sees it (an opening's SFEN may hold both plans: the
+        enemy's undeclared one becomes ``?``), then ``side``'s view of the record. Other games: the opening as
+        written and the history with hidden tokens masked (:meth:`Referee.view_for`)."""
+        own = getattr(self.state, "position_command", None)
+        return own(side) if own is not None else super().view_for(side)
+
     def _ask(self, side: int, view: str, limit=None):
         """As :meth:`Referee._ask`, also keeping every view sent (the tests check that no plan ever leaks)."""
         self.sent[side].append(view)

@@ -234,8 +234,9 @@ def check_opening(sfen: str, moves: Sequence[str], variant: str = "shogi") -> No
     The start position gets the checks our engine makes on ``position`` (:mod:`usi.sfen_check` before and after the
     variant's parser: a move number in range, piece counts, kings), with both kings required (the engine allows a
     king-less attacker for tsume problems; a game needs both); each move must be legal; and the game must not be over
-    at the end of the opening. Otherwise an engine refusing the position would keep its previous one and lose every
-    game by an "illegal move", or a king-less board would be scored "no legal moves"."""
+    at the end of the opening; a turncoat plan must be given or left to the engine (``-``), not ``?``. Otherwise an
+    engine refusing the position would keep its previous one and lose every game by an "illegal move", or a
+    king-less board would be scored "no legal moves"."""
     from . import games, sfen_check
 
     if games.is_game_variant(variant):  # the variant's GameState checks moves and events alike
@@ -261,6 +262,15 @@ def check_opening(sfen: str, moves: Sequence[str], variant: str = "shogi") -> No
             play(move)
         except ValueError as exc:
             raise ValueError(f"move {i} ({move[:40]}): {exc}") from None
+    if variant == "turncoat":
+        from engine.variants.turncoat.state import HIDDEN
+
+        # '?' is how a view shows the enemy's plan: in the referee's true game it would let that side's engine
+        # declare any plan it likes (defect=<squares> names it), and show the engine its own plan as unknown
+        hidden = [SIDES[side] for side in (0, 1) if state.plans[side] == HIDDEN]
+        if hidden:
+            raise ValueError(f"the plan of {' and '.join(hidden)} is '?': the referee must know each plan "
+                             "(give it, or '-' for the engine to choose it)")
     over = state.result()
     if over is not None:
         raise ValueError(f"the game is already over ({over[1]})" + (" after its moves" if moves else ""))
