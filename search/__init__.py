@@ -376,10 +376,16 @@ class Searcher:
 
     # -------------------------------------------------------------- search
     def search(self, pos: Position, limits: Limits,
-               on_info: Callable[[SearchInfo], None] | None = None) -> SearchResult:
+               on_info: Callable[[SearchInfo], None] | None = None,
+               on_start: Callable[[], None] | None = None) -> SearchResult:
         """Search ``pos`` (left unchanged) within ``limits``; blocking. Calls ``on_info`` after each iteration
         (once per MultiPV line). With ``limits.infinite`` it returns only after :meth:`stop` or
-        :meth:`update_limits`, even when the depth limit was reached first."""
+        :meth:`update_limits`, even when the depth limit was reached first.
+
+        A search starts by resetting the stop flag, the soft limit and the timer, so a :meth:`stop` or
+        :meth:`update_limits` called before that is lost. ``on_start()`` is called right after the reset, before
+        anything is searched: from then on both act on this search, and a caller that got a ``stop`` or
+        ``ponderhit`` earlier applies it there (the USI loop does)."""
         ctl = self._ctl
         with self._lock:
             self._t0 = time.perf_counter()
@@ -396,6 +402,8 @@ class Searcher:
             self._soft_ms = None if limits.infinite else limits.soft_ms
             self._arm_timer(None if limits.infinite else limits.hard_ms)
         try:
+            if on_start is not None:
+                on_start()
             return self._search(pos, limits, on_info)
         finally:
             with self._lock:
@@ -468,9 +476,9 @@ class Searcher:
                         self._report(on_info, depth, lines)
                 if stopped:
                     break
-                if not limits.infinite:
-                    with self._lock:
-                        soft = self._soft_ms
+                with self._lock:  # update_limits may have ended infinite mode and set a soft limit
+                    infinite, soft = self._infinite, self._soft_ms
+                if not infinite:
                     if soft is not None and self._elapsed_ms() >= soft:
                         break
                     if abs(best_v) > MATE_BOUND and depth >= MATE - abs(best_v) + 2 and multipv == 1:
@@ -564,13 +572,14 @@ class Searcher:
         return self._build_tables(np.zeros(1, np.int8))
 
     # ---------------------------------------------------------- mate search
-    def mate_search(self, pos: Position, max_ms: int | None = None,
-                    max_nodes: int | None = None) -> tuple[str, list[int]]:
+    def mate_search(self, pos: Position, max_ms: int | None = None, max_nodes: int | None = None,
+                    on_start: Callable[[], None] | None = None) -> tuple[str, list[int]]:
         """Checks-only mate search by iterative deepening over odd depths (1, 3, 5, ... plies).
 
         Returns ``('mate', line)`` with the shortest mate found (attacker's checks and the defender's longest
         resistance), ``('nomate', [])`` when no mate exists within the horizon of ``MATE_MAX_PLY`` plies (or at all,
         when the check tree was exhausted), ``('timeout', [])`` when time, nodes or :meth:`stop` ended it first.
+        ``on_start()``: called once the stop flag and the timer are reset, as in :meth:`search`.
         """
         ctl = self._ctl
         with self._lock:
@@ -581,6 +590,8 @@ class Searcher:
             self._infinite = False
             self._arm_timer(max_ms)
         try:
+            if on_start is not None:
+                on_start()
             p = self._prepare(pos)
             M = self._mate_tables()
             for d in range(1, MATE_MAX_PLY, 2):

@@ -21,8 +21,10 @@ so a score is the win probability to within ``SUBDUE_BONUS``.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -33,6 +35,7 @@ from engine.variants.enokian.state import EnokianState, move_name
 STACK_ROWS = 180  # > plies of a whole game (52 draws + 52 decisions) + 3 rollout work rows
 MAX_MOVES = 128
 LEAF_MODES = {"static": 0, "rollout": 1}
+STOP_POLL_S = 0.005  # how often a search polls its ``should_stop`` while a kernel runs
 
 
 @dataclass
@@ -94,9 +97,10 @@ class EnokianSearch:
         """Abort a running search from another thread (the kernel polls this; the last finished iteration counts)."""
         self.counters[1] = 1
 
-    def search(self, state: EnokianState, depth: int | None = None, max_time: float | None = None,
+    def search(self, state: EnokianState, depth: int | None = None,
+               max_time: float | Callable[[], float | None] | None = None,
                max_nodes: int | None = None, leaf: str = "static", rollouts: int = 8,
-               on_iteration=None) -> SearchResult:
+               on_iteration=None, should_stop: Callable[[], bool] | None = None) -> SearchResult:
         """Choose the player's action at a decision node.
 
         Iterative deepening from one decision up to ``depth`` (default: until exact), until ``max_time`` seconds
@@ -104,6 +108,12 @@ class EnokianSearch:
         nodes (an iteration that hits the limit is discarded). Depth 1 is always completed, and is what
         :meth:`stop` leaves if it comes earlier. ``on_iteration(result)`` is called after every iteration (the USI
         loop prints ``info`` there).
+
+        ``max_time`` may be a function, read after every iteration (the USI loop's ``ponderhit`` brings a clock
+        to a running search). ``should_stop()`` is polled every :data:`STOP_POLL_S` while an iteration runs, and
+        before every iteration after the first: once true the running iteration is aborted and no other starts.
+        Unlike :meth:`stop`, whose flag the search resets as it starts, it holds for a request (``stop``, a deadline)
+        that came before the search began.
         """
         if leaf not in LEAF_MODES:
             raise ValueError(f"leaf must be one of {sorted(LEAF_MODES)}")
@@ -113,9 +123,31 @@ class EnokianSearch:
         s = state.s[:K.SEARCH_LEN].copy()
         t0 = time.perf_counter()
         self.counters[:] = 0
-        total_nodes = 0
         n_cards = int(s[K.O_NCARDS])
         limit = depth if depth is not None else n_cards + 1
+        watch_done = threading.Event()
+        watcher = None
+        if should_stop is not None:
+            def watch() -> None:
+                while not watch_done.wait(STOP_POLL_S):
+                    if should_stop():
+                        self.stop()
+                        return
+
+            watcher = threading.Thread(target=watch, name="enokian-stop-watch", daemon=True)
+            watcher.start()
+        try:
+            return self._deepen(state, s, t0, n_cards, limit, max_time, max_nodes, leaf, rollouts, on_iteration,
+                                should_stop)
+        finally:
+            watch_done.set()
+            if watcher is not None:
+                watcher.join()  # no stop() of this search may land in the next one
+
+    def _deepen(self, state, s, t0, n_cards, limit, max_time, max_nodes, leaf, rollouts, on_iteration,
+                should_stop) -> SearchResult:
+        """The iterations of :meth:`search`."""
+        total_nodes = 0
         result = None
         last, prev = 0.0, 0.0
         d = 1
@@ -124,6 +156,9 @@ class EnokianSearch:
             self.counters[0] = 0
             if d > 1 and max_nodes is not None:
                 self.counters[1] = max(1, max_nodes - total_nodes)
+            # after the counters are written: a stop() that comes later aborts the kernel, an earlier one is seen here
+            if d > 1 and should_stop is not None and should_stop():
+                break
             nm = self._root(s, d, LEAF_MODES[leaf], rollouts)
             if nm < 0 and result is None:  # stopped during depth 1 (a few ms): finish it anyway
                 self.counters[:] = 0
@@ -148,10 +183,11 @@ class EnokianSearch:
                 on_iteration(result)
             if exact or d >= limit:
                 break
-            if max_time is not None:
+            budget = max_time() if callable(max_time) else max_time
+            if budget is not None:
                 # a first iteration's leaves each grow a tree about as big as half the whole first iteration
                 growth = spent / prev if prev > 0 else max(30.0, result.nodes / 2)
-                if result.seconds + spent * max(growth, 2.0) > max_time:
+                if result.seconds + spent * max(growth, 2.0) > budget:
                     break
             prev, last = spent, spent
             d += 1

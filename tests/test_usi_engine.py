@@ -28,7 +28,7 @@ class FakeSearcher:
     """Plays the first legal move (or the first of ``searchmoves``); one iteration every ``step`` seconds.
 
     Without depth, nodes or time limits (and always with ``infinite``) it runs until :meth:`stop`, like a real
-    search; like a real one it clears its stop flag when a search starts."""
+    search; like a real one it clears its stop flag and deadline when a search starts, then calls ``on_start``."""
 
     instances: list["FakeSearcher"] = []
 
@@ -55,13 +55,17 @@ class FakeSearcher:
 
     def update_limits(self, soft_ms, hard_ms):
         self.calls.append(("update_limits", (soft_ms, hard_ms)))
+        self._soft = soft_ms
         self._deadline = self._t0 + hard_ms / 1000
 
-    def search(self, pos, limits, on_info=None):
+    def search(self, pos, limits, on_info=None, on_start=None):
         self.calls.append(("search", limits))
         self._stop.clear()
         self._t0 = time.perf_counter()
         self._deadline = None if limits.hard_ms is None else self._t0 + limits.hard_ms / 1000
+        self._soft = limits.soft_ms
+        if on_start is not None:
+            on_start()
         unlimited = limits.infinite or (limits.depth is None and limits.nodes is None and limits.hard_ms is None)
         moves = list(limits.searchmoves or [int(c) for c in pos.legal_codes()])
         best, depth, nodes = moves[0], 0, 0
@@ -73,7 +77,7 @@ class FakeSearcher:
         while True:
             if self._stop.is_set() or (self._deadline and time.perf_counter() >= self._deadline):
                 break
-            if limits.soft_ms is not None and (time.perf_counter() - self._t0) * 1000 >= limits.soft_ms:
+            if self._soft is not None and (time.perf_counter() - self._t0) * 1000 >= self._soft:
                 break
             if not unlimited and limits.depth is not None and depth >= limits.depth:
                 break
@@ -90,7 +94,9 @@ class FakeSearcher:
             time.sleep(self.step)
         return SearchResult(best, reply, 10, None, depth, nodes, [best])
 
-    def mate_search(self, pos, max_ms=None, max_nodes=None):
+    def mate_search(self, pos, max_ms=None, max_nodes=None, on_start=None):
+        if on_start is not None:
+            on_start()
         for code in pos.legal_codes():
             pos.push_unchecked(int(code))
             mate = pos.is_checkmate()
@@ -615,9 +621,11 @@ def test_bench_runs_on_the_search_thread_and_obeys_stop(monkeypatch):
 class SlowIteration(FakeSearcher):
     """One iteration of 2.5 s with no info line, reporting its progress like search.Searcher.progress()."""
 
-    def search(self, pos, limits, on_info=None):
+    def search(self, pos, limits, on_info=None, on_start=None):
         self._stop.clear()
         self._t0 = time.perf_counter()
+        if on_start is not None:
+            on_start()
         self.root = [int(c) for c in pos.legal_codes()]
         while time.perf_counter() - self._t0 < 2.5 and not self._stop.is_set():
             time.sleep(0.01)

@@ -278,6 +278,32 @@ class _Job:
         self.thread: threading.Thread | None = None
         self.limits = None  # games.ThinkLimits for a GameState variant
         self.last_info = t0  # perf_counter of the last info line about this search (see UsiEngine._monitor)
+        # A searcher resets its stop flag, soft limit and timer as its search starts, so a stop or ponderhit that
+        # reaches it earlier would be lost: such calls wait in _pending until the search reports its start.
+        self.lock = threading.RLock()
+        self._started = False
+        self._pending: list[Callable[[], None]] = []
+
+    def control(self, action: Callable[[], None]) -> None:
+        """Run ``action`` (a call on the searcher: stop, new limits) now if the search has started, else as soon as
+        it starts (:meth:`search_started`)."""
+        with self.lock:
+            if not self._started:
+                self._pending.append(action)
+                return
+        action()
+
+    def search_started(self, early_stop: Callable[[], None] | None = None) -> None:
+        """The searcher has reset its flags and limits (``Searcher.search``'s ``on_start``): run what came before.
+        ``early_stop``: what to do instead when ``stop`` came before the start (a search stopped before its first
+        iteration has no move of its own: the shogi search is told to end after depth 1)."""
+        with self.lock:
+            self._started = True
+            pending, self._pending = self._pending, []
+            if early_stop is not None and self.stop_requested.is_set():
+                pending = [early_stop]
+        for action in pending:
+            action()
 
     def elapsed_ms(self) -> int:
         """ms since the go line arrived."""
@@ -715,42 +741,50 @@ class UsiEngine:
         job = self._job
         if job is None:
             return
-        job.stop_requested.set()
-        job.pondering = False
-        self._stop_searchers()
+        self._request_stop(job)
         job.release.set()
-        # Repeat the stop until the thread is done: a stop that lands just before Searcher.search (or
-        # mate_search) resets its flag would otherwise be lost.
+        # A safety net only (the stop above reaches the search however early it came): should a searcher still
+        # miss it, stopping again keeps the reader from waiting for ever.
         while job.thread is not None and job.thread.is_alive():
-            self._stop_searchers()
-            job.thread.join(0.05)
+            job.thread.join(0.5)
+            if job.thread.is_alive():
+                self._stop_searchers()
 
     def cmd_ponderhit(self, args, line):
         job = self._job
         if job is None or not job.pondering:
             return
         job.pondering = False
+        at = time.perf_counter()
         budget = self._budget(job.go, job.side, job.game_ply)
-        if job.limits is not None:  # a GameState variant: hand the clock to the thinker's limits
+        # ponder without any clock, depth or nodes: nothing says when to stop, so answer now
+        answer_now = budget is None and not job.go.infinite and job.go.depth is None and job.go.nodes is None
+        if job.limits is not None:
+            # A GameState variant: its thinker reads these limits (made before its thread started) as it starts
+            # and while it searches; the thinker's stop only interrupts a running kernel.
             if budget is not None:
-                job.limits.set_budget(budget.soft_ms, budget.hard_ms)
-                job.limits.unbounded = job.go.infinite
+                job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=at)
                 self._arm_game_timer(job, budget.hard_ms)
-            elif not job.go.infinite and job.go.depth is None and job.go.nodes is None:
-                self._thinker.stop()
-            if not job.go.infinite:
-                job.release.set()
-            return
-        if budget is not None and self._searcher is not None:
-            now = job.search_elapsed_ms()
-            self._searcher.update_limits(now + budget.soft_ms, now + budget.hard_ms)
+            job.limits.unbounded = job.go.infinite
+        searcher = self._searcher
+        if answer_now:
+            self._request_stop(job)  # as a stop: a search that has not started yet answers from depth 1
+        elif job.limits is None and budget is not None and searcher is not None:
+            def clock() -> None:
+                since = int((at - (job.search_t0 or at)) * 1000)  # the ponderhit in the search's time base
+                searcher.update_limits(max(1, since + budget.soft_ms), max(1, since + budget.hard_ms))
+
+            job.control(clock)  # at once, or as the search starts (which resets its limits)
             self._arm_timer(job, budget.hard_ms)
-        elif budget is None and not job.go.infinite and job.go.depth is None and job.go.nodes is None:
-            # ponder without any clock: nothing says when to stop, so answer now.
-            if self._searcher is not None:
-                self._searcher.stop()
         if not job.go.infinite:
             job.release.set()
+
+    def _request_stop(self, job: _Job) -> None:
+        """Set the job's stop flag and stop its searcher, now or, for a search not started yet, as it starts."""
+        with job.lock:  # one step for _Job.search_started: the flag and the searcher call go together
+            job.stop_requested.set()
+            job.pondering = False
+            job.control(self._stop_searchers)
 
     def cmd_gameover(self, args, line):
         if args and args[0].lower() not in ("win", "lose", "draw"):
@@ -780,6 +814,7 @@ class UsiEngine:
             self.error(f"bench takes a depth of at least 1, not {args[0][:40]!r}: the default depths")
             depth = None
         job = _Job(GoCommand(), time.perf_counter())
+        job.search_started()  # stop: job.stop_requested, read as each position's search starts (_bench)
         self._start(job, self._bench_worker, (job, min(depth, MAX_GO_DEPTH) if depth else None))
 
     # ------------------------------------------------------------------ helpers
@@ -809,6 +844,7 @@ class UsiEngine:
             self.error(f"not supported for {self.opt('USI_Variant')}")
             return
         job = _Job(go, t0)
+        job.search_started()  # perft reads job.stop_requested
         self._start(job, self._perft_worker, (job, self.pos.copy(), go.perft))
 
     def _perft_worker(self, job: _Job, pos, depth: int) -> None:
@@ -922,12 +958,8 @@ class UsiEngine:
                 limits.soft_ms = max(1, budget.soft_ms - spent)
                 limits.hard_ms = max(1, budget.hard_ms - spent)
                 self._arm_timer(job, limits.hard_ms)
-        if job.stop_requested.is_set():  # stop arrived before the search started: answer at depth 1
-            limits = Limits(depth=1, multipv=1, searchmoves=searchmoves)
 
         def on_info(info) -> None:
-            if job.stop_requested.is_set():
-                searcher.stop()  # a stop sent before search() reset its flag
             job.last_info = time.perf_counter()
             self.send(format_info(info, pos))
 
@@ -944,7 +976,9 @@ class UsiEngine:
         job.search_t0 = job.last_info = time.perf_counter()
         stop_monitor = self._monitor(job, progress)
         try:
-            result = searcher.search(pos, limits, on_info)
+            # a stop before the start: a soft limit of 0 ends the search after depth 1
+            result = searcher.search(pos, limits, on_info,
+                                     on_start=lambda: job.search_started(lambda: searcher.update_limits(0, None)))
         finally:
             stop_monitor()
             job.searching.clear()
@@ -968,7 +1002,8 @@ class UsiEngine:
                 answer = "notimplemented"
             else:
                 job.searching.set()
-                kind, moves = searcher.mate_search(pos, max_ms=job.go.mate_ms, max_nodes=job.go.nodes)
+                kind, moves = searcher.mate_search(pos, max_ms=job.go.mate_ms, max_nodes=job.go.nodes,
+                                                   on_start=job.search_started)
                 job.searching.clear()
                 if kind == "mate":
                     line, p = [], pos.copy()
@@ -989,6 +1024,7 @@ class UsiEngine:
         """``go`` for a GameState variant: the variant's thinker in the search thread (usi/games.py)."""
         state = self.game.copy()
         job = _Job(go, t0)
+        job.search_started()  # the thinker reads job.limits (stop, deadlines) as it starts: nothing to defer
         job.side, job.game_ply = state.side_to_move(), self._game_ply
         job.limits = games.ThinkLimits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
                                        nodes=_min_set(go.nodes, self.opt("NodesLimit") or None),
@@ -1102,7 +1138,8 @@ class UsiEngine:
             pos = engine.Position.from_sfen(sfen)
             searcher.clear()
             job.searching.set()
-            result = searcher.search(pos, Limits(depth=d))
+            result = searcher.search(pos, Limits(depth=d),
+                                     on_start=lambda: searcher.stop() if job.stop_requested.is_set() else None)
             job.searching.clear()
             total_nodes += result.nodes
             self.send(f"info string bench depth {d} nodes {result.nodes} bestmove "

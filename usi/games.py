@@ -7,8 +7,12 @@ wraps the game's own engine in ``search/`` behind one interface (limits, ``stop`
 option list is printed before numba is loaded.
 
 A thinker's ``think(state, limits, send)`` returns the action token for the side to move of ``state`` (a decision
-node), printing ``info`` lines through ``send``; ``stop()`` may be called from another thread and makes ``think``
-return soon with the best answer found so far (each thinker finishes at least its first, cheap iteration).
+node), printing ``info`` lines through ``send``. The :class:`ThinkLimits` of one ``go`` exist before its search
+thread starts, and the USI loop's ``stop`` and ``ponderhit`` change them (``limits.stop``, the deadlines,
+``unbounded``): a thinker reads them as it starts and while it searches, so that neither is lost however early it
+comes. ``stop()`` may be called from another thread to interrupt a running search promptly (a kernel that polls a
+flag of its own); ``think`` then returns soon with the best answer found so far (each thinker finishes at least its
+first, cheap iteration).
 """
 from __future__ import annotations
 
@@ -272,8 +276,11 @@ class ThinkLimits:
     t0: float = field(default_factory=time.perf_counter)
 
     def set_budget(self, soft_ms: int, hard_ms: int, now: float | None = None) -> None:
+        """Deadlines ``soft_ms`` / ``hard_ms`` after ``now`` (default: now). ``ponderhit`` calls it while a thinker
+        may be reading: the hard deadline is stored first, as a thinker takes ``soft_at`` as the sign of a clock."""
         now = time.perf_counter() if now is None else now
-        self.soft_at, self.hard_at = now + soft_ms / 1000, now + hard_ms / 1000
+        self.hard_at = now + hard_ms / 1000
+        self.soft_at = now + soft_ms / 1000
 
     @property
     def timed(self) -> bool:
@@ -351,6 +358,7 @@ class FantasistaThinker(Thinker):
 
         self._cls = FantasistaSearcher
         self._abortable = False
+        self._soft_aborts = False  # the soft deadline aborts too (the main search; not the target phase)
         self.searcher = self._new_searcher()
 
     def _settings(self) -> dict[str, Any]:
@@ -359,9 +367,18 @@ class FantasistaThinker(Thinker):
 
     def _new_searcher(self):
         searcher = self._cls(**self._settings())  # the reserved results come with each game (state.reserved)
-        # The hard limit or ``stop`` aborts the search; it answers from its deepest completed iteration.
-        searcher.should_stop = lambda: self._abortable and self._limits is not None and self._limits.hard_passed()
+        searcher.should_stop = self._should_stop
         return searcher
+
+    def _should_stop(self) -> bool:
+        """The searcher's abort hook, polled at every node: ``stop``, or the deadline passed (it then answers from
+        its deepest completed iteration). The limits are read afresh each time, so a ``ponderhit`` that brings a
+        clock reaches a search that began without one; the soft deadline aborts as the searcher's own time limit
+        does."""
+        limits = self._limits
+        if not self._abortable or limits is None:
+            return False
+        return limits.soft_passed() if self._soft_aborts else limits.hard_passed()
 
     def clear(self) -> None:
         self.searcher = self._new_searcher()
@@ -400,11 +417,15 @@ class FantasistaThinker(Thinker):
         deepen = limits.unbounded or limits.timed or limits.nodes is not None
         max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
         soft = None if limits.unbounded else limits.soft_left_s()
-        self._abortable = True
+        # stop (or a ponderhit without a clock) before the search began: depth 1, not a greedy reply
+        self._abortable = not limits.stop.is_set()
+        if not self._abortable:
+            max_depth, soft = 1, None
+        self._soft_aborts = True
         try:
             r = s.search(state, depth=max_depth, time_limit=soft, node_limit=limits.nodes or 0)
         finally:
-            self._abortable = False
+            self._abortable = self._soft_aborts = False
         if r.best is None:
             acts = state.legal_actions()
             return acts[0] if acts else None
@@ -538,26 +559,25 @@ class EnokianThinker(Thinker):
 
     def think(self, state, limits, send):
         self._limits = limits
+        t_start = time.perf_counter()
 
         def on_iteration(r):
             send(f"info depth {r.depth} time {limits.elapsed_ms()} nodes {r.nodes} "
                  f"nps {int(r.nodes / max(r.seconds, 1e-3))} score cp {int(round(1000 * r.winprob))} "
                  f"pv {r.best} string winprob {r.winprob:.3f}")
-            if limits.stop.is_set():
-                self.searcher.stop()
 
-        if limits.timed:
-            max_time = limits.soft_left_s()
-        elif limits.unbounded or limits.depth is not None or limits.nodes is not None:
-            max_time = None
-        else:
-            max_time = self.DEFAULT_TIME_S
-        if limits.stop.is_set():
-            depth = 1
-        else:
-            depth = limits.depth
+        def max_time() -> float | None:
+            """Seconds the search may take, read before each iteration (a ponderhit may bring a clock)."""
+            if limits.soft_at is not None:
+                return limits.soft_at - t_start
+            if limits.unbounded or limits.depth is not None or limits.nodes is not None:
+                return None
+            return self.DEFAULT_TIME_S
+
+        # stop (or a ponderhit without a clock) before the search began: the one iteration that always completes
+        depth = 1 if limits.stop.is_set() else limits.depth
         r = self.searcher.search(state, depth=depth, max_time=max_time, max_nodes=limits.nodes,
-                                 on_iteration=on_iteration)
+                                 on_iteration=on_iteration, should_stop=limits.soft_passed)
         return r.best
 
 
