@@ -319,7 +319,15 @@ class GuiGame:
                     self.state = loader(start_sfen)
                 except Exception as exc:  # noqa: BLE001 - each game raises its own error type
                     raise GameFailure(f"bad start position: {exc}") from None
+                if info.id == "turncoat" and _hides_a_plan(self.state):
+                    # a viewer's view (a record saved during the game): the referee needs both plans
+                    raise GameFailure("the start position hides a secret (a plan ?): it cannot be played; "
+                                      "a record saved after the game has the whole start")
+        #: The true start (both turncoat plans): what undo and replays start from. The page and records get
+        #: :meth:`start_view` instead.
         self.start_sfen = self.sfen(None)
+        # the start as a state, for its views (turncoat)
+        self._start_state = self.state.copy() if self.info.id == "turncoat" else None
         self.played: list[str] = []  # tokens applied, events included
 
     def _game_options(self) -> dict:
@@ -383,13 +391,15 @@ class GuiGame:
         """The position as ``viewer`` may see it: ``None`` the true state, 0 / 1 that side's view (turncoat: the
         other's undeclared plan is ``?``), :data:`NOBODY` no side's plan."""
         if self.info.id == "turncoat":
-            if viewer == NOBODY:
-                own = [self.state.sfen(side).split(" ") for side in (0, 1)]
-                extra = own[0][4].split(";")
-                extra[1] = own[1][4].split(";")[1]  # sente's plan as gote sees it: each side hides the other's
-                return " ".join(own[0][:4] + [";".join(extra)])
-            return self.state.sfen(viewer)
+            return _turncoat_sfen(self.state, viewer)
         return self.state.sfen()
+
+    def start_view(self, viewer: int | None) -> str:
+        """The start position as ``viewer`` may see it (as in :meth:`sfen`): a set-up turncoat start may give plans,
+        which the page and records get only as that viewer's view; :attr:`start_sfen` stays the true start."""
+        if self._start_state is not None:
+            return _turncoat_sfen(self._start_state, viewer)
+        return self.start_sfen
 
     def declare_win(self) -> bool:
         """Entering-king declaration (shogi-like games only)."""
@@ -689,6 +699,23 @@ class GuiGame:
         if rest:
             text += " " + ",".join(rest.split(","))
         return word + text
+
+
+def _hides_a_plan(state) -> bool:
+    """Whether a turncoat state has a plan it shows as hidden (a side's view, not the true state)."""
+    from engine.variants.turncoat.state import HIDDEN
+
+    return HIDDEN in state.plans
+
+
+def _turncoat_sfen(state, viewer: int | None) -> str:
+    """A turncoat state's SFEN as ``viewer`` may see it (see :meth:`GuiGame.sfen`)."""
+    if viewer == NOBODY:
+        own = [state.sfen(side).split(" ") for side in (0, 1)]
+        extra = own[0][4].split(";")
+        extra[1] = own[1][4].split(";")[1]  # sente's plan as gote sees it: each side hides the other's
+        return " ".join(own[0][:4] + [";".join(extra)])
+    return state.sfen(viewer)
 
 
 def last_move_squares(token: str) -> list[str]:

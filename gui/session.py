@@ -256,6 +256,7 @@ class Session:
         self.game_number = getattr(self, "game_number", 0) + 1  # a new game or a loaded record: the form follows
         self.info, self.options, self.players, self.seed = info, options, specs, seed
         self.rng = random.Random(seed)
+        # the true start (turncoat: both plans), for undo and replays; the page and records get game.start_view
         self.start_sfen = game.start_sfen
         self.game = game
         self.plies: list[Ply] = []
@@ -576,7 +577,7 @@ class Session:
                    for p in self.plies if not p.event]
         return {
             "game": 1, "pair": 0, "variant": self.info.id, "seed": self.seed, "options": self.options,
-            "sente": names[0], "gote": names[1], "start_sfen": self.start_sfen,
+            "sente": names[0], "gote": names[1], "start_sfen": self.game.start_view(self._see(viewer)),
             "opening": {"index": 0, "line": "startpos", "plies": 0},
             "moves": moves, "events": events, "history": history,
             "times": [p.time for p in decided], "scores": [_mover_score(p) for p in decided],
@@ -688,7 +689,7 @@ class Session:
             out = {
                 "version": self.version, "variant": self.info.to_json(), "options": self.options,
                 "players": [p.to_json() for p in self.players], "seed": self.seed,
-                "sfen": game.sfen(see), "start_sfen": self.start_sfen,
+                "sfen": game.sfen(see), "start_sfen": game.start_view(see),
                 "board": board, "node": node, "side": side, "human_turn": human_turn, "thinking": self.thinking,
                 "legal": legal, "last_move": G.last_move_squares(prev.token) if prev else [],
                 "history": history, "events": events, "panel": game.panel(see),

@@ -82,10 +82,11 @@ def engines_with_random(directory: Path) -> dict[str, list[str]]:
 #: A turncoat USI engine that tries to give its secret away: ``plotter.py PLAN MOVE...`` chooses ``PLAN`` and names
 #: it in every field of its plan's ``info`` lines (a score, win probability, node count and time that depend on
 #: it; a PV of the plan, a move and a declaration moving a planned piece), thinks a while (so that a page polls
-#: while it does), then plays the given moves in turn (each with such a PV), and resigns when they run out.
+#: while it does), then plays the given moves in turn (each with such a PV), and resigns when they run out. A plan a
+#: set-up start gives (``position sfen ...``, its own or ``?``) counts as chosen.
 PLOTTER_ENGINE = r'''
 import sys, time
-plan, script, moves = sys.argv[1], sys.argv[2:], []
+plan, script, moves, preset = sys.argv[1], sys.argv[2:], [], 0
 square = plan[5:7]
 worth = sum(map(ord, plan))
 for line in sys.stdin:
@@ -98,8 +99,10 @@ for line in sys.stdin:
         print("readyok", flush=True)
     elif words[0] == "position":
         moves = words[words.index("moves") + 1:] if "moves" in words else []
+        # plans a set-up start gives (its own, or ? for the other's) are chosen already
+        preset = sum(p != "-" for p in words[6].split(";")[1:3]) if words[1] == "sfen" else 0
     elif words[0] == "go":
-        if sum(1 for m in moves if m.startswith("plan")) < 2:
+        if preset + sum(1 for m in moves if m.startswith("plan")) < 2:
             print(f"info depth {len(plan)} seldepth {worth % 7 + 1} nodes {worth} nps {worth} time {worth % 50} "
                   f"score cp {worth % 300} pv {plan} 7g7f defect,{square}1a", flush=True)
             print(f"info string winprob 0.{worth % 100:02d} {plan}", flush=True)

@@ -291,8 +291,10 @@ class SecretWatch:
     """Everything the page receives in a turncoat game (each state, the record, KIF/CSA answers, errors), checked
     as it comes: no square of a plan the viewer may not see, no engine thought about such a plan."""
 
-    def __init__(self, api: Api, plans: list, engine_sides: tuple = ()) -> None:
+    def __init__(self, api: Api, plans: list, engine_sides: tuple = (), preset: bool = False) -> None:
+        """``preset``: the plans are given by a set-up start SFEN, not chosen in the game."""
         self.api, self.plans, self.engine_sides, self.states = api, plans, engine_sides, []
+        self.preset = preset
 
     def check(self, sent, viewer, what: str) -> None:
         leaks = mentions(sent, hidden_from(viewer, self.plans))
@@ -301,7 +303,7 @@ class SecretWatch:
     def state(self, st: dict) -> dict:
         viewer = st["viewer"]
         self.check(st, viewer, "state")
-        planned = sum(1 for h in st["history"] if h["token"].startswith("plan"))
+        planned = sum(1 for h in st["history"] if h["token"].startswith("plan")) + (2 if self.preset else 0)
         if st["thinking"] and planned < 2 and viewer != -1:  # an engine choosing its plan: nothing of its thinking
             assert st["info"] == {"side": st["side"]}, st["info"]
         for h in st["history"]:
@@ -342,8 +344,14 @@ class SecretWatch:
     def revealed(self, st: dict) -> None:
         """After the game: everything may be shown, and the plans are."""
         assert st["viewer"] == -1 and st["result"] is not None
+        assert st["panel"]["plans"] == [p[5:] for p in self.plans]
+        if self.preset:  # the start shows both plans now, in the state and in the record
+            rec = json.loads(self.api.ok("/api/record?format=json")["text"])
+            for start in (st["start_sfen"], rec["start_sfen"]):
+                assert start.split()[4].split(";")[1:3] == [p[5:] for p in self.plans], start
+            return
         tokens = [h["token"] for h in st["history"]]
-        assert tokens[:2] == self.plans and st["panel"]["plans"] == [p[5:] for p in self.plans]
+        assert tokens[:2] == self.plans
         for side in self.engine_sides:  # what the engine thought of its plan is shown now
             assert st["history"][side]["depth"] == len(self.plans[side])
 
@@ -418,6 +426,65 @@ def test_turncoat_plans_stay_hidden_between_engines_and_between_people(plot_serv
     assert api.ok("/api/move", {"move": "plan:2h"})["last_move"] == []
     st = api.ok("/api/move", {"move": "2g2h"})  # (the move names 2h itself: public)
     assert st["history"][-1]["ja"] == "２八飛(27)"  # not 同飛: the plan before it is no move
+
+
+def test_turncoat_plans_stay_hidden_when_a_set_up_start_gives_both_plans(plot_server):
+    """Issue 48: a set-up start SFEN with both plans. The page's and the record's ``start_sfen`` were that SFEN
+    whole: the viewer's view of it now (the other side's plan ?, between engines neither, everything after the
+    game), while undo and a loaded record replay from the true start (the engine is still sent its own plan), and a
+    record saved during the game (its start hiding a plan) is refused like one holding plan=?."""
+    from engine.variants.turncoat import new_game
+
+    srv, api = plot_server
+    head = new_game().sfen().rsplit(";", 3)[0]  # the standard start's four fields and identities
+    start = f"{head};{PLOT_S[5:]};{PLOT_G[5:]};-"
+    seen_by = {0: f"{head};{PLOT_S[5:]};?;-", 1: f"{head};?;{PLOT_G[5:]};-", None: f"{head};?;?;-"}
+
+    # a person (sente) against the engine whose plan the start gives
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], engine_sides=(1,), preset=True)
+    st = watch.state(api.new({"variant": "turncoat", "players": ["human", {"kind": "engine", "engine": "plot_g"}],
+                              "seed": 1, "sfen": start}))
+    assert st["human_turn"] and st["start_sfen"] == seen_by[0] and st["sfen"].endswith(f";{PLOT_S[5:]};?;-")
+    for token in ("2g2f", "2f2e"):
+        watch.move(token)
+        st = watch.until(lambda s: s["human_turn"] or s["result"])
+    assert [h["token"] for h in st["history"]] == ["2g2f", "8c8d", "2f2e", "8d8e"] and st["result"] is None
+    session = api.session(srv)
+    st = watch.state(api.ok("/api/undo", {}))  # replayed from the true start
+    assert [h["token"] for h in st["history"]] == ["2g2f", "8c8d"] and st["start_sfen"] == seen_by[0]
+    assert session.start_sfen == start and session._position_line(1) == f"position sfen {seen_by[1]} moves 2g2f 8c8d"
+    watch.move("2f2e")
+    st = watch.until(lambda s: s["human_turn"] or s["result"])
+    assert st["history"][-1]["token"] == "8d8e" and st["result"] is None
+    rec = json.loads(api.ok("/api/record?format=json")["text"])
+    assert rec["start_sfen"] == seen_by[0]
+    status, data = api.call("/api/load", {"text": json.dumps(rec), "players": ["human", "human"], "replace": True})
+    assert status == 400 and "hides a secret" in data["error"], data
+    watch.check(data, 0, "the refused load")
+    api.ok("/api/resign", {})
+    watch.revealed(watch.state(api.ok("/api/state")))
+    full = api.ok("/api/record?format=json")["text"]
+
+    # the full record loads back: two people, each seeing only its own plan in the start, the game on from the truth
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], preset=True)
+    st = watch.state(api.load({"text": full, "players": ["human", "human"]}))
+    assert [h["token"] for h in st["history"]] == ["2g2f", "8c8d", "2f2e", "8d8e"]
+    assert st["viewer"] == 0 and st["start_sfen"] == seen_by[0] and api.session(srv).start_sfen == start
+    st = watch.move("5g5f")
+    assert st["viewer"] == 1 and st["start_sfen"] == seen_by[1]
+    st = watch.move("8e8f")
+    assert api.session(srv).game.sfen(None).split()[4].split(";")[1:3] == [PLOT_S[5:], PLOT_G[5:]]
+    api.ok("/api/resign", {})
+    watch.revealed(watch.state(api.ok("/api/state")))
+
+    # engines playing each other: the start shows neither plan
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], engine_sides=(0, 1), preset=True)
+    st = watch.state(api.new({"variant": "turncoat", "seed": 1, "sfen": start, "players": [
+        {"kind": "engine", "engine": "plot_s"}, {"kind": "engine", "engine": "plot_g"}]}))
+    assert st["viewer"] is None and st["start_sfen"] == seen_by[None]
+    st = watch.until(lambda s: s["result"])
+    assert [h["token"] for h in st["history"]] == ["2g2f", "8c8d", "2f2e", "8d8e", "5g5f", "5c5d"]
+    watch.revealed(st)
 
 
 def test_turncoat_rules_errors_quote_no_plan():
