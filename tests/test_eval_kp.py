@@ -257,7 +257,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
     bad.write_bytes(b"not a zip")
     foreign = tmp_path / "foreign.npz"
     np.savez_compressed(foreign, variant="chess", kp=kp, kp_hand=shipped.kp_hand)
-    for path, words in ((tmp_path / "missing.npz", "no KP weights file"), (bad, "not readable"),
+    for path, words in ((tmp_path / "missing.npz", "no KP weights file"), (bad, "is not a weights file"),
                         (foreign, "unknown variant")):
         eng.handle(f"setoption name EvalFile value {path}")
         assert "option EvalFile not changed: " in out.getvalue() and words in out.getvalue()

@@ -742,3 +742,40 @@ def test_sfen_validation_dai_shogi(dialog):
     dialog("stop")
     best = dialog.bestmove(start).split()[1]
     assert Position.from_sfen(start_sfen.replace("k", "a", 1).replace("e", "1", 1), "daishogi2017").is_legal(best)
+
+
+# ----------------------------------------------------------------------------------------------- EvalFile
+def _eval_file_errors(dialog, value):
+    start = dialog(f"setoption name EvalFile value {value}")
+    return [line for line in dialog.since(start) if line.startswith("info string error")]
+
+
+def test_eval_file_problems_are_said_in_words_and_keep_the_old_value(dialog, tmp_path, monkeypatch):
+    """A name too long for the file system, a directory, a file that cannot be read and a file that is no weights
+    file: one short error line each, saying what is wrong (no OSError text), and EvalFile keeps its value."""
+    import os
+    import shutil
+
+    from eval.kp import weights_path
+
+    good = tmp_path / "good.npz"
+    shutil.copy(weights_path("shogi"), good)
+    assert _eval_file_errors(dialog, good) == [] and dialog.eng.opt("EvalFile") == str(good)
+    text = tmp_path / "notes.txt"
+    text.write_text("not weights")
+    locked = tmp_path / "locked.npz"
+    shutil.copy(good, locked)
+    locked.chmod(0)
+    real_access = os.access
+    if os.geteuid() == 0:  # root reads any file: answer for the locked one as the file system does for others
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: str(p) != str(locked) and real_access(p, mode, **kw))
+    cases = (("x" * 300, "the file name is too long (300 characters)"),
+             (tmp_path, "is a directory, not a weights file"),
+             (locked, "cannot be read: permission denied"),
+             (text, "is not a weights file"))
+    for value, words in cases:
+        errors = _eval_file_errors(dialog, value)
+        assert len(errors) == 1 and words in errors[0], (value, errors)
+        assert "Errno" not in errors[0] and "OSError" not in errors[0] and len(errors[0]) < 200, errors
+        assert dialog.eng.opt("EvalFile") == str(good)
+

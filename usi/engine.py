@@ -18,6 +18,9 @@ True
 """
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import sys
 import threading
 import time
@@ -136,11 +139,69 @@ def _check_search_params(text: str) -> None:
     parse_params(text)
 
 
+#: Longest file name quoted back in an error line (a longer one is cut in the middle).
+SHOWN_NAME_CHARS = 80
+
+
+def _shown_name(name: str) -> str:
+    """``name`` for an error line: cut in the middle when long (the line stays short whatever the GUI sent)."""
+    if len(name) <= SHOWN_NAME_CHARS:
+        return name
+    half = SHOWN_NAME_CHARS // 2 - 2
+    return f"{name[:half]}...{name[-half:]} ({len(name)} characters)"
+
+
+def _os_error_words(name: str, exc: OSError) -> str:
+    """What an ``OSError`` about the file ``name`` means, in words."""
+    shown = _shown_name(name)
+    if exc.errno == errno.ENAMETOOLONG:
+        return f"the file name is too long ({len(name)} characters)"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return f"{shown} cannot be read: permission denied"
+    if exc.errno == errno.EISDIR:
+        return f"{shown} is a directory, not a weights file"
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return f"no KP weights file {shown}"
+    return f"{shown} cannot be read: {exc.strerror or type(exc).__name__}"
+
+
+def read_eval_file(name: str) -> tuple[str, Any]:
+    """The variant id and KP weights of the ``EvalFile`` file ``name`` (``eval.kp.load_weights_file``);
+    ``ValueError`` saying in words what is wrong: no such file, a directory, not readable, a name too long for the
+    file system, not a weights file, weights of the wrong shapes or of an unknown variant. The message quotes at most
+    :data:`SHOWN_NAME_CHARS` characters of the name."""
+    import zipfile
+
+    from eval.kp import load_weights_file  # numpy and the variant records load here, not at usi
+
+    shown = _shown_name(name)
+    try:
+        try:
+            mode = os.stat(name).st_mode
+        except ValueError:  # a NUL byte: no file has that name
+            raise ValueError(f"no KP weights file {shown}") from None
+        if stat.S_ISDIR(mode):
+            raise ValueError(f"{shown} is a directory, not a weights file")
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{shown} is not a regular file")
+        if not os.access(name, os.R_OK):
+            raise ValueError(f"{shown} cannot be read: permission denied")
+        if not zipfile.is_zipfile(name):
+            raise ValueError(f"{shown} is not a weights file (eval.train writes an .npz archive)")
+        try:
+            return load_weights_file(name)
+        except ValueError as exc:  # eval.kp's words (a missing table, wrong shapes), with the name as shown here
+            raise ValueError(str(exc).replace(name, shown)[:300]) from None
+        except (zipfile.BadZipFile, EOFError) as exc:
+            raise ValueError(f"{shown} is not a weights file (a damaged .npz archive: "
+                             f"{str(exc)[:100] or type(exc).__name__})") from None
+    except OSError as exc:
+        raise ValueError(_os_error_words(name, exc)) from None
+
+
 def _check_eval_file(text: str) -> None:
     if text:
-        from eval.kp import load_weights_file  # numpy and the variant records load here, not at usi
-
-        load_weights_file(text)
+        read_eval_file(text)
 
 
 #: string options the search reads, checked by its own parser at setoption (ValueError: refused, value kept)
@@ -415,9 +476,8 @@ class UsiEngine:
         if self._eval_file[0] != name:
             weights: dict = {}
             if name:
-                from eval.kp import load_weights_file
                 try:
-                    vid, w = load_weights_file(name)
+                    vid, w = read_eval_file(name)
                     weights = {vid: w}
                 except ValueError as exc:
                     self.error(f"option EvalFile: {exc}; using the shipped weights")
