@@ -85,6 +85,96 @@ def test_fantasista_dash_dash_compile_runs_in_a_real_process():
     assert p.stderr == ""
 
 
+def test_worker_groups_keep_turncoat_behind_shogi_and_start_the_long_ones_first():
+    assert ucompile.worker_groups(["enokian", "turncoat", "shogi", "fantasista"]) == [
+        ["fantasista"], ["shogi", "turncoat"], ["enokian"]]
+    assert ucompile.worker_groups(["turncoat"]) == [["turncoat"]]
+    every = [v for g in ucompile.worker_groups(ucompile.VARIANT_IDS) for v in g]
+    assert sorted(every) == sorted(ucompile.VARIANT_IDS)
+
+
+FAKE_WORKER = textwrap.dedent("""
+    import json, sys
+    args = sys.argv[1:]
+    variants = [args[i + 1] for i, a in enumerate(args) if a == "--variant"]
+    steps = [args[i + 1] for i, a in enumerate(args) if a == "--step"]
+    if "mawarikudoi" in variants:  # a worker that dies after its first step
+        print("compile-result " + json.dumps(dict(variant="mawarikudoi", step=steps[0], seconds=1.0, compiled=3,
+                                                  cached=0, error=None, cpu=0.5)), flush=True)
+        sys.stderr.write("Segmentation fault")
+        sys.exit(139)
+    for v in variants:
+        for s in steps:
+            print("noise from numba", flush=True)
+            print("compile-result " + json.dumps(dict(variant=v, step=s, seconds=2.0, compiled=1, cached=4,
+                                                      error=None, cpu=1.5)), flush=True)
+""")
+
+
+def test_parallel_compile_reports_every_step_and_a_dead_worker(tmp_path, monkeypatch):
+    script = tmp_path / "worker.py"
+    script.write_text(FAKE_WORKER)
+    monkeypatch.setattr(ucompile, "_worker_command",
+                        lambda group, steps: [sys.executable, str(script)]
+                        + [x for v in group for x in ("--variant", v)] + [x for s in steps for x in ("--step", s)])
+    out = io.StringIO()
+    results = ucompile.compile_parallel(["shogi", "turncoat", "mawarikudoi"], ["engine", "rules"], jobs=2, out=out)
+    assert sorted((r.variant, r.step) for r in results) == sorted(
+        (v, s) for v in ("shogi", "turncoat", "mawarikudoi") for s in ("engine", "rules"))
+    failed = [r for r in results if r.error]
+    assert [(r.variant, r.step) for r in failed] == [("mawarikudoi", "rules")]
+    assert "status 139" in failed[0].error and "Segmentation fault" in failed[0].error
+    text = out.getvalue()
+    assert "in 2 processes" in text and "1 step(s) failed: 6 steps in " in text
+    lines = [ln for ln in text.splitlines() if ln.startswith("[")]
+    assert [ln[:6] for ln in lines] == [f"[{i:2d}/6]" for i in range(1, 7)]
+    assert "noise" not in text
+
+
+def test_a_parallel_worker_compiles_for_real_and_reports_as_json(tmp_path, capsys):
+    assert ucompile.main(["--worker", "--variant", "enokian", "--step", "rules"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(ucompile.RESULT_TAG)
+    assert '"variant": "enokian"' in lines[0] and '"error": null' in lines[0]
+
+
+def test_bad_jobs_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        ucompile.main(["--jobs", "0"])
+    assert exc.value.code == 2 and "--jobs must be at least 1" in capsys.readouterr().err
+
+
+WIDENED = textwrap.dedent("""
+    import numpy as np
+    from engine.kernels import kernel
+
+    @kernel
+    def add(a, b):
+        return a + b
+
+    @kernel
+    def gen(mode, x):
+        return x + 1 if mode == 1 else x - 1
+
+    @kernel
+    def caller(x):
+        return add(x, 0) + add(x, np.int8(3)) + add(x, np.int32(x)) + add(x, x) + gen(1, x) + gen(2, x)
+""")
+
+
+def test_a_kernel_is_compiled_once_whatever_constants_and_widths_its_callers_pass(tmp_path, monkeypatch):
+    # f(x, 0), f(x, int8) and f(x, i) from other kernels used to be three compiles of f and of all it calls; the
+    # move generator's ``mode`` stays literal (one generator per mode, on purpose)
+    (tmp_path / "widened_kernels.py").write_text(WIDENED)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    import widened_kernels as k
+
+    assert k.caller(np.int64(5)) == 5 + 8 + 10 + 10 + 6 + 4  # (not py_func: its calls would come from Python)
+    assert [str(t) for t in k.add.overloads] == ["(int64, int64)"]
+    assert sorted(str(t) for t in k.gen.overloads) == ["(Literal[int](1), int64)", "(Literal[int](2), int64)"]
+
+
 def test_measure_times_usi_and_isready_in_a_fresh_engine_process():
     out = io.StringIO()
     times = ucompile.measure_ready(["turncoat"], out=out)

@@ -295,20 +295,131 @@ def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = No
     return times
 
 
+#: Variants compiled in the same worker, in this order: turncoat searches with shogi's kernels, so it only loads
+#: what shogi compiled (two workers compiling the same kernels at once would each pay for them).
+WORKER_GROUPS = (("fantasista",), ("daishogi2017",), ("shogi", "turncoat"), ("enokian",), ("mawarikudoi",))
+RESULT_TAG = "compile-result "  # a worker's line carrying one StepResult as JSON
+
+
+def default_jobs() -> int:
+    """Worker processes of a parallel compile: one per core (numba compiles on one core), at most one per group."""
+    return max(1, min(os.cpu_count() or 1, len(WORKER_GROUPS)))
+
+
+def worker_groups(variants: Iterable[str]) -> list[list[str]]:
+    """``variants`` split into the groups that compile in one worker process, largest first (so the long ones start
+    at once and the short ones fill in); a variant of no listed group is a group of its own."""
+    chosen = list(dict.fromkeys(variants))
+    groups = [[v for v in group if v in chosen] for group in WORKER_GROUPS]
+    grouped = {v for g in groups for v in g}
+    return [g for g in groups if g] + [[v] for v in chosen if v not in grouped]
+
+
+def _worker_command(group: list[str], steps: list[str]) -> list[str]:
+    cmd = [sys.executable, "-m", "usi.compile", "--worker"]
+    for v in group:
+        cmd += ["--variant", v]
+    for s in steps:
+        cmd += ["--step", s]
+    return cmd
+
+
+def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = STEPS, jobs: int = 2,
+                     out: TextIO | None = None) -> list[StepResult]:
+    """Like :func:`compile_all`, with the variants' groups (:func:`worker_groups`) compiled in up to ``jobs``
+    worker processes at once: numba compiles on one core, so on two cores two variants compile in the time of one.
+    Each step's line is printed when it ends (in the order they end)."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = out or sys.stdout
+    variants, steps = list(variants), list(steps)
+    groups = worker_groups(variants)
+    n = len(variants) * len(steps)
+    out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache in "
+              f"{min(jobs, len(groups))} processes (minutes on a first run, seconds once cached)\n")
+    out.flush()
+    sweep(out)
+    t_start = time.perf_counter()
+    results: list[StepResult] = []
+    lock = threading.Lock()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+    def report(r: StepResult) -> None:
+        with lock:
+            results.append(r)
+            tail = f"FAILED: {r.error}" if r.error else f"({r.compiled} compiled, {r.cached} cached)"
+            out.write(f"[{len(results):2d}/{n}] {r.variant:<12s} {r.step:<6s}  {r.seconds:6.1f} s, "
+                      f"cpu {r.cpu:6.1f} s  {tail}\n")
+            out.flush()
+
+    def run(group: list[str]) -> None:
+        done = set()
+        try:
+            p = subprocess.Popen(_worker_command(group, steps), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, env=env, cwd=ROOT)
+            for line in p.stdout:
+                if line.startswith(RESULT_TAG):
+                    r = StepResult(**json.loads(line[len(RESULT_TAG):]))
+                    done.add((r.variant, r.step))
+                    report(r)
+            err = p.stderr.read()
+            p.wait()
+            failure = f"worker exited with status {p.returncode}" + (f": {err.strip()[-300:]}" if err.strip() else "")
+        except OSError as exc:
+            failure = f"worker did not start: {exc}"
+        for v in group:  # a worker that died mid-way: its missing steps are failures, not silently absent
+            for s in steps:
+                if (v, s) not in done:
+                    report(StepResult(v, s, 0.0, 0, 0, failure))
+
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups)))) as pool:
+        list(pool.map(run, groups))
+    failed = [r for r in results if r.error]
+    total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
+    where = os.environ.get("NUMBA_CACHE_DIR") or "the __pycache__ of engine/, search/, eval/"
+    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
+              f"(cpu {cpu:.1f} s); kernels cached under {where}\n")
+    out.flush()
+    return results
+
+
+def _worker(variants: list[str], steps: list[str]) -> int:
+    """One worker of :func:`compile_parallel`: compile quietly, one tagged JSON line per step on stdout."""
+    import dataclasses
+    import json
+
+    for r in compile_all(variants, steps, out=io.StringIO()):
+        print(RESULT_TAG + json.dumps(dataclasses.asdict(r)), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (``fantasista-compile``, ``fantasista --compile``, ``python -m usi.compile``)."""
     parser = argparse.ArgumentParser(prog="fantasista --compile", description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", action="append", choices=VARIANT_IDS, metavar="ID",
                         help=f"compile only this variant (repeatable; default all: {', '.join(VARIANT_IDS)})")
     parser.add_argument("--step", action="append", choices=STEPS, help="only this step (repeatable; default all three)")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N",
+                        help="compile in up to N processes at once, a group of variants each (default: the number "
+                             f"of cores, here {default_jobs()}; 1: in this process, one step after another)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)  # one process of --jobs
     parser.add_argument("--measure", action="store_true",
                         help="then time usi and isready in a fresh engine process per variant")
     parser.add_argument("--measure-only", action="store_true", help="only time usi and isready (no compile)")
     args = parser.parse_args(argv)
     variants = args.variant or VARIANT_IDS
     failed = False
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    if args.worker:
+        return _worker(variants, args.step or STEPS)
     if not args.measure_only:
-        failed = any(r.error for r in compile_all(variants, args.step or STEPS))
+        if args.jobs > 1 and len(worker_groups(variants)) > 1:
+            results = compile_parallel(variants, args.step or STEPS, jobs=args.jobs)
+        else:
+            results = compile_all(variants, args.step or STEPS)
+        failed = any(r.error for r in results)
     if args.measure or args.measure_only:
         try:
             measure_ready(variants)

@@ -1,18 +1,61 @@
 """numba kernels: functions of numpy arrays and scalars only, cached on disk.
 
-All kernels use :data:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False)``. Turning off numba's reference
+All kernels use :func:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False)`` with one compile per argument
+type (:func:`_call_type`). Turning off numba's reference
 counting (NRT) is deliberate: kernels receive namedtuples of many arrays, and with NRT every call between kernels
 increments and decrements the count of every array in them, which measured 50-100x slower than the move generation
 itself. The price is that kernels may not allocate: every scratch buffer is passed in (see ``PosState.scratch``).
 """
+import inspect
+
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .cache import ensure_fresh_cache
 
 ensure_fresh_cache()  # before any kernel is loaded from the disk cache (see cache.py)
 
-kernel = njit(cache=True, nogil=True, _nrt=False)
+_njit = njit(cache=True, nogil=True, _nrt=False)
+
+#: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
+#: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
+LITERAL_PARAMS = frozenset({"mode"})
+
+
+def _call_type(ty):
+    """The type a kernel is compiled for when called from another kernel with an argument of type ``ty``: a
+    constant (``Literal[int](0)``, ``Literal[bool](True)``) as its plain type and a narrow signed integer as int64.
+    Without this numba compiles the callee once per literal and per width at the call sites (``_emit`` 24 times for
+    shogi alone), each a full compile of the callee and of everything it calls; the arithmetic is the same, since
+    numba computes on narrow integers in int64 anyway."""
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Integer) and ty.signed and ty.bitwidth < 64:
+        return types.int64
+    return ty
+
+
+def _one_signature_per_type(disp) -> None:
+    """Make the kernel-to-kernel calls of dispatcher ``disp`` ask for :func:`_call_type` signatures (its
+    :data:`LITERAL_PARAMS` excepted): a call site with ``f(x, 0)`` and one with ``f(x, i)`` share one compile."""
+    params = list(inspect.signature(disp.py_func).parameters)
+    keep = [name in LITERAL_PARAMS for name in params]
+    resolve = disp.get_call_template
+
+    def get_call_template(args, kws):
+        args = tuple(a if i < len(keep) and keep[i] else _call_type(a) for i, a in enumerate(args))
+        kws = {k: (v if k in LITERAL_PARAMS else _call_type(v)) for k, v in kws.items()}
+        return resolve(args, kws)
+
+    disp.get_call_template = get_call_template
+
+
+def kernel(func):
+    """``njit(cache=True, nogil=True, _nrt=False)``, compiled once per argument type rather than once per constant
+    or integer width it is called with from other kernels (see :func:`_call_type`)."""
+    disp = _njit(func)
+    _one_signature_per_type(disp)
+    return disp
+
 
 #: A small hot helper that numba inlines into every caller (``inline="always"``, at numba's IR level). A call
 #: between kernels passes each array argument as a dozen scalars and LLVM does not inline across kernels: a
