@@ -56,7 +56,7 @@ class FakeSearcher:
     def update_limits(self, soft_ms, hard_ms):
         self.calls.append(("update_limits", (soft_ms, hard_ms)))
         self._soft = soft_ms
-        self._deadline = self._t0 + hard_ms / 1000
+        self._deadline = None if hard_ms is None else self._t0 + hard_ms / 1000
 
     def search(self, pos, limits, on_info=None, on_start=None):
         self.calls.append(("search", limits))
@@ -236,7 +236,7 @@ def test_garbage_lines_are_reported_not_fatal(dialog):
     assert "info string error unknown command hello world" in lines
     assert "info string error unknown command GO" in lines
     assert any(line.startswith("info string error malformed setoption") for line in lines)
-    assert any("unknown go parameter 'bogus'" in line for line in lines)
+    assert "info string error 2 unknown go parameters: 'bogus', '3'" in lines
     assert dialog.bestmove(start).startswith("bestmove ")
     assert "readyok" in lines
 
@@ -458,7 +458,8 @@ def test_stop_right_after_go_is_still_answered(dialog):
 def test_searchmoves_restricts_the_root(dialog):
     start = dialog("position startpos", "go depth 1 searchmoves 9g9f 1g1f 5a5b")
     assert dialog.bestmove(start).split()[1] == "9g9f"
-    assert any("5a5b is not legal" in line for line in dialog.since(start))
+    assert "info string error searchmoves: 1 of the 3 moves given are not legal here ('5a5b' (not legal))" in \
+        dialog.since(start)
 
 
 def test_bare_gameover_and_gameover_during_ponder(dialog):
@@ -555,11 +556,54 @@ def test_plain_go_has_a_default_time_limit(dialog):
 def test_go_searchmoves_with_no_legal_move_searches_every_move(dialog):
     start = dialog("isready", "position startpos", "go searchmoves 5e5d xyz")
     best = dialog.bestmove(start, timeout=5)
-    lines = dialog.since(start)
-    assert "info string error searchmoves: 5e5d is not legal here" in lines
-    assert any(line.startswith("info string error searchmoves: ") and "xyz" in line for line in lines)
-    assert "info string error searchmoves: none of the moves given is legal here: searching every move" in lines
+    errors = [line for line in dialog.since(start) if line.startswith("info string error")]
+    assert errors == ["info string error searchmoves: none of the 2 moves given is legal here ('5e5d' (not legal), "
+                      "'xyz' (not a move)): searching every move"]
     assert legal_after([], best.split()[1])
+
+
+MB = 1 << 20
+FLOODS = {  # a bad command of about 1 MB, as a GUI or a fuzzer might send it
+    "searchmoves": "go depth 1 searchmoves " + "7g7x " * (MB // 5),
+    "some searchmoves": "go depth 1 searchmoves 7g7f " + " ".join(f"{f}a{f}b" for f in range(1, 10)) * (MB // 45),
+    "unknown go parameters": "go depth 1 " + "zz " * (MB // 3),
+    "go values": "go depth 1 " + "nodes x " * (MB // 8),
+    "go perft": "go perft x " + "y" * MB,
+    "position moves": "position startpos moves " + "7g7f " * (MB // 5),
+    "position move": "position startpos moves " + "y" * MB,
+    "position sfen": "position sfen " + "p/" * (MB // 2),
+    "option name": "setoption name " + "n" * MB,
+    "option value": "setoption name USI_Hash value " + "9" * MB,
+    "option words": "setoption name EnteringKingRule value " + "k " * (MB // 2),
+    "setoption": "setoption " + "q " * (MB // 2),
+    "gameover": "gameover " + "w" * MB,
+    "command": "z" * MB,
+}
+
+
+@pytest.mark.parametrize("kind", FLOODS)
+def test_a_bad_command_gives_one_short_error_line(dialog, kind):
+    """However many tokens of a command are bad, it gets exactly one error line, of bounded length, saying how many
+    were bad and quoting at most a few (issue 48: one 1 MB searchmoves line gave 166,733 lines)."""
+    dialog("position startpos")
+    start = dialog(FLOODS[kind])
+    if kind.startswith(("searchmoves", "some", "unknown", "go values")):
+        dialog.bestmove(start)
+    dialog.eng._finish_search()
+    errors = [line for line in dialog.since(start) if line.startswith("info string error")]
+    assert len(errors) == 1, errors[:5]
+    assert len(errors[0]) <= usi_engine.MAX_ERROR_CHARS + len("info string error "), errors[0][:100]
+    if kind in ("searchmoves", "unknown go parameters"):
+        assert str(MB // 5 if kind == "searchmoves" else MB // 3) in errors[0]  # how many were bad
+        assert errors[0].count("'") <= 2 * usi_engine.MAX_QUOTED
+
+
+def test_bad_searchmoves_and_parameters_in_one_go_make_one_line(dialog):
+    start = dialog("position startpos", "go depth 1 bogus searchmoves 7g7f 9a9b")
+    dialog.bestmove(start)
+    errors = [line for line in dialog.since(start) if line.startswith("info string error")]
+    assert errors == ["info string error 2 problems in this line: unknown go parameter 'bogus'; searchmoves: 1 of "
+                      "the 2 moves given are not legal here ('9a9b' (not legal))"]
 
 
 @pytest.mark.parametrize("params", ["nodes 99999999999999999999", "btime 99999999999999999999 wtime 1",
@@ -779,3 +823,20 @@ def test_eval_file_problems_are_said_in_words_and_keep_the_old_value(dialog, tmp
         assert "Errno" not in errors[0] and "OSError" not in errors[0] and len(errors[0]) < 200, errors
         assert dialog.eng.opt("EvalFile") == str(good)
 
+
+
+@pytest.mark.parametrize("variant, position", [("enokian", "position startpos moves card=KS"),
+                                               ("mawarikudoi", "position startpos moves throw=uudd")])
+def test_a_bad_command_gives_one_short_error_line_in_a_game_variant(variant, position):
+    out = Sink()
+    eng = UsiEngine(out=out)
+    for line in (f"setoption name USI_Variant value {variant}", position):
+        eng.handle(line)
+    for bad in ("go depth 1 " + "zz " * (MB // 3) + "searchmoves " + "7g7x " * 1000,
+                position + " " + "card=ZZ " * (MB // 8), "position sfen " + "p/" * (MB // 2)):
+        start = len(out.lines)
+        eng.handle(bad)
+        eng._finish_search()
+        errors = [line for line in out.lines[start:] if line.startswith("info string error")]
+        assert len(errors) == 1 and len(errors[0]) <= usi_engine.MAX_ERROR_CHARS + 20, errors[:3]
+    eng.handle("quit")

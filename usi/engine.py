@@ -278,6 +278,7 @@ def parse_go(tokens: list[str]) -> GoCommand:
     (True, 1, ['go depth must be at least 1, not 0: searching depth 1'])
     """
     g = GoCommand()
+    unknown: list[str] = []
     i = 0
     while i < len(tokens):
         tok = tokens[i].lower()
@@ -316,8 +317,44 @@ def parse_go(tokens: list[str]) -> GoCommand:
             else:
                 setattr(g, tok, max(0, value))
         else:
-            g.errors.append(f"unknown go parameter {tokens[i - 1][:40]!r}")
+            unknown.append(tokens[i - 1])
+    if len(unknown) == 1:
+        g.errors.append(f"unknown go parameter {unknown[0][:40]!r}")
+    elif unknown:
+        g.errors.append(f"{len(unknown)} unknown go parameters: {quote_some(list(dict.fromkeys(unknown)))}")
     return g
+
+
+#: How many bad tokens (and problems) one error line quotes; the rest are counted.
+MAX_QUOTED = 3
+#: An ``info string error`` line is cut to this many characters (a GUI may have sent megabytes).
+MAX_ERROR_CHARS = 400
+
+
+def quote_some(tokens: list[str], width: int = 20) -> str:
+    """The first :data:`MAX_QUOTED` of ``tokens``, each cut to ``width`` characters, and how many more.
+
+    >>> quote_some(["a", "b", "c", "d", "e"])
+    "'a', 'b', 'c' and 2 more"
+    """
+    shown = ", ".join(repr(t[:width] + ("..." if len(t) > width else "")) for t in tokens[:MAX_QUOTED])
+    return shown + (f" and {len(tokens) - MAX_QUOTED} more" if len(tokens) > MAX_QUOTED else "")
+
+
+def one_problem_line(problems: list[str]) -> str:
+    """The problems of one command as one message: how many, and the first :data:`MAX_QUOTED` different ones.
+
+    >>> one_problem_line(["go depth needs an integer"])
+    'go depth needs an integer'
+    >>> one_problem_line(["p1", "p2", "p1", "p3", "p4", "p5"])
+    '6 problems in this line: p1; p2; p3; and 2 others'
+    """
+    if len(problems) == 1:
+        return problems[0]
+    distinct = list(dict.fromkeys(problems))
+    more = len(distinct) - MAX_QUOTED
+    return (f"{len(problems)} problems in this line: " + "; ".join(distinct[:MAX_QUOTED]) +
+            (f"; and {more} others" if more > 0 else ""))
 
 
 # ------------------------------------------------------------------------------------------- the job
@@ -338,6 +375,7 @@ class _Job:
         self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
         self.thread: threading.Thread | None = None
         self.limits = None  # games.ThinkLimits for a GameState variant
+        self.searchmoves: list[int] | None = None  # go searchmoves: the legal ones' codes (shogi, dai shogi)
         self.last_info = t0  # perf_counter of the last info line about this search (see UsiEngine._monitor)
         # A searcher resets its stop flag, soft limit and timer as its search starts, so a stop or ponderhit that
         # reaches it earlier would be lost: such calls wait in _pending until the search reports its start.
@@ -417,6 +455,10 @@ class UsiEngine:
                 pass  # the GUI went away; the reader will see EOF
 
     def error(self, message: str) -> None:
+        """One ``info string error`` line, cut to :data:`MAX_ERROR_CHARS` (one line however long the input was)."""
+        message = " ".join(message.split())  # no line breaks from an exception's text
+        if len(message) > MAX_ERROR_CHARS:
+            message = message[:MAX_ERROR_CHARS - 30] + f"... ({len(message)} characters)"
         self.send(f"info string error {message}")
 
     # ------------------------------------------------------------------ lazy layers
@@ -762,11 +804,12 @@ class UsiEngine:
     def cmd_go(self, args, line):
         t0 = time.perf_counter()
         go = parse_go(args)
-        for msg in go.errors:
-            self.error(msg)
         self._finish_search()  # a go while searching: finish the old one first (it prints its bestmove)
         if go.perft is not None:
-            self._go_perft(go, t0)
+            unsupported = [f"not supported for {self.opt('USI_Variant')}"] if self.is_game else []
+            self._report(go.errors + unsupported)
+            if not unsupported:
+                self._go_perft(go, t0)
             return
         try:
             if self.is_game:
@@ -778,9 +821,49 @@ class UsiEngine:
             self.error(f"go could not start a search: {_describe(exc)}")
             self.send("checkmate timeout" if go.mate else "bestmove resign")
 
+    def _report(self, problems: list[str]) -> None:
+        """The problems of one command, as one error line (:func:`one_problem_line`)."""
+        if problems:
+            self.error(one_problem_line(problems))
+
+    def _searchmoves(self, pos, texts: list[str]) -> tuple[list[int] | None, str | None]:
+        """The codes of ``go searchmoves`` that are legal in ``pos`` (``None``: none, search every move) and one
+        problem naming the bad ones, if any (at most :data:`MAX_QUOTED` quoted, the rest counted)."""
+        legal = {int(c) for c in pos.legal_codes()}
+        verdicts: dict[str, int | str] = {}  # text -> legal code, or why not (each text judged once)
+        codes, n_bad = [], 0
+        for text in texts:
+            verdict = verdicts.get(text)
+            if verdict is None:
+                try:
+                    code = int(pos.parse_move(text).code)
+                    verdict = code if code in legal else "not legal"
+                except Exception:  # any parser failure: not a move
+                    verdict = "not a move"
+                verdicts[text] = verdict
+            if isinstance(verdict, int):
+                codes.append(verdict)
+            else:
+                n_bad += 1
+        if not n_bad:
+            return codes, None
+        bad = [f"{t[:20]!r} ({v})" for t, v in verdicts.items() if isinstance(v, str)]
+        named = ", ".join(bad[:MAX_QUOTED]) + (f" and {len(bad) - MAX_QUOTED} more" if len(bad) > MAX_QUOTED else "")
+        if not codes:
+            return None, (f"searchmoves: none of the {len(texts)} moves given is legal here ({named}): "
+                          "searching every move")
+        return codes, f"searchmoves: {n_bad} of the {len(texts)} moves given are not legal here ({named})"
+
     def _go_position(self, go: GoCommand, t0: float) -> None:
         """``go`` for shogi and dai shogi: the search runs on its own copy of the position."""
         pos = self.pos.copy()
+        problems = list(go.errors)
+        searchmoves = None
+        if go.searchmoves:
+            searchmoves, problem = self._searchmoves(pos, go.searchmoves)
+            if problem:
+                problems.append(problem)
+        self._report(problems)
         try:
             searcher = self._ensure_searcher()
         except Exception as exc:
@@ -789,6 +872,7 @@ class UsiEngine:
             searcher = None
         job = _Job(go, t0)
         job.side, job.game_ply = pos.turn, pos.move_number - 1
+        job.searchmoves = searchmoves
         target = self._mate_worker if go.mate else self._search_worker
         self._start(job, target, (job, pos, searcher))
 
@@ -900,9 +984,6 @@ class UsiEngine:
 
     def _go_perft(self, go: GoCommand, t0: float) -> None:
         """``go perft <n>`` on the search thread, so that ``stop``, ``quit`` and ``isready`` are read meanwhile."""
-        if self.is_game:
-            self.error(f"not supported for {self.opt('USI_Variant')}")
-            return
         job = _Job(go, t0)
         job.search_started()  # perft reads job.stop_requested
         self._start(job, self._perft_worker, (job, self.pos.copy(), go.perft))
@@ -987,24 +1068,7 @@ class UsiEngine:
         go = job.go
         Limits = self._limits()
 
-        searchmoves = None
-        if go.searchmoves:
-            legal = set(codes)
-            searchmoves = []
-            for text in go.searchmoves:
-                try:
-                    code = pos.parse_move(text).code
-                except ValueError as exc:
-                    self.error(f"searchmoves: {exc}")
-                    continue
-                if code in legal:
-                    searchmoves.append(code)
-                else:
-                    self.error(f"searchmoves: {text} is not legal here")
-            if not searchmoves:
-                self.error("searchmoves: none of the moves given is legal here: searching every move")
-            searchmoves = searchmoves or None
-
+        searchmoves = job.searchmoves  # checked by the reader (_go_position)
         depth = _min_set(go.depth, self.opt("DepthLimit") or None)
         nodes = _min_set(go.nodes, self.opt("NodesLimit") or None)
         limits = Limits(depth=depth, nodes=nodes, multipv=self.opt("MultiPV"), searchmoves=searchmoves,
@@ -1089,8 +1153,8 @@ class UsiEngine:
         job.limits = games.ThinkLimits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
                                        nodes=_min_set(go.nodes, self.opt("NodesLimit") or None),
                                        unbounded=go.infinite or go.ponder, stop=job.stop_requested, t0=t0)
-        if go.searchmoves:
-            self.error(f"searchmoves not supported for {self.opt('USI_Variant')}")
+        self._report(go.errors + ([f"searchmoves not supported for {self.opt('USI_Variant')}: ignored"]
+                                  if go.searchmoves else []))
         if not go.ponder and not go.infinite:
             budget = self._budget(go, job.side, job.game_ply)
             if budget is not None:
