@@ -23,6 +23,7 @@ import numpy as np
 from engine.variants.enokian import EnokianState, card_name
 from engine.variants.enokian import kernels as K
 from engine.game import NodeKind
+from usi.engine import package_version
 from usi.stats import wilson
 
 POLICIES = ("engine", "greedy", "random")
@@ -138,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--michizane", choices=("1a", "9i"), default="1a")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--show", type=int, default=None, metavar="SEED", help="print one game's record and exit")
+    ap.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     a = ap.parse_args(argv)
     kw = dict(depth=None if a.time else a.depth, max_time=a.time, leaf=a.leaf, rollouts=a.rollouts)
     if a.show is not None:

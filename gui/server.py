@@ -65,6 +65,8 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
+from usi.engine import package_version
+
 from . import games as G
 from .engines import describe, engine_table, parse_engine_arg
 from .session import RequestError, Session
@@ -529,6 +531,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="offer a USI engine under NAME (repeatable), e.g. --engine yane=/opt/yane/YaneuraOu")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
     parser.add_argument("--verbose", action="store_true", help="log every request to stderr")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     return parser
 
 

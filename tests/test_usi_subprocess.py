@@ -253,3 +253,37 @@ def test_cshogi_client_plays_legal_moves(wrapper):
     finally:
         if eng.proc is not None:
             run_bounded(eng, eng.quit, 30)
+
+
+# ---------------------------------------------------------------------------------------------- console scripts
+def _console_scripts() -> dict[str, str]:
+    import tomllib
+
+    with open(REPO / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["scripts"]
+
+
+def _run_script(name: str, *args: str) -> subprocess.CompletedProcess:
+    """The console script ``name`` as its installed wrapper runs it: its entry point with ``sys.argv``."""
+    module, func = _console_scripts()[name].split(":")
+    code = f"import sys; sys.argv[0] = {name!r}; from {module} import {func}; sys.exit({func}())"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=engine_env(),
+                          cwd=REPO, timeout=300, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("name", sorted(_console_scripts()))
+def test_console_scripts_answer_help_and_version(name):
+    """Every console script answers --help (usage on stdout, exit 0) and --version (the package metadata's version,
+    exit 0) as a command-line tool does, and refuses an unknown flag with a usage error on stderr (exit 2); the
+    engine read --help as a USI line (issue 48)."""
+    from importlib.metadata import version
+
+    helped = _run_script(name, "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith("usage: ") and helped.stderr == "", helped
+    assert "info string" not in helped.stdout
+    shown = _run_script(name, "--version")
+    assert shown.returncode == 0 and shown.stderr == "", shown
+    assert shown.stdout.strip().endswith(" " + version("fantasista")), shown.stdout
+    bad = _run_script(name, "--no-such-flag")
+    assert bad.returncode == 2 and bad.stdout == "", bad
+    assert "usage: " in bad.stderr and "--no-such-flag" in bad.stderr, bad.stderr

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterable, TextIO
 
 from . import games
-from .engine import VARIANT_IDS, UsiEngine
+from .engine import VARIANT_IDS, UsiEngine, package_version
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The packages whose modules hold kernels (their ``__pycache__`` holds numba's cache unless NUMBA_CACHE_DIR is set).
@@ -397,6 +397,7 @@ def _worker(variants: list[str], steps: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Console entry point (``fantasista-compile``, ``fantasista --compile``, ``python -m usi.compile``)."""
     parser = argparse.ArgumentParser(prog="fantasista --compile", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     parser.add_argument("--variant", action="append", choices=VARIANT_IDS, metavar="ID",
                         help=f"compile only this variant (repeatable; default all: {', '.join(VARIANT_IDS)})")
     parser.add_argument("--step", action="append", choices=STEPS, help="only this step (repeatable; default all three)")

@@ -31,8 +31,26 @@ from typing import Any, Callable, TextIO
 from . import games, sfen_check
 from .timeman import Clock, TimeBudget, allocate
 
-ENGINE_NAME = "Fantasista 0.1.0"
 ENGINE_AUTHOR = "the Fantasista developers"
+#: The distribution whose metadata holds the version (pyproject.toml's ``version``, its one definition).
+DISTRIBUTION = "fantasista"
+
+
+def package_version() -> str:
+    """The installed package's version, from its metadata (pyproject.toml's ``version``; ``unknown`` when the
+    package is run from a source tree that was never installed). The console scripts' ``--version`` and the USI
+    ``id name`` print it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def engine_name() -> str:
+    """``id name`` of the ``usi`` answer."""
+    return f"Fantasista {package_version()}"
 
 #: Copies of ``engine.VARIANT_IDS`` and the ``engine.EnteringKingRule`` values, so that the option list can be
 #: printed before the rules layer (numba) is imported. A test keeps them equal to the originals.
@@ -604,7 +622,7 @@ class UsiEngine:
 
     # ------------------------------------------------------------------ commands
     def cmd_usi(self, args, line):
-        self.send(f"id name {ENGINE_NAME}")
+        self.send(f"id name {engine_name()}")
         self.send(f"id author {ENGINE_AUTHOR}")
         for opt in self.options.values():
             self.send(opt.usi())
@@ -1380,15 +1398,41 @@ def _route_errors(eng: UsiEngine) -> None:
     sys.stderr = _StderrToInfo(eng)
 
 
+USAGE = """usage: fantasista [-h] [--version] [--compile [options]] [command ...]
+
+The Fantasista USI engine: USI commands on stdin, answers on stdout (docs/usi.md).
+
+positional arguments:
+  command       USI commands run before stdin is read, e.g. fantasista bench, or fantasista "go perft 4" quit
+
+options:
+  -h, --help    show this help message and exit
+  --version     show the version and exit
+  --compile     compile every variant's kernels into the disk cache and exit (fantasista --compile --help)
+"""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point: the USI loop on stdin/stdout. Extra arguments are run as commands first
     (``fantasista bench`` or ``fantasista "go perft 4" quit``); ``fantasista --compile [options]`` instead compiles
-    every variant's kernels into the disk cache, with a line per step, and exits (:mod:`usi.compile`)."""
+    every variant's kernels into the disk cache, with a line per step, and exits (:mod:`usi.compile`).
+    ``--help`` and ``--version`` answer on stdout and exit 0; any other argument starting with ``-`` is a usage
+    error (stderr, exit 2), as for every console script: no USI command starts with ``-``."""
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--compile":
         from .compile import main as compile_main
 
         return compile_main(argv[1:])
+    if any(arg in ("-h", "--help") for arg in argv):
+        sys.stdout.write(USAGE)
+        return 0
+    if "--version" in argv:
+        print(f"fantasista {package_version()}")
+        return 0
+    flags = [arg for arg in argv if arg.startswith("-")]
+    if flags:
+        sys.stderr.write(USAGE.split("\n\n")[0] + f"\nfantasista: error: unrecognized arguments: {' '.join(flags)}\n")
+        return 2
     # GUIs pipe stderr and never read it: a warning flood could fill the pipe and block us.
     warnings.filterwarnings("ignore")
     for stream in (sys.stdin, sys.stdout):
