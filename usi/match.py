@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
 from .client import COLD_START_TIMEOUT
+from .engine import package_version
 from .stats import MatchStats, Prior
 
 KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
@@ -1280,6 +1281,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "only --concurrency, --cluster, --quiet, --no-warmup, --warmup-timeout may be added")
     p.add_argument("--formats", default="kif,csa", help="record files for standard shogi (default kif,csa)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     return p
 
 
