@@ -238,6 +238,51 @@ def test_quit_kills_and_reaps_an_engine_that_does_not_leave(tmp_path, mode):
     engine.close()  # closing again is harmless
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` names a process that can still run: not gone and not a zombie. A killed grandchild of the client
+    is an orphan whose zombie waits for the system's init, which in some containers never reaps it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:  # gone meanwhile
+        return False
+
+
+def _wrapped_stubborn(pidfile: Path) -> list[str]:
+    """``sh -c`` running stubborn.py as its child (not exec'd: a command follows it); both append their pids."""
+    script = f'echo $$ >> {pidfile}; "{sys.executable}" {FAKES / "stubborn.py"} {pidfile} --on-quit ignore; exit $?'
+    return ["sh", "-c", script]
+
+
+@pytest.mark.parametrize("ending", ["quit", "close"])
+def test_closing_kills_the_engine_process_group(tmp_path, ending):
+    """An engine started through a wrapper (``sh -c '... stubborn.py ...'``) whose child ignores ``quit``, SIGTERM and
+    the end of its input: the client starts it in its own process group, and ``quit`` (after its grace) or ``close``
+    SIGKILLs the whole group and reaps the wrapper. Before, only the wrapper's pid was killed and the child ran on."""
+    pidfile = tmp_path / "pids"
+    engine = UsiEngine.popen_usi(_wrapped_stubborn(pidfile), timeout=20)
+    shell, child = [int(x) for x in pidfile.read_text().split()]  # the child wrote its pid before its usiok
+    try:
+        assert engine.transport.get_pid() == shell != child and _running(child)
+        assert os.getpgid(shell) == shell and os.getpgid(child) == shell != os.getpgrp()  # a group of their own
+        if ending == "quit":
+            engine.quit(timeout=0.5)
+        else:
+            engine.close()
+        assert _gone(shell), f"the wrapper {shell} is not reaped"
+        deadline = time.monotonic() + 10  # a hang guard: SIGKILL takes effect at once
+        while _running(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _running(child), f"the engine's child {child} outlived close()"
+    finally:
+        if _running(child):  # a failed run leaves nothing behind
+            os.kill(child, signal.SIGKILL)
+
+
 def test_a_line_over_the_cap_kills_the_engine_with_a_clear_error():
     """An engine that writes a line longer than MAX_LINE_BYTES without a newline (here 3 MiB more) is killed and the
     command fails with EngineOutputError (an EngineTerminatedError: a crash to the referee), instead of the client

@@ -71,6 +71,78 @@ def test_engines_that_do_not_leave_are_gone_when_the_runner_returns(tmp_path, mo
     assert [r["reason"] for r in recs] == [ending, ending]
 
 
+def _running(pid: int) -> bool:
+    """Whether ``pid`` can still run: not gone and not a zombie. A killed grandchild of the runner is an orphan whose
+    zombie waits for the system's init, which in some containers never reaps it."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:  # gone meanwhile
+        return False
+
+
+def _wrapped(pidfile: Path, name: str, *flags: str) -> list[str]:
+    """stubborn.py run as the child of ``sh -c`` (a command follows it, so the shell cannot exec it): the shell, then
+    the child, append their pids."""
+    script = f'echo $$ >> {pidfile}; {sys.executable} {FAKES / "stubborn.py"} {pidfile} {" ".join(flags)}; exit $?'
+    return ["--engine", f"cmd=sh -c '{script}'", f"name={name}"]
+
+
+def _wait_not_running(pids: list[int]) -> list[int]:
+    """The pids still running after a short wait (a hang guard: SIGKILL acts at once); those are then killed."""
+    deadline = time.monotonic() + 10
+    while any(_running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    left = [p for p in pids if _running(p)]
+    for pid in left:  # a failed run leaves nothing behind
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.parametrize("ending", ["resign", "time forfeit"])
+def test_children_of_a_wrapped_engine_are_gone_when_the_runner_returns(tmp_path, monkeypatch, capsys, book, ending):
+    """Engines started through ``sh -c 'python stubborn.py ...'`` whose child ignores ``quit``, SIGTERM and the end of
+    its input. Each engine runs in its own process group, and the runner kills the whole group (after the ``quit``
+    grace, or at once on a fault) and reaps the shell: when it returns, neither the shells nor their children run
+    (before, only the shell's pid was killed and every child ran on)."""
+    monkeypatch.setattr(M, "QUIT_GRACE", 0.3)
+    pidfile = tmp_path / "pids"
+    hang = ("--hang",) if ending == "time forfeit" else ()
+    code = M.main([*_wrapped(pidfile, "a", "--on-quit", "ignore", *hang),
+                   *_wrapped(pidfile, "b", "--on-quit", "ignore", *hang),
+                   "--games", "2", "--openings", str(book), "--move-timeout", "1", "--formats=", "--quiet",
+                   "--out", str(tmp_path / "m")])
+    assert code == 0, capsys.readouterr().err
+    pids = _pids(pidfile)
+    shells, children = pids[0::2], pids[1::2]
+    assert len(shells) == len(children) == 5 and not set(shells) & set(children)  # the warm-up's 1, 2 in each game
+    assert not _alive(shells), "a wrapper was not reaped"
+    assert not _wait_not_running(children), "children of the engines outlived the runner"
+    recs = M.read_records(tmp_path / "m" / "games.jsonl")
+    assert [r["reason"] for r in recs] == [ending, ending]
+
+
+def test_an_abort_kills_each_engine_with_its_children(tmp_path, book):
+    """An abort (a second Ctrl-C) SIGKILLs the engines of a game from the signal handler's thread, each with its
+    process group: a wrapper's child ignoring SIGTERM dies too (before, only the wrapper's pid got the signal)."""
+    from types import SimpleNamespace
+
+    pidfile = tmp_path / "pids"
+    spec = M.EngineSpec.parse(_wrapped(pidfile, "a", "--on-quit", "ignore")[1:])
+    engine = M._popen_engine(spec.cmd, timeout=20)
+    shell, child = _pids(pidfile)
+    try:
+        M.Referee.kill_now(SimpleNamespace(engines=[engine, None]))  # None: a side whose engine never started
+        assert not _wait_not_running([shell, child])
+    finally:
+        engine.close()
+    assert not _alive([shell])
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_runner_leaves_no_engine_behind(tmp_path, book, sig):
     """The runner stopped by SIGTERM (or a terminal's Ctrl-C, sent to its process group) in the middle of a game whose

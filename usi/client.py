@@ -23,7 +23,9 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import logging
+import os
 import shlex
+import signal
 import subprocess
 import time
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
@@ -34,7 +36,7 @@ from chess.engine import (AnalysisResult, BaseCommand, BestMove, Cp, EngineError
 
 __all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info", "parse_bestmove",
            "parse_option", "EngineError", "EngineTerminatedError", "EngineOutputError", "score_to_cp",
-           "MAX_LINE_BYTES", "REAP_TIMEOUT"]
+           "MAX_LINE_BYTES", "REAP_TIMEOUT", "KILL_SIGNAL", "own_process_group", "kill_process_group"]
 
 LOGGER = logging.getLogger("usi.client")
 # Seconds to wait for the first readyok of an engine that may start cold: ours compiles its numba kernels then
@@ -50,6 +52,7 @@ MAX_LINE_BYTES = 1 << 20
 #: Seconds :meth:`UsiEngine.close` waits for a killed engine process to be reaped. SIGKILL acts at once: this only
 #: bounds a wedged event loop, after which the process is killed and reaped from the closing thread.
 REAP_TIMEOUT = 5.0
+KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
 
 #: Options a USI GUI may always send, whether or not the engine lists them.
 _IMPLICIT_OPTIONS = {"USI_Hash": Option("USI_Hash", "spin", 256, 1, None, []),
@@ -314,6 +317,19 @@ class UsiProtocol(chess.engine.Protocol):
         #: why the client killed the engine (its output broke the protocol), or ``None``; every later command
         #: raises :class:`EngineOutputError` with it
         self.fault: Optional[str] = None
+        #: the engine's own process group (POSIX; :meth:`UsiEngine.popen_usi` starts it in one), killed whole with the
+        #: engine so that children of a wrapper (``sh -c 'python engine.py'``) do not outlive it; ``None`` when
+        #: there is none of its own (Windows, a mock transport) or once it has been killed
+        self.pgid: Optional[int] = None
+
+    def kill(self) -> None:
+        """SIGKILL the engine from any thread without waiting: its whole process group (POSIX, once), and its
+        process through the transport."""
+        kill_process_group(self)
+        try:
+            self.transport.kill()  # type: ignore[union-attr]
+        except (ProcessLookupError, AttributeError):  # already gone, or not started
+            pass
 
     def pipe_data_received(self, fd: int, data: Union[bytes, str]) -> None:
         """Split the engine's output into lines, as python-chess does, but at most :data:`MAX_LINE_BYTES` a line:
@@ -360,10 +376,7 @@ class UsiProtocol(chess.engine.Protocol):
         command = self.command  # a queued command meets the exit (connection_lost), a later one the fault
         if command is not None and command.state == chess.engine.CommandState.ACTIVE and not command.result.done():
             command.engine_terminated(EngineOutputError(self.fault))
-        try:
-            self.transport.kill()  # type: ignore[union-attr]
-        except (ProcessLookupError, AttributeError):  # already gone
-            pass
+        self.kill()
 
     async def communicate(self, command_factory: Callable[[Any], BaseCommand[Any]]) -> Any:
         if self.fault is not None:
@@ -618,6 +631,32 @@ class UsiProtocol(chess.engine.Protocol):
         await asyncio.shield(self.returncode)
 
 
+def own_process_group(pid: int) -> Optional[int]:
+    """The process group ``pid`` leads, if it leads one that is not this process's own (POSIX), else ``None``.
+
+    Only such a group may be killed whole: killing this process's group would kill the runner and its terminal
+    job."""
+    if os.name != "posix":
+        return None
+    try:
+        pgid = os.getpgid(pid)
+    except (OSError, OverflowError):  # gone (already reaped), or not a pid (a mock transport's id)
+        return None
+    return pgid if pgid == pid and pgid != os.getpgrp() else None
+
+
+def kill_process_group(protocol: "UsiProtocol") -> None:
+    """SIGKILL ``protocol``'s engine's own process group, once (then forget it: after every member is gone its number
+    may name someone else's group). Nothing without one (Windows: untouched)."""
+    pgid, protocol.pgid = protocol.pgid, None
+    if pgid is None:
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # no member left (or none this process may signal)
+        pass
+
+
 class UsiEngine(chess.engine.SimpleEngine):
     """Blocking wrapper over :class:`UsiProtocol` (python-chess's :class:`~chess.engine.SimpleEngine` pattern:
     the protocol runs on a background event loop; each method waits for its command, with a time-out).
@@ -626,12 +665,25 @@ class UsiEngine(chess.engine.SimpleEngine):
     (``None`` waits forever) and raises :class:`TimeoutError` when it passes (``stop`` has then been sent).
     """
 
+    def __init__(self, transport: asyncio.SubprocessTransport, protocol: chess.engine.Protocol, *,
+                 timeout: Optional[float] = 10.0) -> None:
+        super().__init__(transport, protocol, timeout=timeout)
+        # made by python-chess right after the start, before the handshake: a failed handshake's close kills the
+        # group too (the process is not reaped yet unless it died at once, and then it has no group to look up)
+        protocol.pgid = own_process_group(transport.get_pid())  # type: ignore[attr-defined]
+
     @classmethod
     def popen_usi(cls, command: Union[str, list[str]], *, timeout: Optional[float] = 10.0,
-                  debug: Optional[bool] = None, setpgrp: bool = False, **popen_args: Any) -> "UsiEngine":
-        """Start ``command`` (a list, or a string split like a shell would) and run the ``usi`` handshake."""
+                  debug: Optional[bool] = None, setpgrp: Optional[bool] = None, **popen_args: Any) -> "UsiEngine":
+        """Start ``command`` (a list, or a string split like a shell would) and run the ``usi`` handshake.
+
+        ``setpgrp`` (default: on POSIX) starts the engine in a process group of its own: a terminal's Ctrl-C does not
+        reach it (its owner ends it), and :meth:`close` kills the whole group, so that the children of a wrapper
+        (``sh -c 'python engine.py'``) go with it. On Windows the default stays python-chess's (no new group)."""
         if isinstance(command, str):
             command = shlex.split(command)
+        if setpgrp is None:
+            setpgrp = os.name == "posix"
         return cls.popen(UsiProtocol, command, timeout=timeout, debug=debug, setpgrp=setpgrp,
                          **popen_args)  # type: ignore[return-value]
 
@@ -705,9 +757,21 @@ class UsiEngine(chess.engine.SimpleEngine):
     def gameover(self, result: str) -> None:
         return self._run(self.usi.gameover(result), self.timeout)
 
+    def kill(self) -> None:
+        """SIGKILL the engine (with its process group on POSIX) from this thread and return at once (an abort:
+        nothing is waited for; :meth:`close` reaps). A signal, not the transport's kill, which is the event loop's
+        to call (it polls the process, racing the loop's own reaping)."""
+        if self.usi.pgid is not None:
+            kill_process_group(self.usi)  # the engine is in it
+        elif not self.returncode.done():
+            try:
+                os.kill(self.transport.get_pid(), KILL_SIGNAL)
+            except OSError:  # already gone
+                pass
+
     def quit(self, timeout: Optional[float] = None) -> None:
         """``quit``, then, if the process has not exited within ``timeout`` (the grace period; default: the engine's),
-        kill it (SIGKILL) and wait until it is reaped (:meth:`close`)."""
+        kill it and its process group (SIGKILL) and wait until it is reaped (:meth:`close`)."""
         try:
             self._run(self.usi.quit(), timeout or self.timeout)
         except (asyncio.TimeoutError, TimeoutError, EngineError, concurrent.futures.CancelledError):
@@ -719,7 +783,14 @@ class UsiEngine(chess.engine.SimpleEngine):
         """Kill the engine process unless it has exited (SIGKILL, by python-chess's transport close) and wait until
         it is reaped, so that when this returns the process is gone: python-chess only schedules the kill on the
         engine's event-loop thread, and a runner that exits meanwhile (that thread is a daemon when the engine was
-        started from one) left the engine running. Called on that loop thread itself, it only schedules."""
+        started from one) left the engine running. Called on that loop thread itself (python-chess does when the
+        process ends on its own), it kills the group and only schedules the rest.
+
+        An engine in a process group of its own (:meth:`popen_usi`) has the whole group SIGKILLed first, from this
+        thread: the transport kills only the engine's pid, and the children of a wrapper (``sh -c 'python
+        engine.py'``) ignoring ``quit`` and SIGTERM ran on. Those children are not ours to reap (their parent
+        was the wrapper)."""
+        kill_process_group(self.usi)
         super().close()
         try:
             if asyncio.get_running_loop() is self.protocol.loop:
@@ -735,6 +806,7 @@ class UsiEngine(chess.engine.SimpleEngine):
 
     def _kill_and_reap(self) -> None:
         """The fallback when the event loop did not report the exit: SIGKILL and reap from this thread."""
+        kill_process_group(self.usi)
         proc = getattr(self.transport, "_proc", None)  # asyncio keeps the subprocess.Popen here
         if proc is None:
             return

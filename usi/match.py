@@ -42,11 +42,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
-from .client import COLD_START_TIMEOUT
+from .client import COLD_START_TIMEOUT, KILL_SIGNAL
 from .engine import package_version
 from .stats import MatchStats, Prior
 
-KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
 #: Seconds an engine has to exit after ``quit`` at the end of a game; then it is killed (SIGKILL) and reaped
 QUIT_GRACE = 2.0
 
@@ -467,10 +466,11 @@ class Referee:
             self._kill(side)  # also when a kill was cut short: closing twice is harmless
 
     def kill_now(self) -> None:
-        """SIGKILL both engine processes from this thread (an abort: :meth:`abandon`'s close is asynchronous)."""
+        """SIGKILL both engines from this thread, each with its process group (an abort: :meth:`abandon`'s close is
+        asynchronous)."""
         for engine in self.engines:
             try:
-                os.kill(engine.transport.get_pid(), KILL_SIGNAL)
+                engine.kill()
             except Exception:  # not started, already gone, or a stand-in without a process
                 pass
 
