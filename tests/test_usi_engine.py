@@ -840,3 +840,47 @@ def test_a_bad_command_gives_one_short_error_line_in_a_game_variant(variant, pos
         errors = [line for line in out.lines[start:] if line.startswith("info string error")]
         assert len(errors) == 1 and len(errors[0]) <= usi_engine.MAX_ERROR_CHARS + 20, errors[:3]
     eng.handle("quit")
+
+
+def test_d_counts_actions_and_lists_them_only_on_request(monkeypatch):
+    """``d`` after a long mawarikudoi throw counts its turn's actions without writing them out (issue 48: it listed
+    10,261 of them, seconds of the reader's time); ``d actions`` lists them, a few a line."""
+    from engine.variants.mawarikudoi.state import MawarikudoiState
+
+    out = Sink()
+    eng = UsiEngine(out=out)
+    eng.handle("setoption name USI_Variant value mawarikudoi")
+    eng.handle("position startpos moves throw=vvvv")
+    actions = eng.game.legal_actions()
+    start = len(out.lines)
+    eng.handle("d actions")
+    lines = out.lines[start:]
+    assert f"node decision side 0 actions {len(actions)}" in lines
+    listed = [tok for line in lines if line.startswith("actions ") for tok in line.split()[1:]]
+    assert listed == actions and max(len(line.split()) for line in lines) <= 1 + usi_engine.games.ACTIONS_PER_LINE
+
+    eng.handle("position startpos moves throw=xvvv")  # the longest turns: about 10,000 ends
+
+    def refuse(self):
+        raise AssertionError("d listed the legal actions")
+
+    monkeypatch.setattr(MawarikudoiState, "legal_actions", refuse)
+    start = len(out.lines)
+    eng.handle("d")
+    lines = out.lines[start:]
+    assert len(lines) <= 20 and not any("error" in line for line in lines), lines
+    count = int(next(line for line in lines if line.startswith("node decision")).split()[-1])
+    assert count > 5000
+    monkeypatch.undo()
+    assert count == len(eng.game.legal_actions())
+    start = len(out.lines)
+    eng.handle("d bogus")
+    assert out.lines[start:] == ["info string error d takes no argument or 'actions', not 'bogus'"]
+    eng.handle("quit")
+
+
+def test_d_actions_lists_the_legal_moves_in_shogi(dialog):
+    start = dialog("position startpos", "d actions")
+    listed = [tok for line in dialog.since(start) if line.startswith("actions ") for tok in line.split()[1:]]
+    pos = Position.startpos()
+    assert sorted(listed) == sorted(pos.move_usi(int(c)) for c in pos.legal_codes())

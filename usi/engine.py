@@ -959,12 +959,23 @@ class UsiEngine:
 
     # debug commands
     def cmd_d(self, args, line):
+        """``d``: the position, short (a GameState variant's legal actions only counted); ``d actions``: and the
+        legal actions (moves) themselves, :data:`games.ACTIONS_PER_LINE` a line."""
+        listing = bool(args) and args[0].lower() in ("actions", "moves")
+        if args and (not listing or len(args) > 1):
+            self.error(f"d takes no argument or 'actions', not {' '.join(args)[:40]!r}")
+            return
         if self.is_game:
-            for text in games.describe(self.game):
+            for text in games.describe(self.game, actions=listing):
                 self.send(text)
             return
         for text in str(self.pos).splitlines():
             self.send(text)
+        if listing:
+            moves = [self.pos.move_usi(int(c)) for c in self.pos.legal_codes()]
+            self.send(f"moves {len(moves)}")
+            for i in range(0, len(moves), games.ACTIONS_PER_LINE):
+                self.send("actions " + " ".join(moves[i:i + games.ACTIONS_PER_LINE]))
 
     def cmd_bench(self, args, line):
         self._finish_search()

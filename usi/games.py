@@ -237,17 +237,36 @@ def build_state(variant_id: str, head: list[str], tokens: list[str], opt: Callab
     return state
 
 
-def describe(state) -> list[str]:
-    """Lines for the ``d`` debug command."""
+#: ``d actions``: this many action tokens per line.
+ACTIONS_PER_LINE = 10
+
+
+def action_count(state) -> int:
+    """How many legal actions the side to move has, without listing them where the game counts them faster: a long
+    mawarikudoi throw's turn has about 10,000 distinct ends, and writing out their tokens took seconds (its
+    ``end_states`` are those ends, one action each)."""
+    if getattr(state, "phase", None) == "turn" and hasattr(state, "end_states"):
+        return len(state.end_states())
+    return len(state.legal_actions())
+
+
+def describe(state, actions: bool = False) -> list[str]:
+    """Lines for the ``d`` debug command: the diagram (if the game draws one), the SFEN, and the node kind with the
+    number of actions or events; ``actions``: then the legal actions themselves (``d actions``),
+    :data:`ACTIONS_PER_LINE` a line."""
     lines = []
     if hasattr(state, "diagram"):
         lines += state.diagram().splitlines()
     kind = state.node_kind().value
     lines.append(f"sfen {state.sfen()}")
     lines.append(f"node {kind} side {state.side_to_move()}"
-                 + (f" actions {len(state.legal_actions())}" if kind == "decision" else "")
+                 + (f" actions {action_count(state)}" if kind == "decision" else "")
                  + (f" events {len(state.chance_events())}" if kind == "chance" else "")
                  + (f" result {state.result()[0]} ({state.result()[1]})" if state.result() is not None else ""))
+    if actions:
+        listed = state.legal_actions() if kind == "decision" else [t for t, _ in state.chance_events()]
+        lines += [("actions " if kind == "decision" else "events ") + " ".join(listed[i:i + ACTIONS_PER_LINE])
+                  for i in range(0, len(listed), ACTIONS_PER_LINE)]
     return lines
 
 
