@@ -22,6 +22,9 @@ from .engines import BUILTIN, engine_table
 SIDES = ("sente", "gote")
 #: The engine limits a player may ask for: (least, most) of ``depth`` (plies), ``movetime`` (ms) and ``nodes``.
 LIMITS = {"depth": (1, 64), "movetime": (1, 3_600_000), "nodes": (1, 10**12)}
+#: An engine player's limit when the request names none: a time, not a depth, since a depth costs each variant
+#: differently (depth 3 took enokian's expectimax minutes); every variant answers in about this long.
+DEFAULT_MOVETIME_MS = 1000
 
 
 class RequestError(ValueError):
@@ -51,8 +54,9 @@ class PlayerSpec:
 
     @classmethod
     def parse(cls, data: Any, engines: dict[str, list[str]]) -> "PlayerSpec":
-        """A player as a request sends it: ``"human"``, ``"engine"`` (ours at depth 3) or ``{"kind", "engine",
-        "depth" | "movetime" | "nodes"}`` with ``engine`` one of the names in ``engines`` (ours by default)."""
+        """A player as a request sends it: ``"human"``, ``"engine"`` (ours, :data:`DEFAULT_MOVETIME_MS` a move) or
+        ``{"kind", "engine", "depth" | "movetime" | "nodes"}`` with ``engine`` one of the names in ``engines`` (ours
+        by default)."""
         if data in (None, "human"):
             return cls(name="human")
         if data == "engine":
@@ -83,7 +87,7 @@ class PlayerSpec:
                 raise RequestError(f"engine {key} must be an integer from {low} to {high}, not {value!r}")
             setattr(spec, key, value)
         if spec.depth is None and spec.movetime is None and spec.nodes is None:
-            spec.depth = 3
+            spec.movetime = DEFAULT_MOVETIME_MS
         return spec
 
     def to_json(self) -> dict:
