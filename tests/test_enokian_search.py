@@ -170,3 +170,48 @@ def test_node_limit_keeps_the_last_complete_iteration():
     g.apply("card=TS")
     r = EnokianSearch(tt_bits=16).search(g, depth=3, max_nodes=20000)
     assert r.depth == 1 and r.best in g.legal_actions()
+
+
+def _opening_decision():
+    g = new_game()
+    g.apply("card=KS")  # a court card: resolved at once, the player decides
+    assert g.node_kind() is NodeKind.DECISION
+    return g
+
+
+def test_should_stop_before_the_search_leaves_depth_one():
+    """A stop requested before the search began (the USI loop's, seen through should_stop) still holds: the search
+    resets its own stop flag as it starts, so EnokianSearch.stop() alone would be lost there."""
+    import time
+
+    s = EnokianSearch()
+    g = _opening_decision()
+    s.stop()  # before the search: reset as it starts
+    t0 = time.perf_counter()
+    r = s.search(g, depth=3, should_stop=lambda: True)
+    assert r.depth == 1 and r.best in g.legal_actions() and time.perf_counter() - t0 < 30
+
+
+def test_should_stop_aborts_a_running_iteration():
+    """should_stop turning true while depth 2 runs (seconds from the opening) aborts it: depth 1 answers."""
+    import time
+
+    s = EnokianSearch()
+    g = _opening_decision()
+    t0 = time.perf_counter()
+    r = s.search(g, depth=3, should_stop=lambda: time.perf_counter() - t0 > 0.2)
+    assert r.depth == 1 and time.perf_counter() - t0 < 30
+
+
+def test_max_time_may_change_while_the_search_runs():
+    """max_time as a function is read after each iteration (a ponderhit brings a clock to a running search)."""
+    s = EnokianSearch()
+    g = _opening_decision()
+    reads = []
+
+    def budget():
+        reads.append(1)
+        return 0.01  # far below the predicted cost of depth 2
+
+    r = s.search(g, max_time=budget)
+    assert r.depth == 1 and reads
