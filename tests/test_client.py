@@ -233,7 +233,9 @@ def test_quit_kills_and_reaps_an_engine_that_does_not_leave(tmp_path, mode):
     t0 = time.monotonic()
     engine.quit(timeout=0.5)
     assert _gone(pid), f"engine {pid} is still there after quit returned"
-    assert engine.returncode.result(timeout=0) == -signal.SIGKILL
+    # -SIGKILL, or 255 when the loop was slow and the backup path reaped the engine itself (asyncio then reports an
+    # unknown child's status as 255): killed and reaped either way, not its own exit after the 30 s linger
+    assert engine.returncode.result(timeout=0) in (-signal.SIGKILL, 255)
     assert time.monotonic() - t0 < 15  # a hang guard: the grace is 0.5 s
     engine.close()  # closing again is harmless
 
