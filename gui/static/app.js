@@ -213,7 +213,9 @@ function playerSpec(side) {
   const name = $("player-" + side).value;
   if (name === "human") return "human";
   const spec = { kind: "engine", engine: name };
-  spec[$("limit-kind").value] = parseInt($("limit-value").value || "3", 10);
+  // an empty or bad box sends no limit: the server's default (a second a move), never 3 ms or 3 nodes
+  const value = parseInt($("limit-value").value, 10);
+  if (value > 0) spec[$("limit-kind").value] = value;
   return spec;
 }
 
