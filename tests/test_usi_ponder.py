@@ -122,11 +122,14 @@ def test_ponderhit_right_after_go_ponder_keeps_the_soft_limit(engine):
     variant, eng, out = engine
     budget = allocate(Clock(btime=20_000, wtime=20_000), 0, 0, network_delay=eng.opt("NetworkDelay"))
     assert budget.soft_ms * 3 < budget.hard_ms
+    after_hit = []
     for i in range(3):
         start, t_hit = _go_then(eng, out, f"go ponder {CLOCK}", "ponderhit")
         t, line = _answered_alone(eng, out, start, f"{variant} run {i}")
-        # The hard limit counts from the ponderhit; a lost soft limit answers only there (+ the safety timer).
-        assert (t - t_hit) * 1000 < budget.hard_ms, (variant, i, round((t - t_hit) * 1000), budget)
+        after_hit.append(round((t - t_hit) * 1000))
+    # The hard limit counts from the ponderhit; a lost soft limit answers only there (+ the safety timer), every
+    # time. The median, not each run: on a loaded machine one iteration begun before the soft limit may run long.
+    assert sorted(after_hit)[1] < budget.hard_ms, (variant, after_hit, budget)
 
 
 def test_searcher_applies_what_on_start_does():

@@ -1006,6 +1006,11 @@ class UsiEngine:
         job.timer.daemon = True
         job.timer.start()
 
+    @staticmethod
+    def _cancel_timer(job: _Job) -> None:
+        if job.timer is not None:
+            job.timer.cancel()
+
     def _finish_search(self) -> None:
         """Stop any search in flight and wait for its bestmove."""
         if self._job is not None and self._job.thread is not None and self._job.thread.is_alive():
@@ -1080,9 +1085,9 @@ class UsiEngine:
             codes = pos.legal_codes()
             best = pos.move_usi(int(codes[0])) if len(codes) else "resign"
         finally:
-            if job.timer is not None:
-                job.timer.cancel()
+            self._cancel_timer(job)
             job.release.wait()
+            self._cancel_timer(job)  # a ponderhit after the search ended armed a new one: it must not stop the next
             self.send(f"bestmove {best or 'resign'}" + (f" ponder {ponder}" if ponder else ""))
 
     def _run_search(self, job: _Job, pos, searcher) -> tuple[str, str | None]:
@@ -1214,9 +1219,9 @@ class UsiEngine:
                 actions = []
             best = actions[0] if actions else "resign"
         finally:
-            if job.timer is not None:
-                job.timer.cancel()
+            self._cancel_timer(job)
             job.release.wait()
+            self._cancel_timer(job)  # a ponderhit after the search ended armed a new one: it must not stop the next
             self.send(f"bestmove {best or 'resign'}")
 
     def _game_think(self, job: _Job, state, thinker) -> str:
