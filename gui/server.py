@@ -65,6 +65,7 @@ from pathlib import Path
 from typing import Any, Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
+from usi.client import QUIT_GRACE, REAP_TIMEOUT
 from usi.engine import package_version
 
 from . import games as G
@@ -82,6 +83,8 @@ MAX_JSON_DEPTH = 32
 MAX_SESSIONS = 32
 #: Seconds a game must have been idle (no request from its page) before a new tab may take its place.
 SESSION_IDLE = 600.0
+#: Seconds the server waits at its shutdown for the engines to be gone: their grace after ``quit``, then the kill
+SHUTDOWN_WAIT_S = QUIT_GRACE + REAP_TIMEOUT + 1.0
 TOKEN_HEADER = "X-Fantasista-Token"
 GAME_HEADER = "X-Fantasista-Game"
 #: The host names a page may use for a server bound to 127.0.0.1 (the Host header, checked on every request).
@@ -162,11 +165,15 @@ class GuiServer(ThreadingHTTPServer):
         self.server_close()
         self.close_sessions()
 
-    def close_sessions(self) -> None:
+    def close_sessions(self, wait_s: float = 0.0) -> None:
+        """End every session's engines; with ``wait_s``, wait up to that long (all at once) until they are gone."""
         with self.sessions_lock:
             sessions, self.sessions = list(self.sessions.values()), {}
-        for session in sessions:
-            session.close()
+        closers = [threading.Thread(target=s.close, args=(wait_s,), daemon=True) for s in sessions]
+        for t in closers:
+            t.start()
+        for t in closers:
+            t.join()
 
 
 def _json_depth(data: Any) -> int:
@@ -577,7 +584,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         pass
     finally:
         server.server_close()
-        server.close_sessions()
+        server.close_sessions(wait_s=SHUTDOWN_WAIT_S)
     return 0
 
 

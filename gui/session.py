@@ -176,7 +176,9 @@ class EnginePlayer:
         try:
             if result:
                 engine.gameover(result)
-            engine.quit(timeout=2.0)
+            from usi.client import QUIT_GRACE
+
+            engine.quit(timeout=QUIT_GRACE)
         except Exception:
             try:
                 engine.close()
@@ -306,20 +308,31 @@ class Session:
         return (hasattr(self, "game") and self.result() is None
                 and any(not p.event for p in self.plies))
 
-    def _close_engines(self, result: Optional[tuple] = None) -> None:
+    def _close_engines(self, result: Optional[tuple] = None) -> list[threading.Thread]:
+        """Tell the engines the result and let them go, each in a thread of its own (quit, then kill and reap);
+        return those threads."""
+        closing = []
         for side, eng in enumerate(self.engines):
             if eng is not None:
                 outcome = None
                 if result is not None:
                     outcome = "draw" if result[0] == 0.5 else ("win" if (result[0] == 1.0) == (side == 0) else "lose")
                 eng.stop()
-                threading.Thread(target=eng.close, args=(outcome,), daemon=True).start()
+                closing.append(threading.Thread(target=eng.close, args=(outcome,), daemon=True))
+                closing[-1].start()
         self.engines = [None, None]
+        return closing
 
-    def close(self) -> None:
+    def close(self, wait_s: float = 0.0) -> None:
+        """End the game's engines; with ``wait_s``, wait up to that long until they are gone (the server's
+        shutdown: engines run in process groups of their own, so a terminal's Ctrl-C does not reach them, and the
+        daemon threads closing them would die with the server)."""
         with self.lock:
             self.generation += 1
-            self._close_engines()
+            closing = self._close_engines()
+        deadline = time.monotonic() + wait_s
+        for thread in closing:
+            thread.join(max(0.0, deadline - time.monotonic()))
 
     def _touch(self) -> None:
         self.version += 1
@@ -528,8 +541,16 @@ class Session:
             self._close_engines(self.ended)
             self._touch()
 
+    def _plans_shown(self) -> bool:
+        """A finished turncoat game: the page showed every plan, so taking a move back would let a person play on
+        knowing the other side's plan."""
+        return self.info.id == "turncoat" and self.result() is not None
+
     def undo(self) -> None:
         with self.lock:
+            if self._plans_shown():
+                raise RequestError("the game is over and both plans were shown: it cannot be taken back "
+                                   "(start a new game)")
             cut = next((i for i in range(len(self.plies) - 1, -1, -1) if self.plies[i].human), None)
             if cut is None:
                 raise RequestError("nothing to undo (no move by a person)")
@@ -700,7 +721,7 @@ class Session:
                 "info": self._info_for(self.live_info, viewer) if self.thinking else self._last_engine_info(viewer),
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
                                                     "text": _result_text(res)},
-                "error": self.error, "can_undo": any(p.human for p in self.plies), "can_redo": bool(self.redo),
+                "error": self.error, "can_undo": any(p.human for p in self.plies) and not self._plans_shown(), "can_redo": bool(self.redo),
                 "viewer": viewer, "turn_build": turn_build, "wave_build": wave_build, "game": self.game_number,
             }
             return out

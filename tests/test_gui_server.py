@@ -8,6 +8,7 @@ import re
 import socket
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -411,7 +412,13 @@ def test_turncoat_plans_stay_hidden_between_engines_and_between_people(plot_serv
     assert [s["viewer"] for s in watch.states] == [0, 1, 0, 1, 0, 1, 0, 1]  # the side to move's eyes
     assert st["last_move"] == ["5g", "5f"]
     api.ok("/api/resign", {})
-    watch.revealed(watch.state(api.ok("/api/state")))
+    st = watch.state(api.ok("/api/state"))
+    watch.revealed(st)
+    # both plans are on the page now: taking a move back would let a person play on knowing the other's plan
+    assert st["can_undo"] is False
+    status, data = api.call("/api/undo", {})
+    assert status == 400 and "both plans were shown" in data["error"]
+    assert api.ok("/api/state")["result"] is not None
 
     # a set-up position where gote's plan names a square sente's rook can move to (its piece stands elsewhere)
     from engine.variants.turncoat import new_game
@@ -1202,3 +1209,32 @@ def test_replacing_a_game_kills_an_engine_still_starting(tmp_path):
             time.sleep(0.1)
     finally:
         srv.shutdown_all()
+
+
+def test_the_servers_shutdown_leaves_no_engine_behind(tmp_path):
+    """Engines run in process groups of their own, so a terminal's Ctrl-C does not reach them: the server's
+    shutdown waits until each game's engine, even one ignoring quit and SIGTERM, is killed and reaped."""
+    from gui.engines import engine_table
+
+    stubborn = Path(__file__).parent / "fake_engines" / "stubborn.py"
+    pid_file = tmp_path / "pids"
+    engines = engine_table([parse_engine_arg(f"stub={sys.executable} {stubborn} {pid_file} --on-quit ignore --hang")],
+                           system=False)
+    srv, _ = serve_in_thread(0, engines=engines)
+    try:
+        api = Api(srv.server_address[1])
+        api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "stub", "depth": 1}, "human"]})
+        deadline = time.time() + 30
+        while not (pid_file.exists() and pid_file.read_text().strip()):
+            assert time.time() < deadline, "the engine never started"
+            time.sleep(0.05)
+        pid = int(pid_file.read_text().split()[0])
+        while not api.ok("/api/state")["thinking"]:  # it is thinking (and never answers)
+            assert time.time() < deadline, "the engine never got a go"
+            time.sleep(0.05)
+        assert _alive(pid)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        srv.close_sessions(wait_s=15)  # what main() does after Ctrl-C (with SHUTDOWN_WAIT_S)
+    assert not _alive(pid), "the engine outlived the server"

@@ -36,7 +36,7 @@ from chess.engine import (AnalysisResult, BaseCommand, BestMove, Cp, EngineError
 
 __all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info", "parse_bestmove",
            "parse_option", "EngineError", "EngineTerminatedError", "EngineOutputError", "score_to_cp",
-           "MAX_LINE_BYTES", "REAP_TIMEOUT", "KILL_SIGNAL", "own_process_group", "kill_process_group"]
+           "MAX_LINE_BYTES", "REAP_TIMEOUT", "QUIT_GRACE", "KILL_SIGNAL", "own_process_group", "kill_process_group"]
 
 LOGGER = logging.getLogger("usi.client")
 # Seconds to wait for the first readyok of an engine that may start cold: ours compiles its numba kernels then
@@ -52,6 +52,9 @@ MAX_LINE_BYTES = 1 << 20
 #: Seconds :meth:`UsiEngine.close` waits for a killed engine process to be reaped. SIGKILL acts at once: this only
 #: bounds a wedged event loop, after which the process is killed and reaped from the closing thread.
 REAP_TIMEOUT = 5.0
+#: Seconds an engine has to exit after ``quit`` (the runner at the end of a game, the GUI when a game ends); then it
+#: is killed (SIGKILL) and reaped
+QUIT_GRACE = 2.0
 KILL_SIGNAL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL; os.kill(SIGTERM) terminates there
 
 #: Options a USI GUI may always send, whether or not the engine lists them.

@@ -42,12 +42,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
-from .client import COLD_START_TIMEOUT, KILL_SIGNAL
+from .client import COLD_START_TIMEOUT, KILL_SIGNAL, QUIT_GRACE
 from .engine import package_version
 from .stats import MatchStats, Prior
 
-#: Seconds an engine has to exit after ``quit`` at the end of a game; then it is killed (SIGKILL) and reaped
-QUIT_GRACE = 2.0
 
 SIDES = ("sente", "gote")
 

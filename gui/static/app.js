@@ -209,6 +209,8 @@ function fillPlayers(engines) {
   if (engines.some((e) => e.builtin)) $("player-1").value = engines.find((e) => e.builtin).name;
 }
 
+const LIMIT_DEFAULTS = { depth: 3, movetime: 1000, nodes: 100000 };
+
 function playerSpec(side) {
   const name = $("player-" + side).value;
   if (name === "human") return "human";
@@ -943,6 +945,8 @@ async function init() {
   fillVariants();
   fillPlayers(await api("/api/engines"));
   $("start").onclick = startGame;
+  // a new kind of limit starts from a value of its own scale (1000 ms is no depth)
+  $("limit-kind").onchange = () => { $("limit-value").value = LIMIT_DEFAULTS[$("limit-kind").value]; };
   $("undo").onclick = () => post("/api/undo");
   $("redo").onclick = () => post("/api/redo");
   $("resign").onclick = () => post("/api/resign");
