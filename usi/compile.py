@@ -25,6 +25,7 @@ import os
 import random
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -197,6 +198,21 @@ def sweep(out: TextIO) -> int:
     return removed
 
 
+def _step_figures(r: StepResult) -> str:
+    """A step's line after its name: seconds, CPU seconds and signatures, or the failure."""
+    tail = f"FAILED: {r.error}" if r.error else f"({r.compiled} compiled, {r.cached} cached)"
+    return f"{r.seconds:6.1f} s, cpu {r.cpu:6.1f} s  {tail}"
+
+
+def _summary(results: list[StepResult], n: int, seconds: float, out: TextIO) -> None:
+    failed = [r for r in results if r.error]
+    cpu = sum(r.cpu for r in results)
+    where = os.environ.get("NUMBA_CACHE_DIR") or "the __pycache__ of engine/, search/, eval/"
+    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {seconds:.1f} s "
+              f"(cpu {cpu:.1f} s); kernels cached under {where}\n")
+    out.flush()
+
+
 def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = STEPS,
                 out: TextIO | None = None) -> list[StepResult]:
     """Run ``steps`` for each of ``variants``, printing a line per step to ``out`` (stdout); return the results."""
@@ -226,15 +242,9 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
         c1, h1 = kernel_counts()
         r = StepResult(variant, step, seconds, c1 - c0, h1 - h0, error, cpu)
         results.append(r)
-        tail = f"FAILED: {error}" if error else f"({r.compiled} compiled, {r.cached} cached)"
-        out.write(f" {seconds:6.1f} s, cpu {cpu:6.1f} s  {tail}\n")
+        out.write(f" {_step_figures(r)}\n")
         out.flush()
-    failed = [r for r in results if r.error]
-    total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
-    where = os.environ.get("NUMBA_CACHE_DIR") or "the __pycache__ of engine/, search/, eval/"
-    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
-              f"(cpu {cpu:.1f} s); kernels cached under {where}\n")
-    out.flush()
+    _summary(results, n, time.perf_counter() - t_start, out)
     return results
 
 
@@ -348,26 +358,33 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     def report(r: StepResult) -> None:
         with lock:
             results.append(r)
-            tail = f"FAILED: {r.error}" if r.error else f"({r.compiled} compiled, {r.cached} cached)"
-            out.write(f"[{len(results):2d}/{n}] {r.variant:<12s} {r.step:<6s}  {r.seconds:6.1f} s, "
-                      f"cpu {r.cpu:6.1f} s  {tail}\n")
+            out.write(f"[{len(results):2d}/{n}] {r.variant:<12s} {r.step:<6s}  {_step_figures(r)}\n")
             out.flush()
 
     def run(group: list[str]) -> None:
         done = set()
-        try:
-            p = subprocess.Popen(_worker_command(group, steps), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True, env=env, cwd=ROOT)
-            for line in p.stdout:
-                if line.startswith(RESULT_TAG):
-                    r = StepResult(**json.loads(line[len(RESULT_TAG):]))
-                    done.add((r.variant, r.step))
-                    report(r)
-            err = p.stderr.read()
-            p.wait()
-            failure = f"worker exited with status {p.returncode}" + (f": {err.strip()[-300:]}" if err.strip() else "")
-        except OSError as exc:
-            failure = f"worker did not start: {exc}"
+        # stderr goes to a file, not a pipe: a worker writing much there (numba's warnings) would block on a
+        # pipe nobody reads while its stdout is read
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as err:
+            try:
+                p = subprocess.Popen(_worker_command(group, steps), stdout=subprocess.PIPE, stderr=err, text=True,
+                                     errors="replace", env=env, cwd=ROOT)
+            except OSError as exc:
+                failure = f"worker did not start: {exc}"
+            else:
+                with p:
+                    for line in p.stdout:
+                        if not line.startswith(RESULT_TAG):
+                            continue
+                        try:
+                            r = StepResult(**json.loads(line[len(RESULT_TAG):]))
+                        except (ValueError, TypeError):  # not a result line, or one cut short by a dying worker
+                            continue
+                        done.add((r.variant, r.step))
+                        report(r)
+                err.seek(0)
+                tail = err.read().strip()[-300:]
+                failure = f"worker exited with status {p.returncode}" + (f": {tail}" if tail else "")
         for v in group:  # a worker that died mid-way: its missing steps are failures, not silently absent
             for s in steps:
                 if (v, s) not in done:
@@ -375,12 +392,7 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
 
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(groups)))) as pool:
         list(pool.map(run, groups))
-    failed = [r for r in results if r.error]
-    total, cpu = time.perf_counter() - t_start, sum(r.cpu for r in results)
-    where = os.environ.get("NUMBA_CACHE_DIR") or "the __pycache__ of engine/, search/, eval/"
-    out.write(f"{'done' if not failed else f'{len(failed)} step(s) failed'}: {n} steps in {total:.1f} s "
-              f"(cpu {cpu:.1f} s); kernels cached under {where}\n")
-    out.flush()
+    _summary(results, n, time.perf_counter() - t_start, out)
     return results
 
 
