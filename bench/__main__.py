@@ -1,8 +1,8 @@
 """``python -m bench [perft|search|fantasista] [--depth N] [--search-depth N] [--no-peers] [--out DIR]``.
 
 Prints one table (perft nodes/s against cshogi and python-shogi with ratios, then search speed and time to
-depth), writes ``bench/results/<date-time>.json`` and a PNG bar chart next to it (matplotlib when importable,
-otherwise a small built-in PNG writer).
+depth), writes ``bench/results/<date-time>.json`` and a PNG bar chart of the nodes/s next to it (matplotlib, from
+the ``bench`` extra: ``pip install -e '.[bench]'``; without it the table and the JSON are still written).
 """
 from __future__ import annotations
 
@@ -67,6 +67,19 @@ def search_table(rows: list[dict]) -> list[str]:
     return out
 
 
+def chart_panels(result: dict, search_depth: int) -> list[tuple[str, list[tuple[str, dict[str, float]]]]]:
+    """The chart's panels (see :func:`bench.chart.bar_chart`) from a run's result: perft against the peers, the
+    variants' perft, search; a part the run did not play gives an empty panel."""
+    perft = [(r["position"], {"ours": r["ours"]["nps"], **{peer: r[peer]["nps"] for peer in ("cshogi", "python-shogi")
+                                                          if r.get(peer)}})
+             for r in result.get("perft", [])]
+    variants = [(r["position"], {"ours": r["ours"]["nps"]}) for r in result.get("variant_perft", [])]
+    search = [(r["position"], {"ours": r["nps"]}) for r in result.get("search", [])]
+    return [("perft: ours against the peers (each at its own depth, see the table)", perft),
+            ("perft of the variants' start positions", variants),
+            (f"search to depth {search_depth} (search nodes per second)", search)]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench", description="perft and search benchmarks")
     p.add_argument("part", nargs="?", choices=["all", "perft", "search", "fantasista"], default="all")
@@ -94,14 +107,19 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines))
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"bench-{_dt.datetime.now():%Y%m%d-%H%M%S}"
-    stem.with_suffix(".json").write_text(json.dumps(result, indent=2))
-    perft_rows = result.get("perft", []) + result.get("variant_perft", [])
-    bars = [(f"{r['position']} ours", r["ours"]["nps"]) for r in perft_rows]
-    bars += [(f"{r['position']} cshogi", r["cshogi"]["nps"]) for r in result.get("perft", []) if r.get("cshogi")]
-    bars += [(f"search {r['position']}", r["nps"]) for r in result.get("search", [])]
-    if bars:
-        chart.bar_chart(bars, stem.with_suffix(".png"), title="nodes/s")
-    print(f"\nwrote {stem.with_suffix('.json')} and {stem.with_suffix('.png')}")
+    json_path, png_path = stem.with_suffix(".json"), stem.with_suffix(".png")
+    json_path.write_text(json.dumps(result, indent=2))
+    panels = chart_panels(result, args.search_depth)
+    if not any(rows for _, rows in panels):
+        print(f"\nwrote {json_path}")
+        return 0
+    try:
+        chart.bar_chart(panels, png_path, title=f"python -m bench: nodes per second, {result['when'][:10]} "
+                                                f"({result['machine'] or 'unknown machine'})")
+    except chart.ChartError as exc:
+        print(f"\nwrote {json_path}; no chart: {exc}")
+        return 0
+    print(f"\nwrote {json_path} and the chart {png_path}")
     return 0
 
 
