@@ -6,6 +6,7 @@
     python -m bench.strength --opponent fairy-stockfish --games 100 --quick       # byoyomi 300 ms
     python -m bench.strength --opponent fairy-stockfish --games 40 --nodes 20000  # equal nodes a move
     python -m bench.strength --report                  # pool the ledger's lines by opponent and control
+    python -m bench.strength --plot                    # the ledgers as pictures in docs/img (bench.history)
 
 A run is one ``fantasista-match`` gauntlet (:mod:`usi.match`: our referee, fresh processes per game, each engine's
 warm-up first) of our engine (``python -m usi``, ``USI_Hash 64``) against the chosen opponents, both from Debian:
@@ -314,6 +315,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ledger", default=str(LEDGER), help="the ledger (default bench/strength/shogi-gauntlet.tsv)")
     p.add_argument("--no-ledger", action="store_true", help="do not append to the ledger")
     p.add_argument("--report", action="store_true", help="print the ledger pooled by opponent and control; no games")
+    p.add_argument("--plot", nargs="?", const="", metavar="DIR",
+                   help="draw the ledger and the SPRT ledger as pictures (strength-gauntlet.png, strength-sprt.png) "
+                        "into DIR (default docs/img of the checkout); no games. Needs matplotlib: "
+                        "pip install -e '.[bench]'")
+    p.add_argument("--sprt-ledger", default=None, metavar="FILE",
+                   help="the SPRT ledger --plot reads (default bench/strength/shogi-sprt.tsv)")
     p.add_argument("--quiet", action="store_true")
     return p
 
@@ -359,6 +366,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return 2
         args = parser.parse_args(argv)
     ledger = Path(args.ledger)
+    if args.plot is not None:
+        from . import chart, history
+
+        try:
+            written = history.draw(Path(args.plot or history.DEFAULT_PLOT_DIR), ledger,
+                                   Path(args.sprt_ledger or history.SPRT_LEDGER))
+        except (ValueError, chart.ChartError, OSError) as exc:
+            print(f"bench.strength: error: {exc}", file=sys.stderr)
+            return 2
+        print("\n".join(f"wrote {path}" for path in written) if written else "nothing to draw: the ledgers are empty")
+        return 0
     if args.report:
         try:
             print(pooled_report(read_ledger(ledger)))
@@ -468,7 +486,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not args.no_ledger:
         append_ledger(ledger, rows)
         print(f"ledger: {len(rows)} line(s) appended to {ledger}")
+        print(f"picture: {history_picture(ledger, out)}")
     return 0
+
+
+def history_picture(ledger: Path, out: Path) -> str:
+    """Draw the ledger's gauntlets over time into ``out`` (:mod:`bench.history`) for a run's final summary: the
+    picture's path, or why there is none (no matplotlib, an unreadable ledger line); never raises for those."""
+    from . import chart, history
+
+    try:
+        return str(history.plot_gauntlet(history.read_gauntlet(ledger), out / history.GAUNTLET_PNG, ledger.name))
+    except (ValueError, chart.ChartError, OSError) as exc:
+        return f"none ({exc})"
 
 
 if __name__ == "__main__":

@@ -108,6 +108,8 @@ def test_smoke_two_games_against_fairy_stockfish(tmp_path, capsys):
                    "--out", str(tmp_path / "m"), "--quiet", "--engine-cmd", f"{sys.executable} -m usi"])
     out = capsys.readouterr().out
     assert code == 0 and "fantasista vs fairy-stockfish at nodes 2000: 2 games" in out
+    assert f"picture: {tmp_path / 'm' / 'strength-gauntlet.png'}" in out  # the summary names the picture it drew
+    assert (tmp_path / "m" / "strength-gauntlet.png").read_bytes()[:4] == b"\x89PNG"
     (row,) = B.read_ledger(ledger)
     assert row["games"] == "2" and float(row["depth_ours"]) > 1 and float(row["depth_opponent"]) > 1
     recs = M.read_records(tmp_path / "m" / "games.jsonl")
