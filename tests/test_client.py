@@ -13,6 +13,8 @@ import pytest
 from usi.client import (Cp, EngineError, EngineTerminatedError, Mate, UsiEngine, UsiLimit, UsiProtocol, parse_info,
                         parse_option)
 
+from .proc_helpers import gone, running, stubborn_cmd, wait_not_running, wrapped_stubborn_cmd
+
 FAKES = Path(__file__).parent / "fake_engines"
 FSF = shutil.which("fairy-stockfish") or "/usr/games/fairy-stockfish"  # a real peer: .ci/run installs it
 
@@ -211,53 +213,23 @@ def test_error_reports_are_kept_from_the_first_and_capped():
 
 
 # ------------------------------------------------------- engines that misbehave
-def _gone(pid: int) -> bool:
-    """No such process, not even a zombie waiting to be reaped (``kill(pid, 0)`` succeeds on a zombie)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 @pytest.mark.parametrize("mode", ["linger", "ignore"])
 def test_quit_kills_and_reaps_an_engine_that_does_not_leave(tmp_path, mode):
     """An engine that lingers on ``quit`` (``linger``), or ignores it, SIGTERM and the end of its input (``ignore``),
     is killed once the grace period has passed and reaped before ``quit`` returns: python-chess only scheduled the
     kill on the engine's event-loop thread, and a runner that exited meanwhile left the engine running."""
     pidfile = tmp_path / "pids"
-    engine = UsiEngine.popen_usi([sys.executable, str(FAKES / "stubborn.py"), str(pidfile), "--on-quit", mode],
-                                 timeout=20)
+    engine = UsiEngine.popen_usi(stubborn_cmd(pidfile, "--on-quit", mode), timeout=20)
     pid = int(pidfile.read_text().split()[0])
-    assert engine.transport.get_pid() == pid and not _gone(pid)
+    assert engine.transport.get_pid() == pid and not gone(pid)
     t0 = time.monotonic()
     engine.quit(timeout=0.5)
-    assert _gone(pid), f"engine {pid} is still there after quit returned"
+    assert gone(pid), f"engine {pid} is still there after quit returned"
     # -SIGKILL, or 255 when the loop was slow and the backup path reaped the engine itself (asyncio then reports an
     # unknown child's status as 255): killed and reaped either way, not its own exit after the 30 s linger
     assert engine.returncode.result(timeout=0) in (-signal.SIGKILL, 255)
     assert time.monotonic() - t0 < 15  # a hang guard: the grace is 0.5 s
     engine.close()  # closing again is harmless
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` names a process that can still run: not gone and not a zombie. A killed grandchild of the client
-    is an orphan whose zombie waits for the system's init, which in some containers never reaps it."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:  # gone meanwhile
-        return False
-
-
-def _wrapped_stubborn(pidfile: Path) -> list[str]:
-    """``sh -c`` running stubborn.py as its child (not exec'd: a command follows it); both append their pids."""
-    script = f'echo $$ >> {pidfile}; "{sys.executable}" {FAKES / "stubborn.py"} {pidfile} --on-quit ignore; exit $?'
-    return ["sh", "-c", script]
 
 
 @pytest.mark.parametrize("ending", ["quit", "close"])
@@ -266,23 +238,19 @@ def test_closing_kills_the_engine_process_group(tmp_path, ending):
     the end of its input: the client starts it in its own process group, and ``quit`` (after its grace) or ``close``
     SIGKILLs the whole group and reaps the wrapper. Before, only the wrapper's pid was killed and the child ran on."""
     pidfile = tmp_path / "pids"
-    engine = UsiEngine.popen_usi(_wrapped_stubborn(pidfile), timeout=20)
+    engine = UsiEngine.popen_usi(wrapped_stubborn_cmd(pidfile, "--on-quit", "ignore"), timeout=20)
     shell, child = [int(x) for x in pidfile.read_text().split()]  # the child wrote its pid before its usiok
     try:
-        assert engine.transport.get_pid() == shell != child and _running(child)
+        assert engine.transport.get_pid() == shell != child and running(child)
         assert os.getpgid(shell) == shell and os.getpgid(child) == shell != os.getpgrp()  # a group of their own
         if ending == "quit":
             engine.quit(timeout=0.5)
         else:
             engine.close()
-        assert _gone(shell), f"the wrapper {shell} is not reaped"
-        deadline = time.monotonic() + 10  # a hang guard: SIGKILL takes effect at once
-        while _running(child) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not _running(child), f"the engine's child {child} outlived close()"
+        assert gone(shell), f"the wrapper {shell} is not reaped"
+        assert not wait_not_running([child]), f"the engine's child {child} outlived close()"
     finally:
-        if _running(child):  # a failed run leaves nothing behind
-            os.kill(child, signal.SIGKILL)
+        wait_not_running([child], timeout=0)  # a failed run leaves nothing behind
 
 
 def test_a_line_over_the_cap_kills_the_engine_with_a_clear_error():
@@ -301,7 +269,7 @@ def test_a_line_over_the_cap_kills_the_engine_with_a_clear_error():
     with pytest.raises(EngineTerminatedError, match="without a newline"):  # every later command says why
         engine.isready(timeout=5)
     engine.close()
-    assert _gone(pid)
+    assert gone(pid)
     with pytest.raises(EngineTerminatedError, match="without a newline"):
         UsiEngine.popen_usi([sys.executable, str(FAKES / "huge_line.py"), size, "--at", "usi"], timeout=20)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shlex
 import socket
 import sys
 import time
@@ -18,6 +19,7 @@ from gui.server import MAX_BODY, make_server, serve_in_thread, server_from_args
 from gui.session import RequestError, Session
 
 from .gui_helpers import Api, engines_with_random
+from .proc_helpers import running, stubborn_cmd
 
 RANDOM = {"kind": "engine", "engine": "random", "depth": 1}  # the random mover the test server offers
 
@@ -1176,14 +1178,6 @@ for line in sys.stdin:
 '''
 
 
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"  # a zombie has exited
-    except FileNotFoundError:
-        return False
-
-
 def test_replacing_a_game_kills_an_engine_still_starting(tmp_path):
     """The engine of a replaced game is closed even while it is still waiting for readyok (no process leak)."""
     from gui.engines import engine_table
@@ -1201,10 +1195,10 @@ def test_replacing_a_game_kills_an_engine_still_starting(tmp_path):
             time.sleep(0.05)
         pid = int(pid_file.read_text())
         time.sleep(0.5)  # it is now inside isready
-        assert _alive(pid)
+        assert running(pid)
         api.new({"variant": "shogi", "players": ["human", "human"], "replace": True})
         deadline = time.time() + 10
-        while _alive(pid):
+        while running(pid):
             assert time.time() < deadline, "the replaced game's engine is still running"
             time.sleep(0.1)
     finally:
@@ -1216,10 +1210,9 @@ def test_the_servers_shutdown_leaves_no_engine_behind(tmp_path):
     shutdown waits until each game's engine, even one ignoring quit and SIGTERM, is killed and reaped."""
     from gui.engines import engine_table
 
-    stubborn = Path(__file__).parent / "fake_engines" / "stubborn.py"
     pid_file = tmp_path / "pids"
-    engines = engine_table([parse_engine_arg(f"stub={sys.executable} {stubborn} {pid_file} --on-quit ignore --hang")],
-                           system=False)
+    stubborn = shlex.join(stubborn_cmd(pid_file, "--on-quit", "ignore", "--hang"))
+    engines = engine_table([parse_engine_arg(f"stub={stubborn}")], system=False)
     srv, _ = serve_in_thread(0, engines=engines)
     try:
         api = Api(srv.server_address[1])
@@ -1232,9 +1225,9 @@ def test_the_servers_shutdown_leaves_no_engine_behind(tmp_path):
         while not api.ok("/api/state")["thinking"]:  # it is thinking (and never answers)
             assert time.time() < deadline, "the engine never got a go"
             time.sleep(0.05)
-        assert _alive(pid)
+        assert running(pid)
     finally:
         srv.shutdown()
         srv.server_close()
         srv.close_sessions(wait_s=15)  # what main() does after Ctrl-C (with SHUTDOWN_WAIT_S)
-    assert not _alive(pid), "the engine outlived the server"
+    assert not running(pid), "the engine outlived the server"

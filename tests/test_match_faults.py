@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -16,6 +17,8 @@ import pytest
 from usi import match as M
 from usi.client import MAX_LINE_BYTES
 
+from .proc_helpers import gone, stubborn_cmd, wait_not_running, wrapped_stubborn_cmd
+
 ROOT = Path(__file__).resolve().parents[1]
 FAKES = Path(__file__).parent / "fake_engines"
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
@@ -25,20 +28,14 @@ def _pids(pidfile: Path) -> list[int]:
     return [int(x) for x in pidfile.read_text().split()] if pidfile.exists() else []
 
 
-def _alive(pids: list[int]) -> list[int]:
-    """The pids that still name a process, a zombie not yet reaped included (``kill(pid, 0)`` succeeds on one)."""
-    out = []
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        out.append(pid)
-    return out
-
-
 def _stubborn(pidfile: Path, name: str, *flags: str) -> list[str]:
-    return ["--engine", f"cmd={sys.executable} {FAKES / 'stubborn.py'} {pidfile} {' '.join(flags)}", f"name={name}"]
+    """``--engine`` arguments for stubborn.py named ``name``."""
+    return ["--engine", f"cmd={shlex.join(stubborn_cmd(pidfile, *flags))}", f"name={name}"]
+
+
+def _wrapped(pidfile: Path, name: str, *flags: str) -> list[str]:
+    """``--engine`` arguments for stubborn.py run as the child of ``sh -c``, named ``name``."""
+    return ["--engine", f"cmd={shlex.join(wrapped_stubborn_cmd(pidfile, *flags))}", f"name={name}"]
 
 
 @pytest.fixture
@@ -50,78 +47,28 @@ def book(tmp_path: Path) -> Path:
 
 # ---------------------------------------------------- engines that do not leave
 @pytest.mark.parametrize("ending", ["resign", "time forfeit"])
-def test_engines_that_do_not_leave_are_gone_when_the_runner_returns(tmp_path, monkeypatch, capsys, book, ending):
-    """One engine lingers on ``quit``, the other ignores ``quit``, SIGTERM and the end of its input. Whether the game
-    ends normally (a resignation: ``gameover``, ``quit``, the grace, then SIGKILL) or by an engine's fault (no
-    ``bestmove``: killed at once), and in the warm-up, every engine process is gone, reaped, by the time the runner
-    returns (before, the kill was only scheduled on a daemon thread, and a runner that exited first left the engine
-    behind)."""
+@pytest.mark.parametrize("start", [_stubborn, _wrapped], ids=["direct", "wrapped"])
+def test_engines_that_do_not_leave_are_gone_when_the_runner_returns(tmp_path, monkeypatch, capsys, book, ending,
+                                                                   start):
+    """One engine lingers on ``quit``, the other ignores ``quit``, SIGTERM and the end of its input; started directly
+    or through ``sh -c 'python stubborn.py ...'``. Whether the game ends normally (a resignation: ``gameover``,
+    ``quit``, the grace, then SIGKILL) or by an engine's fault (no ``bestmove``: killed at once), and in the warm-up,
+    each engine's whole process group is killed and the runner's own child reaped by the time the runner returns: no
+    engine, shell or shell's child runs on."""
     monkeypatch.setattr(M, "QUIT_GRACE", 0.3)
     pidfile = tmp_path / "pids"
     hang = ("--hang",) if ending == "time forfeit" else ()
-    code = M.main([*_stubborn(pidfile, "lingers", "--on-quit", "linger", *hang),
-                   *_stubborn(pidfile, "ignores", "--on-quit", "ignore", *hang),
+    code = M.main([*start(pidfile, "lingers", "--on-quit", "linger", *hang),
+                   *start(pidfile, "ignores", "--on-quit", "ignore", *hang),
                    "--games", "2", "--openings", str(book), "--move-timeout", "1", "--formats=", "--quiet",
                    "--out", str(tmp_path / "m")])
     assert code == 0, capsys.readouterr().err
     pids = _pids(pidfile)
-    assert len(pids) == 6  # two in the warm-up, two in each game
-    assert not _alive(pids), "engine processes outlived the runner"
-    recs = M.read_records(tmp_path / "m" / "games.jsonl")
-    assert [r["reason"] for r in recs] == [ending, ending]
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` can still run: not gone and not a zombie. A killed grandchild of the runner is an orphan whose
-    zombie waits for the system's init, which in some containers never reaps it."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:  # gone meanwhile
-        return False
-
-
-def _wrapped(pidfile: Path, name: str, *flags: str) -> list[str]:
-    """stubborn.py run as the child of ``sh -c`` (a command follows it, so the shell cannot exec it): the shell, then
-    the child, append their pids."""
-    script = f'echo $$ >> {pidfile}; {sys.executable} {FAKES / "stubborn.py"} {pidfile} {" ".join(flags)}; exit $?'
-    return ["--engine", f"cmd=sh -c '{script}'", f"name={name}"]
-
-
-def _wait_not_running(pids: list[int]) -> list[int]:
-    """The pids still running after a short wait (a hang guard: SIGKILL acts at once); those are then killed."""
-    deadline = time.monotonic() + 10
-    while any(_running(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    left = [p for p in pids if _running(p)]
-    for pid in left:  # a failed run leaves nothing behind
-        os.kill(pid, signal.SIGKILL)
-    return left
-
-
-@pytest.mark.parametrize("ending", ["resign", "time forfeit"])
-def test_children_of_a_wrapped_engine_are_gone_when_the_runner_returns(tmp_path, monkeypatch, capsys, book, ending):
-    """Engines started through ``sh -c 'python stubborn.py ...'`` whose child ignores ``quit``, SIGTERM and the end of
-    its input. Each engine runs in its own process group, and the runner kills the whole group (after the ``quit``
-    grace, or at once on a fault) and reaps the shell: when it returns, neither the shells nor their children run
-    (before, only the shell's pid was killed and every child ran on)."""
-    monkeypatch.setattr(M, "QUIT_GRACE", 0.3)
-    pidfile = tmp_path / "pids"
-    hang = ("--hang",) if ending == "time forfeit" else ()
-    code = M.main([*_wrapped(pidfile, "a", "--on-quit", "ignore", *hang),
-                   *_wrapped(pidfile, "b", "--on-quit", "ignore", *hang),
-                   "--games", "2", "--openings", str(book), "--move-timeout", "1", "--formats=", "--quiet",
-                   "--out", str(tmp_path / "m")])
-    assert code == 0, capsys.readouterr().err
-    pids = _pids(pidfile)
-    shells, children = pids[0::2], pids[1::2]
-    assert len(shells) == len(children) == 5 and not set(shells) & set(children)  # the warm-up's 1, 2 in each game
-    assert not _alive(shells), "a wrapper was not reaped"
-    assert not _wait_not_running(children), "children of the engines outlived the runner"
+    # a shell's child is an orphan whose zombie only the system's init reaps: it must not run
+    reaped, orphans = (pids[0::2], pids[1::2]) if start is _wrapped else (pids, [])
+    assert len(reaped) == 6 and not set(reaped) & set(orphans)  # two in the warm-up, two in each game
+    assert all(map(gone, reaped)), "engine processes outlived the runner"
+    assert not wait_not_running(orphans), "children of the engines outlived the runner"
     recs = M.read_records(tmp_path / "m" / "games.jsonl")
     assert [r["reason"] for r in recs] == [ending, ending]
 
@@ -137,10 +84,10 @@ def test_an_abort_kills_each_engine_with_its_children(tmp_path, book):
     shell, child = _pids(pidfile)
     try:
         M.Referee.kill_now(SimpleNamespace(engines=[engine, None]))  # None: a side whose engine never started
-        assert not _wait_not_running([shell, child])
+        assert not wait_not_running([shell, child])
     finally:
         engine.close()
-    assert not _alive([shell])
+    assert gone(shell)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -168,14 +115,14 @@ def test_a_stopped_runner_leaves_no_engine_behind(tmp_path, book, sig):
             proc.kill()
     assert proc.returncode == 128 + sig and "Traceback" not in stderr, stderr
     pids = _pids(pidfile)
-    assert len(pids) == 2 and not _alive(pids), "engine processes outlived the runner"
+    assert len(pids) == 2 and all(map(gone, pids)), "engine processes outlived the runner"
 
 
 def test_an_engine_stopped_in_its_start_is_closed_before_the_runner_goes_on(tmp_path):
     """A stop that comes while an engine is still starting (before ``usiok``) waits for the start to end, then kills
     and reaps the engine, instead of leaving it to a daemon thread that dies with the runner."""
     pidfile = tmp_path / "pids"
-    cmd = [sys.executable, str(FAKES / "stubborn.py"), str(pidfile), "--on-quit", "ignore"]
+    cmd = stubborn_cmd(pidfile, "--on-quit", "ignore")
 
     class Stop(BaseException):
         pass
@@ -192,7 +139,7 @@ def test_an_engine_stopped_in_its_start_is_closed_before_the_runner_goes_on(tmp_
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     pids = _pids(pidfile)
-    assert len(pids) == 1 and not _alive(pids)
+    assert len(pids) == 1 and all(map(gone, pids))
 
 
 # ---------------------------------------------------------------- openings

@@ -18,6 +18,8 @@ from search import Limits, SearchInfo, SearchResult
 from usi import engine as usi_engine
 from usi.engine import UsiEngine, parse_go
 
+from .usi_helpers import Sink
+
 MATE_IN_1 = "8k/6S2/7G1/9/9/9/9/9/4K4 b G 1"  # G*1b mates
 NO_MATE = "4k4/9/9/9/9/9/9/9/4K4 b - 1"
 ENTERING_KING = "9/B3K3R/PPPPPPPPP/9/9/9/9/9/4k4 b 2G2S2N2LP 1"
@@ -107,38 +109,6 @@ class FakeSearcher:
 
 
 # ----------------------------------------------------------------------------------------------- harness
-class Sink:
-    """A thread-safe stdout stand-in that lets a test wait for a line."""
-
-    def __init__(self):
-        self.lines: list[str] = []
-        self._buf = ""
-        self._cond = threading.Condition()
-
-    def write(self, text):
-        with self._cond:
-            self._buf += text
-            *done, self._buf = self._buf.split("\n")
-            self.lines.extend(done)
-            self._cond.notify_all()
-
-    def flush(self):
-        pass
-
-    def wait_for(self, prefix, start=0, timeout=10.0):
-        """First line at index >= start beginning with prefix; fails after timeout."""
-        end = time.monotonic() + timeout
-        with self._cond:
-            while True:
-                for i in range(start, len(self.lines)):
-                    if self.lines[i].startswith(prefix):
-                        return i, self.lines[i]
-                left = end - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"no line starting with {prefix!r} in {self.lines[start:]}")
-                self._cond.wait(left)
-
-
 class Dialog:
     def __init__(self, searcher_factory=None, **searcher_kw):
         self.out = Sink()

@@ -12,35 +12,17 @@ from __future__ import annotations
 
 import random
 import re
-import threading
 
 import engine
 from usi import games
 from usi.engine import UsiEngine, parse_go
 
+from .usi_helpers import Sink
+
 SEED = 2022
 LINES_PER_VARIANT = 400
 VARIANTS = ("shogi", "daishogi2017", "fantasista", "turncoat", "mawarikudoi", "enokian")
 BAD_LINE = re.compile(r"Traceback|\b\w+Error\b|\bException\b| failed: |could not start|returned an illegal")
-
-
-class Sink:
-    """stdout for the engine: thread-safe, keeps every line."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self._buf = ""
-        self._lock = threading.Lock()
-
-    def write(self, text: str) -> int:
-        with self._lock:
-            self._buf += text
-            *done, self._buf = self._buf.split("\n")
-            self.lines.extend(done)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
 
 
 def _games(variant: str, rng: random.Random, n: int = 6, plies: int = 24) -> list[list[str]]:

@@ -20,6 +20,7 @@ from usi.engine import UsiEngine
 from usi.timeman import Clock, allocate
 
 from tests.test_usi_subprocess import READY_TIMEOUT, REPO, engine_env
+from tests.usi_helpers import Sink
 
 #: A decision node of each variant (the side to move has an action to choose).
 DECISION = {
@@ -37,47 +38,13 @@ ANSWER_TIMEOUT = 20.0
 CLOCK = "btime 20000 wtime 20000"
 
 
-class Sink:
-    """stdout of the engine: lines with the time each arrived."""
-
-    def __init__(self) -> None:
-        self.lines: list[tuple[float, str]] = []
-        self._buf = ""
-        self._cond = threading.Condition()
-
-    def write(self, text: str) -> None:
-        with self._cond:
-            self._buf += text
-            *done, self._buf = self._buf.split("\n")
-            now = time.perf_counter()
-            self.lines.extend((now, line) for line in done)
-            self._cond.notify_all()
-
-    def flush(self) -> None:
-        pass
-
-    def bestmoves(self, start: int) -> list[tuple[float, str]]:
-        with self._cond:
-            return [(t, line) for t, line in self.lines[start:] if line.startswith("bestmove")]
-
-    def wait_bestmove(self, start: int, timeout: float) -> tuple[float, str] | None:
-        end = time.monotonic() + timeout
-        with self._cond:
-            while not self.bestmoves(start):
-                left = end - time.monotonic()
-                if left <= 0:
-                    return None
-                self._cond.wait(left)
-            return self.bestmoves(start)[0]
-
-
 @pytest.fixture(scope="module", params=VARIANTS)
 def engine(request):
     out = Sink()
     eng = UsiEngine(out=out)
     for line in (f"setoption name USI_Variant value {request.param}", "isready", DECISION[request.param]):
         eng.handle(line)
-    assert any(line == "readyok" for _, line in out.lines)
+    assert "readyok" in out.lines
     yield request.param, eng, out
     eng.handle("quit")
 
