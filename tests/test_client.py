@@ -253,6 +253,22 @@ def test_closing_kills_the_engine_process_group(tmp_path, ending):
         wait_not_running([child], timeout=0)  # a failed run leaves nothing behind
 
 
+def test_the_group_kill_sends_kill_signal_once(monkeypatch):
+    """``kill_process_group`` sends ``KILL_SIGNAL`` (the one definition, SIGKILL where there is one) to the engine's
+    group, once: the group's number is forgotten, since after its members are gone it may name another group."""
+    from types import SimpleNamespace
+
+    import usi.client as client
+
+    sent = []
+    monkeypatch.setattr(client, "KILL_SIGNAL", signal.SIGUSR1)  # any marker: the function must use the constant
+    monkeypatch.setattr(client.os, "killpg", lambda pgid, sig: sent.append((pgid, sig)))
+    protocol = SimpleNamespace(pgid=4242)
+    client.kill_process_group(protocol)
+    client.kill_process_group(protocol)
+    assert sent == [(4242, signal.SIGUSR1)] and protocol.pgid is None
+
+
 def test_a_line_over_the_cap_kills_the_engine_with_a_clear_error():
     """An engine that writes a line longer than MAX_LINE_BYTES without a newline (here 3 MiB more) is killed and the
     command fails with EngineOutputError (an EngineTerminatedError: a crash to the referee), instead of the client

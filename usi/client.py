@@ -655,7 +655,7 @@ def kill_process_group(protocol: "UsiProtocol") -> None:
     if pgid is None:
         return
     try:
-        os.killpg(pgid, signal.SIGKILL)
+        os.killpg(pgid, KILL_SIGNAL)
     except (ProcessLookupError, PermissionError):  # no member left (or none this process may signal)
         pass
 

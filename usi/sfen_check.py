@@ -129,8 +129,8 @@ def check_inventory(set_id: str, board: Counter, hands: Counter, side_to_move: i
             raise SfenCheckError(f"{side_names[c]} has {kings} kings")
         if kings == 0 and not tsume_ok:
             none = not any(letter in royals for (letter, _) in board)
-            raise SfenCheckError(f"{'neither side' if none else side_names[c]} has a king (a game needs both)"
-                                 if none else f"{side_names[c]} has no king (a game needs both)")
+            raise SfenCheckError("neither side has a king (a game needs both)" if none
+                                 else f"{side_names[c]} has no king (a game needs both)")
         if kings == 0 and c != side_to_move:
             other = "neither side has a king" if not any(
                 colour == side_to_move and letter in royals for (letter, colour) in board) else \
