@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from usi.games import FANTASISTA_FAIRIES, FANTASISTA_RESERVED, FANTASISTA_RESERVED_SIDE
+
+if TYPE_CHECKING:  # the engine package loads the numba kernels: imported where it is used
+    from engine.variants.turncoat.state import TurncoatGame
 
 _SQ = re.compile(r"\d{1,2}[a-m]")
 _WORD_PART = re.compile(r"^([a-z]+):(.*)$")
@@ -701,14 +704,14 @@ class GuiGame:
         return word + text
 
 
-def _hides_a_plan(state) -> bool:
+def _hides_a_plan(state: TurncoatGame) -> bool:
     """Whether a turncoat state has a plan it shows as hidden (a side's view, not the true state)."""
     from engine.variants.turncoat.state import HIDDEN
 
     return HIDDEN in state.plans
 
 
-def _turncoat_sfen(state, viewer: int | None) -> str:
+def _turncoat_sfen(state: TurncoatGame, viewer: int | None) -> str:
     """A turncoat state's SFEN as ``viewer`` may see it (see :meth:`GuiGame.sfen`)."""
     if viewer == NOBODY:
         own = [state.sfen(side).split(" ") for side in (0, 1)]

@@ -383,9 +383,10 @@ class Session:
         return not ply.secret or viewer == -1 or viewer == ply.side
 
     @staticmethod
-    def _see(viewer: Optional[int]) -> Optional[int]:
-        """The view :class:`gui.games.GuiGame` draws for ``viewer``: everything (-1), nobody's secrets (``None``,
-        engines playing each other) or that side's."""
+    def _game_viewer(viewer: Optional[int]) -> Optional[int]:
+        """The :class:`gui.games.GuiGame` viewer that draws what Session viewer ``viewer`` may see: ``None``
+        (everything) for -1, ``NOBODY`` (neither side's secrets) for ``None`` (engines playing each other), else the
+        side itself."""
         return None if viewer == -1 else G.NOBODY if viewer is None else viewer
 
     def _last_engine_info(self, viewer: Optional[int]) -> dict:
@@ -602,14 +603,14 @@ class Session:
                    for p in self.plies if not p.event]
         return {
             "game": 1, "pair": 0, "variant": self.info.id, "seed": self.seed, "options": self.options,
-            "sente": names[0], "gote": names[1], "start_sfen": self.game.start_view(self._see(viewer)),
+            "sente": names[0], "gote": names[1], "start_sfen": self.game.start_view(self._game_viewer(viewer)),
             "opening": {"index": 0, "line": "startpos", "plies": 0},
             "moves": moves, "events": events, "history": history,
             "times": [p.time for p in decided], "scores": [_mover_score(p) for p in decided],
             "depths": [p.depth for p in decided],
             "result": result, "winner": None if result in (None, "draw") else names[SIDES.index(result)],
             "reason": res[1] if res else None, "detail": res[2] if res else "",
-            "final_sfen": self.game.sfen(self._see(viewer)), "started": self.started,
+            "final_sfen": self.game.sfen(self._game_viewer(viewer)), "started": self.started,
             "players": [p.to_json() for p in self.players],
         }
 
@@ -694,7 +695,7 @@ class Session:
             elif human_turn:
                 # a silver wave is built silver by silver in any order through /api/wavestep
                 legal, wave_build = game.legal_entries()
-            see = self._see(viewer)
+            see = self._game_viewer(viewer)
             board = game.board(see if self.info.id == "turncoat" else None).to_json()
             # the last move's squares: a plan is no move (and the other side's plan is secret)
             prev = next((p for p in reversed(self.plies) if not p.event and not p.secret), None)

@@ -26,10 +26,13 @@ import threading
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from . import games, sfen_check
 from .timeman import Clock, TimeBudget, allocate
+
+if TYPE_CHECKING:  # engine loads the numba kernels: imported where it is used
+    from engine import Position
 
 ENGINE_AUTHOR = "the Fantasista developers"
 #: The distribution whose metadata holds the version (pyproject.toml's ``version``, its one definition).
@@ -844,7 +847,7 @@ class UsiEngine:
         if problems:
             self.error(one_problem_line(problems))
 
-    def _searchmoves(self, pos, texts: list[str]) -> tuple[list[int] | None, str | None]:
+    def _searchmoves(self, pos: Position, texts: list[str]) -> tuple[list[int] | None, str | None]:
         """The codes of ``go searchmoves`` that are legal in ``pos`` (``None``: none, search every move) and one
         problem naming the bad ones, if any (at most :data:`MAX_QUOTED` quoted, the rest counted)."""
         legal = {int(c) for c in pos.legal_codes()}

@@ -21,7 +21,10 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:  # nothing heavy at module level (see above)
+    from engine.game import GameState
 
 #: The GameState games and the module holding each one's ``new_game``.
 GAME_MODULES = {
@@ -241,7 +244,7 @@ def build_state(variant_id: str, head: list[str], tokens: list[str], opt: Callab
 ACTIONS_PER_LINE = 10
 
 
-def action_count(state) -> int:
+def action_count(state: GameState) -> int:
     """How many legal actions the side to move has, without listing them where the game counts them faster: a long
     mawarikudoi throw's turn has about 10,000 distinct ends, and writing out their tokens took seconds (its
     ``end_states`` are those ends, one action each)."""
@@ -250,7 +253,7 @@ def action_count(state) -> int:
     return len(state.legal_actions())
 
 
-def describe(state, actions: bool = False) -> list[str]:
+def describe(state: GameState, actions: bool = False) -> list[str]:
     """Lines for the ``d`` debug command: the diagram (if the game draws one), the SFEN, and the node kind with the
     number of actions or events; ``actions``: then the legal actions themselves (``d actions``),
     :data:`ACTIONS_PER_LINE` a line."""
