@@ -66,7 +66,7 @@ from typing import Any, Iterable, Optional
 from urllib.parse import parse_qs, urlparse
 
 from usi.client import QUIT_GRACE, REAP_TIMEOUT
-from usi.engine import package_version
+from usi.engine import SHOWN_INPUT_CHARS, SHOWN_TOKEN_CHARS, package_version
 
 from . import games as G
 from .engines import describe, engine_table, parse_engine_arg
@@ -200,7 +200,7 @@ def _typed(data: dict, key: str, kinds: tuple, what: str, default: Any = None) -
         return default
     if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
         return value
-    raise RequestError(f"'{key}' must be {what}, not {json.dumps(value)[:80]}")
+    raise RequestError(f"'{key}' must be {what}, not {json.dumps(value)[:SHOWN_INPUT_CHARS]}")
 
 
 def _strings(data: dict, key: str, default: Any = None) -> Any:
@@ -260,11 +260,12 @@ class Handler(BaseHTTPRequestHandler):
         words = line.split(" ")
         if len(words) != 3 or not _METHOD.fullmatch(words[0]) or not words[1] or any(
                 ch.isspace() or ord(ch) < 33 or ord(ch) == 127 for ch in words[1]):
-            self.send_error(400, f"malformed request line {line[:80]!r} (expected: METHOD /path HTTP/1.1)")
+            self.send_error(400, f"malformed request line {line[:SHOWN_INPUT_CHARS]!r} "
+                                 "(expected: METHOD /path HTTP/1.1)")
             return False
         version = _VERSION.fullmatch(words[2])
         if version is None:
-            self.send_error(400, f"malformed HTTP version {words[2][:20]!r} (expected HTTP/1.1)")
+            self.send_error(400, f"malformed HTTP version {words[2][:SHOWN_TOKEN_CHARS]!r} (expected HTTP/1.1)")
             return False
         if version.group(1) != "1":
             self.send_error(505, f"HTTP version {words[2]} is not supported: this server speaks HTTP/1.1")
@@ -380,7 +381,7 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/api/engines":
             return self._json(describe(self.server.engines))
         if url.path not in ("/api/state", "/api/record"):
-            raise HttpError(404, f"no such page {url.path[:100]!r}")
+            raise HttpError(404, f"no such page {url.path[:SHOWN_INPUT_CHARS]!r}")
         session = self.server.session(self.headers.get(GAME_HEADER))
         if url.path == "/api/state":
             since, wait = query.get("since"), query.get("wait")

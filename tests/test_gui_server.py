@@ -847,6 +847,25 @@ def status_of(answer: bytes) -> tuple[int, dict]:
     return status, json.loads(body[:length].decode())
 
 
+def test_error_answers_quote_input_cut_to_the_shown_lengths(server, monkeypatch):
+    """A malformed request line, an HTTP version, an unknown path and a field's value are quoted back cut to
+    usi.engine's SHOWN_INPUT_CHARS / SHOWN_TOKEN_CHARS (one definition for the engine, the runner and the GUI)."""
+    import gui.server as S
+
+    monkeypatch.setattr(S, "SHOWN_INPUT_CHARS", 12)
+    monkeypatch.setattr(S, "SHOWN_TOKEN_CHARS", 5)
+    srv, api = server
+    port = srv.server_address[1]
+    errors = [status_of(raw_http(port, data, timeout=10))[1]["error"] for data in (
+        b"GARBAGE" + b"x" * 200 + b"\r\n\r\n", b"GET / " + b"V" * 200 + b"\r\n\r\n")]
+    assert "'GARBAGExxxxx'" in errors[0] and "x" * 6 not in errors[0], errors[0]
+    assert "'VVVVV'" in errors[1] and "V" * 6 not in errors[1], errors[1]
+    status, body = status_of(request(port, "GET", "/" + "p" * 200))
+    assert status == 404 and f"'/{'p' * 11}'" in body["error"] and "p" * 12 not in body["error"], body
+    status, body = api.call("/api/new", {"variant": "shogi", "options": list(range(100)), "replace": True})
+    assert status == 400 and body["error"].endswith(json.dumps(list(range(100)))[:12]), body
+
+
 def _children() -> set[int]:
     """The pids of this process's children (Linux /proc), to see that a request started none."""
     import os

@@ -171,6 +171,15 @@ def test_a_bad_opening_is_refused_before_the_first_game(tmp_path, capsys, line, 
     assert not pidfile.exists() and not (tmp_path / "m").exists()  # no engine started, nothing written
 
 
+def test_a_long_bad_opening_is_quoted_cut_to_the_shown_length(tmp_path, monkeypatch):
+    """The bad line is quoted cut to usi.engine's SHOWN_INPUT_CHARS, the error stays one short line."""
+    monkeypatch.setattr(M, "SHOWN_INPUT_CHARS", 20)
+    path = tmp_path / "openings.txt"
+    path.write_text("garbage " * 30 + "\n")
+    with pytest.raises(ValueError, match=r":1: bad opening 'garbage garbage g\.\.\.': "):
+        M.read_openings(path)
+
+
 def test_openings_of_the_game_variants_are_checked_too(tmp_path):
     path = tmp_path / "fairies.txt"
     path.write_text(f"{STARTPOS} b - 1 f=hh\n{STARTPOS} b - 99999999999999999999 f=hh\n")

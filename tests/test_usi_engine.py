@@ -795,6 +795,38 @@ def test_eval_file_problems_are_said_in_words_and_keep_the_old_value(dialog, tmp
 
 
 
+def test_eval_file_quotes_another_modules_words_cut(tmp_path, monkeypatch):
+    """What eval.kp or zipfile say about a file (they may quote what they read from it) is quoted with the file's
+    name as shown and at most QUOTED_ERROR_CHARS of their own words."""
+    import shutil
+    import zipfile
+
+    import eval.kp
+    from eval.kp import weights_path
+
+    path = tmp_path / "w.npz"
+    shutil.copy(weights_path("shogi"), path)
+    shown = usi_engine._shown_name(str(path))
+    monkeypatch.setattr(usi_engine, "QUOTED_ERROR_CHARS", 50)
+
+    def unknown(name):
+        raise ValueError(f"KP weights file {name} is for an unknown variant {'v' * 1000!r}")
+
+    monkeypatch.setattr(eval.kp, "load_weights_file", unknown)
+    with pytest.raises(ValueError) as got:
+        usi_engine.read_eval_file(str(path))
+    words = "KP weights file  is for an unknown variant '"  # eval.kp's words besides the name: 44 characters
+    assert str(got.value) == f"KP weights file {shown} is for an unknown variant '" + "v" * (50 - len(words))
+
+    def damaged(name):
+        raise zipfile.BadZipFile("z" * 1000)
+
+    monkeypatch.setattr(eval.kp, "load_weights_file", damaged)
+    with pytest.raises(ValueError) as got:
+        usi_engine.read_eval_file(str(path))
+    assert str(got.value) == f"{shown} is not a weights file (a damaged .npz archive: {'z' * 50})"
+
+
 @pytest.mark.parametrize("variant, position", [("enokian", "position startpos moves card=KS"),
                                                ("mawarikudoi", "position startpos moves throw=uudd")])
 def test_a_bad_command_gives_one_short_error_line_in_a_game_variant(variant, position):

@@ -160,15 +160,21 @@ def _check_search_params(text: str) -> None:
     parse_params(text)
 
 
-#: Longest file name quoted back in an error line (a longer one is cut in the middle).
-SHOWN_NAME_CHARS = 80
+#: Longest piece of input (a file name, an opening line, an HTTP request line) quoted back in an error message; a
+#: longer one is cut (a file name in the middle).
+SHOWN_INPUT_CHARS = 80
+#: Longest single token (a move, a go parameter, an HTTP version) quoted back in an error message.
+SHOWN_TOKEN_CHARS = 20
+#: Longest message of another module (eval.kp's checks, zipfile's) quoted in an error of ours, besides the file name
+#: as :func:`_shown_name` gives it: such a message may quote what the module read from the file.
+QUOTED_ERROR_CHARS = 200
 
 
 def _shown_name(name: str) -> str:
     """``name`` for an error line: cut in the middle when long (the line stays short whatever the GUI sent)."""
-    if len(name) <= SHOWN_NAME_CHARS:
+    if len(name) <= SHOWN_INPUT_CHARS:
         return name
-    half = SHOWN_NAME_CHARS // 2 - 2
+    half = SHOWN_INPUT_CHARS // 2 - 2
     return f"{name[:half]}...{name[-half:]} ({len(name)} characters)"
 
 
@@ -190,7 +196,7 @@ def read_eval_file(name: str) -> tuple[str, Any]:
     """The variant id and KP weights of the ``EvalFile`` file ``name`` (``eval.kp.load_weights_file``);
     ``ValueError`` saying in words what is wrong: no such file, a directory, not readable, a name too long for the
     file system, not a weights file, weights of the wrong shapes or of an unknown variant. The message quotes at most
-    :data:`SHOWN_NAME_CHARS` characters of the name."""
+    :data:`SHOWN_INPUT_CHARS` characters of the name and :data:`QUOTED_ERROR_CHARS` of another module's words."""
     import zipfile
 
     from eval.kp import load_weights_file  # numpy and the variant records load here, not at usi
@@ -212,10 +218,10 @@ def read_eval_file(name: str) -> tuple[str, Any]:
         try:
             return load_weights_file(name)
         except ValueError as exc:  # eval.kp's words (a missing table, wrong shapes), with the name as shown here
-            raise ValueError(str(exc).replace(name, shown)[:300]) from None
+            raise ValueError(str(exc).replace(name, shown)[:len(shown) + QUOTED_ERROR_CHARS]) from None
         except (zipfile.BadZipFile, EOFError) as exc:
             raise ValueError(f"{shown} is not a weights file (a damaged .npz archive: "
-                             f"{str(exc)[:100] or type(exc).__name__})") from None
+                             f"{str(exc)[:QUOTED_ERROR_CHARS] or type(exc).__name__})") from None
     except OSError as exc:
         raise ValueError(_os_error_words(name, exc)) from None
 
@@ -352,7 +358,7 @@ MAX_QUOTED = 3
 MAX_ERROR_CHARS = 400
 
 
-def quote_some(tokens: list[str], width: int = 20) -> str:
+def quote_some(tokens: list[str], width: int = SHOWN_TOKEN_CHARS) -> str:
     """The first :data:`MAX_QUOTED` of ``tokens``, each cut to ``width`` characters, and how many more.
 
     >>> quote_some(["a", "b", "c", "d", "e"])
@@ -868,7 +874,7 @@ class UsiEngine:
                 n_bad += 1
         if not n_bad:
             return codes, None
-        bad = [f"{t[:20]!r} ({v})" for t, v in verdicts.items() if isinstance(v, str)]
+        bad = [f"{t[:SHOWN_TOKEN_CHARS]!r} ({v})" for t, v in verdicts.items() if isinstance(v, str)]
         named = ", ".join(bad[:MAX_QUOTED]) + (f" and {len(bad) - MAX_QUOTED} more" if len(bad) > MAX_QUOTED else "")
         if not codes:
             return None, (f"searchmoves: none of the {len(texts)} moves given is legal here ({named}): "

@@ -43,7 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import records as rec
 from .client import COLD_START_TIMEOUT, KILL_SIGNAL, QUIT_GRACE
-from .engine import package_version
+from .engine import SHOWN_INPUT_CHARS, package_version
 from .stats import MatchStats, Prior
 
 
@@ -292,7 +292,7 @@ def read_openings(path: str | Path, variant: str = "shogi") -> list[Opening]:
             out.append(parse_opening(line, len(out), variant))
         except Exception as exc:  # name the line: an openings file is hand-written
             what = str(exc) if isinstance(exc, ValueError) else f"cannot be read ({type(exc).__name__}: {exc})"
-            shown = line if len(line) <= 80 else line[:77] + "..."
+            shown = line if len(line) <= SHOWN_INPUT_CHARS else line[:SHOWN_INPUT_CHARS - 3] + "..."
             raise ValueError(f"{path}:{n}: bad opening {shown!r}: {what}") from None
     if not out:
         raise ValueError(f"{path}: no openings")
