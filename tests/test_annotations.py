@@ -6,12 +6,16 @@ import inspect
 
 import pytest
 
+import engine.kernels as kernels
 from gui import games as gui_games
 from gui.session import Session
 from usi import games as usi_games
 from usi.engine import UsiEngine
 
 FUNCTIONS = [
+    kernels._call_type,
+    kernels._one_signature_per_type,
+    kernels.kernel,
     usi_games.action_count,
     usi_games.describe,
     gui_games._hides_a_plan,

@@ -7,9 +7,11 @@ increments and decrements the count of every array in them, which measured 50-10
 itself. The price is that kernels may not allocate: every scratch buffer is passed in (see ``PosState.scratch``).
 """
 import inspect
+from typing import Any, Callable
 
 import numpy as np
 from numba import njit, types
+from numba.core.dispatcher import Dispatcher
 
 from .cache import ensure_fresh_cache
 
@@ -22,7 +24,7 @@ _njit = njit(cache=True, nogil=True, _nrt=False)
 LITERAL_PARAMS = frozenset({"mode"})
 
 
-def _call_type(ty):
+def _call_type(ty: types.Type) -> types.Type:
     """The type a kernel is compiled for when called from another kernel with an argument of type ``ty``: a
     constant (``Literal[int](0)``, ``Literal[bool](True)``) as its plain type and a narrow signed integer as int64.
     Without this numba compiles the callee once per literal and per width at the call sites (``_emit`` 24 times for
@@ -34,7 +36,7 @@ def _call_type(ty):
     return ty
 
 
-def _one_signature_per_type(disp) -> None:
+def _one_signature_per_type(disp: Dispatcher) -> None:
     """Make the kernel-to-kernel calls of dispatcher ``disp`` ask for :func:`_call_type` signatures (its
     :data:`LITERAL_PARAMS` excepted): a call site with ``f(x, 0)`` and one with ``f(x, i)`` share one compile."""
     params = list(inspect.signature(disp.py_func).parameters)
@@ -49,7 +51,7 @@ def _one_signature_per_type(disp) -> None:
     disp.get_call_template = get_call_template
 
 
-def kernel(func):
+def kernel(func: Callable[..., Any]) -> Dispatcher:
     """``njit(cache=True, nogil=True, _nrt=False)``, compiled once per argument type rather than once per constant
     or integer width it is called with from other kernels (see :func:`_call_type`)."""
     disp = _njit(func)
