@@ -2,13 +2,16 @@
 
 The player knows the draw pile as a multiset (never its order), so every draw is a chance node over the cards left.
 Cards are grouped by effect (27 classes, see :mod:`engine.variants.enokian.kernels`): a number card by rank and axis,
-J and Q of a suit together, all tens together. The tree alternates the player's decisions (max) and draws
-(expectation); a number card drawn first is a second chance node for the card that pairs with it.
+J and Q of a suit together, all tens together. The tree alternates the player's decisions (max) and a round's draw
+(expectation) over its distinct outcomes: a ten or court card, a number card spent on one, or a pair of number cards
+(drawn in either order: one outcome, since the same state follows), at most ``kernels.MAX_OUTCOMES`` (342).
 
-Iterative deepening counts the player's decisions. Once the depth exceeds the cards left the tree reaches the end of
-the game everywhere and the value is exact. Before that a leaf (a decision node at depth 0) is scored by the static
-evaluation, or by the mean of Monte Carlo rollouts played by a one-ply greedy policy (``leaf='rollout'``). Values are
-memoised in a transposition table keyed on the board, the headings, the class counts of the deck and the pending card.
+A depth counts the player's decisions, each followed by the draw after it: depth N is the exact expectimax of N
+decisions and N draws with the static evaluation (or with ``leaf='rollout'`` the mean of Monte Carlo rollouts played
+by a one-ply greedy policy) at the decision after the last draw. Once the depth exceeds the cards left the tree
+reaches the end of the game everywhere and the value is exact. The last draw is evaluated board by board (the
+outcomes that leave one board share its reading), which gives the same values as card by card. Values are memoised
+in a transposition table keyed on the board, the headings, the class counts of the deck and the pending card.
 
 Scores: 1 for a win by survival, ``1 + SUBDUE_BONUS`` for a win by subduing Michizane (the tie-break), 0 for a loss;
 so a score is the win probability to within ``SUBDUE_BONUS``.
@@ -32,7 +35,7 @@ from engine.game import NodeKind
 from engine.variants.enokian import kernels as K
 from engine.variants.enokian.state import EnokianState, move_name
 
-STACK_ROWS = 180  # > plies of a whole game (52 draws + 52 decisions) + 3 rollout work rows
+STACK_ROWS = 180  # > plies of a whole game (52 draws + 52 decisions) + 2 rows of scratch + 2 rollout rows
 MAX_MOVES = 128
 LEAF_MODES = {"static": 0, "rollout": 1}
 STOP_POLL_S = 0.005  # how often a search polls its ``should_stop`` while a kernel runs
@@ -71,6 +74,10 @@ class EnokianSearch:
         self.fkeys = np.zeros(STACK_ROWS, dtype=np.uint64)
         self.work = np.zeros(K.SEARCH_LEN, dtype=np.int32)
         self.counters = np.zeros(2, dtype=np.int64)
+        self.oa = np.zeros((STACK_ROWS, K.MAX_OUTCOMES), dtype=np.int32)  # draw outcomes per ply
+        self.ob = np.zeros((STACK_ROWS, K.MAX_OUTCOMES), dtype=np.int32)
+        self.op = np.zeros((STACK_ROWS, K.MAX_OUTCOMES), dtype=np.float64)
+        self.feat = np.zeros((2, K.SF_LEN), dtype=np.int32)
         self.out_moves = np.zeros(MAX_MOVES, dtype=np.int32)
         self.out_vals = np.zeros(MAX_MOVES, dtype=np.float64)
         K.seed_rng(seed)
@@ -86,12 +93,23 @@ class EnokianSearch:
         s = state.s[:K.SEARCH_LEN].copy()
         return float(K.expectimax(s, depth, self.stack, self.moves, self.frames, self.fvals, self.fkeys, self.tgt,
                                   self.tt_key, self.tt_val, self.tt_depth, self.zob, self.params, self.counters,
-                                  LEAF_MODES[leaf], rollouts, self.deckbuf))
+                                  LEAF_MODES[leaf], rollouts, self.deckbuf, self.oa, self.ob, self.op, self.feat))
 
     def _root(self, s: np.ndarray, depth: int, leaf: int, rollouts: int) -> int:
-        return int(K.root_values(s, depth, self.work, self.stack, self.moves, self.frames, self.fvals, self.fkeys,
-                                 self.tgt, self.tt_key, self.tt_val, self.tt_depth, self.zob, self.params,
-                                 self.counters, leaf, rollouts, self.deckbuf, self.out_moves, self.out_vals))
+        """Value of every move at decision node ``s`` into ``out_vals`` (``depth`` counts the root decision); the
+        number of moves, or -1 when the search was aborted. A loop in Python: a kernel of its own would add the
+        whole search to the cold compile once more, for ~20 calls."""
+        nm = int(K.gen_moves(s, self.out_moves))
+        for i in range(nm):
+            self.work[:] = s
+            K.do_move(self.work, int(self.out_moves[i]))  # an int64, as the rules layer calls it (one compile)
+            v = K.expectimax(self.work, depth - 1, self.stack, self.moves, self.frames, self.fvals, self.fkeys,
+                             self.tgt, self.tt_key, self.tt_val, self.tt_depth, self.zob, self.params, self.counters,
+                             leaf, rollouts, self.deckbuf, self.oa, self.ob, self.op, self.feat)
+            if v < 0.0:
+                return -1  # aborted
+            self.out_vals[i] = v
+        return nm
 
     def stop(self) -> None:
         """Abort a running search from another thread (the kernel polls this; the last finished iteration counts)."""

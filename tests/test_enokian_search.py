@@ -40,8 +40,9 @@ def brute_force(state, memo):
     return v
 
 
-def random_end_position(rng, n_cards=6, max_guards=2):
-    """Emperor, up to two guards, some horses/dragons, flames and Michizane, and ``n_cards`` cards left."""
+def random_end_position(rng, n_cards=6, max_guards=2, flames=None):
+    """Emperor, up to ``max_guards`` guards near him, some horses/dragons, flames (0-2, or ``flames``) and Michizane,
+    and ``n_cards`` cards left, at a chance node."""
     board = np.zeros(81, dtype=int)  # 0 empty, 1 P, 2 K, 3 +s, 4 k, 5 +r, 6 +b
     free = list(range(81))
 
@@ -67,7 +68,7 @@ def random_end_position(rng, n_cards=6, max_guards=2):
     for _ in range(int(rng.integers(0, max_guards + 1))):
         near = [q for q in free if max(abs(q // 9 - e // 9), abs(q % 9 - e % 9)) <= 2]
         put(1, near[int(rng.integers(len(near)))])
-    for _ in range(int(rng.integers(0, 3))):
+    for _ in range(int(rng.integers(0, 3)) if flames is None else flames):
         put(3)
     put(4)
     rows = []
@@ -215,3 +216,117 @@ def test_max_time_may_change_while_the_search_runs():
 
     r = s.search(g, max_time=budget)
     assert r.depth == 1 and reads
+
+
+# ------------------------------------------------------------------ depth-limited search against a plain expectimax
+def plain_expectimax(s, depth, memo):
+    """The depth-limited expectimax the search computes, written plainly over the search state ``s``: one card at a
+    time (a number card's pair is a second chance node), each card class with probability count / cards left, the
+    player's best move, the static evaluation at a decision ``depth`` decisions away; memoised on the exact state
+    but the move number (which changes no value). No merged outcomes, no outcomes evaluated together, no
+    transposition table, no numba loop: only the rules' kernels and the evaluation, called one by one."""
+    key = (s[:K.O_PLY].tobytes(), s[K.O_PLY + 1:].tobytes(), depth)
+    if key in memo:
+        return memo[key]
+    t = K.terminal(s)
+    if t != K.T_NONE:
+        v = K.terminal_score(t)
+    elif s[K.O_SIDE] == 1:
+        v = 0.0
+        for cls in range(K.N_CLASSES):
+            if s[K.O_CC + cls]:
+                child = s.copy()
+                K.draw_class(child, cls, np.zeros(4, dtype=np.int32))
+                v += s[K.O_CC + cls] / s[K.O_NCARDS] * plain_expectimax(child, depth, memo)
+    elif depth == 0:
+        v = K.static_eval(s, K.EVAL_PARAMS, np.zeros(K.SF_LEN, dtype=np.int32))
+    else:
+        moves = np.zeros(128, dtype=np.int32)
+        v = -1.0
+        for mv in moves[:K.gen_moves(s, moves)].tolist() or [-1]:
+            child = s.copy()
+            K.do_move(child, mv)
+            v = max(v, plain_expectimax(child, depth - 1, memo))
+    memo[key] = v
+    return v
+
+
+def check_moves_against_plain(g, depth, searcher=None):
+    """Every move's value at ``depth`` (and the root's) equals the plain expectimax's."""
+    r = (searcher or EnokianSearch(tt_bits=16)).search(g, depth=depth)
+    assert r.depth == depth
+    memo = {}
+    for a, v in r.values.items():
+        h = g.copy()
+        h.apply(a)
+        assert v == pytest.approx(plain_expectimax(h.s[:K.SEARCH_LEN].copy(), depth - 1, memo), abs=1e-12), (g.sfen(), a)
+    assert r.score == pytest.approx(plain_expectimax(g.s[:K.SEARCH_LEN].copy(), depth, memo), abs=1e-12)
+
+
+def game_decisions(n: int, seed: int = 1) -> list[str]:
+    """SFENs of the first ``n`` decision nodes of a seeded game (cards drawn at random, the engine at depth 1)."""
+    import random
+
+    rng, searcher, state, out = random.Random(seed), EnokianSearch(), new_game(), []
+    while state.result() is None and len(out) < n:
+        if state.node_kind() is NodeKind.CHANCE:
+            events = state.chance_events()
+            state.apply(rng.choices([t for t, _ in events], [p for _, p in events])[0])
+        else:
+            out.append(state.sfen())
+            state.apply(searcher.search(state, depth=1).best)
+    return out
+
+
+def test_depth_1_equals_plain_expectimax_over_a_game():
+    """Depth 1 (a decision, then every draw, then the static evaluation) from every fourth decision of a game."""
+    searcher = EnokianSearch(tt_bits=16)
+    for sfen in game_decisions(40)[::4]:
+        check_moves_against_plain(EnokianState.from_sfen(sfen), 1, searcher)
+
+
+#: Late in a game (13 cards, four guards): every depth up to 3 is cheap (also used by tests/test_usi_limits.py).
+LATE = "9/9/9/4P4/+r2PKP2k/4P4/9/9/9 b - 1 SxCeHxDx/A29/JQK/3T/48/-"
+
+
+def test_depth_2_equals_plain_expectimax_with_thirteen_cards_and_four_guards():
+    check_moves_against_plain(EnokianState.from_sfen(LATE), 2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_depths_2_and_3_equal_plain_expectimax_near_the_end(seed):
+    rng = np.random.default_rng(500 + seed)
+    done = 0
+    while done < 2:
+        g = random_end_position(rng, int(rng.integers(6, 9)), max_guards=3)
+        g.apply(g.chance_events()[0][0])
+        while g.result() is None and g.node_kind() is NodeKind.CHANCE:
+            g.apply(g.chance_events()[-1][0])
+        if g.result() is not None:
+            continue
+        check_moves_against_plain(g, 2)
+        if int(g.s[K.O_NCARDS]) <= 5:
+            check_moves_against_plain(g, 3)
+        done += 1
+
+
+@pytest.mark.parametrize("flames", (0, 2, 6, 11, 12))
+def test_the_draw_before_the_horizon_equals_the_plain_expectation(flames):
+    """The draw whose decision is beyond the horizon is evaluated by boards (a court card alone or after any number,
+    every stand-off, a lightning that changes nothing or adds a far flame): it equals the plain expectation card by
+    card, with flames near the emperor and guards, with the flame supply one short of empty (the next flame empties
+    it) and empty (lightning fizzles), with a few cards and a full deck, and with a pending card."""
+    rng = np.random.default_rng(900 + flames)
+    searcher = EnokianSearch(tt_bits=12)
+    for n_cards in (1, 2, 3, 12, 30, 52):
+        for _ in range(3):
+            g = random_end_position(rng, n_cards, max_guards=8, flames=flames)
+            if g.result() is not None:
+                continue
+            assert searcher.value(g, depth=0) == pytest.approx(
+                plain_expectimax(g.s[:K.SEARCH_LEN].copy(), 0, {}), abs=1e-12), g.sfen()
+            number = [tok for tok, _ in g.chance_events() if tok[5] in "A23456789"]
+            if number and n_cards > 1:
+                g.apply(number[0])  # a pending card: the second draw of the pair
+                assert searcher.value(g, depth=0) == pytest.approx(
+                    plain_expectimax(g.s[:K.SEARCH_LEN].copy(), 0, {}), abs=1e-12), g.sfen()

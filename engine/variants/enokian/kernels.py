@@ -13,6 +13,11 @@ class* of a card (27 classes, :func:`card_class`): a number card matters by its 
 ♥/♦ a rank, and a same-axis pair is a stand-off whatever the suits), a ten by nothing else, J and Q of a suit are the
 same slide, and each king is a slide plus Michizane's step. The deck is therefore also kept as class counts
 (``O_CC``), and the transposition key hashes those counts rather than the exact cards.
+
+The search draws a whole round at once (:func:`gen_outcomes`): a ten or court card, a number card spent on one, or a
+pair of number cards in either order (one outcome: the same state follows), at most :data:`MAX_OUTCOMES` outcomes.
+The draw just before the horizon is evaluated board by board (:func:`horizon_chance`), which is why the static
+evaluation is split into what it reads of the board (:func:`static_features`) and of the cards (:func:`static_value`).
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import math
 
 import numpy as np
 
-from ...kernels import kernel
+from ...kernels import inline_kernel, kernel
 
 # ---------------------------------------------------------------- board codes
 EMPTY, GUARD, EMPEROR = 0, 1, 2
@@ -360,9 +365,84 @@ def terminal_score(t):
 
 
 # ---------------------------------------------------------------- static evaluation
+# It is split in two so that the states of one draw that share a board (a court card drawn alone or after a number
+# card, any stand-off) read the board once: :func:`static_features` writes what the evaluation needs of the board
+# into an int32 vector, :func:`static_value` combines it with the cards left.
+SF_TERM = 0  # terminal code of the state (the other entries are unset unless T_NONE)
+SF_EF, SF_ER = 1, 2  # the emperor's file and rank index
+SF_LIVE = 3  # 1 while lightning can still strike (the flame supply is not empty)
+SF_NGUARD = 4  # guards on the board
+SF_RED = 5  # red pieces on the board but Michizane (movers and flames)
+SF_MDIST = 6  # Michizane's distance (king steps) to the emperor, -1 when captured
+SF_NNB = 7  # red pieces next to the emperor (targets of sparks), their (file, rank) from SF_NB
+SF_NB = 8
+SF_NTH = SF_NB + 16  # movers with a clear line to the emperor, (suit, facing away, adjacent) each from SF_TH
+SF_TH = SF_NTH + 1
+SF_LEN = SF_TH + 12
+
+
 @kernel
-def static_eval(s, prm):
-    """Estimated score (win probability, plus the subdue bonus) of a non-terminal state.
+def static_features(s, feat):
+    """What :func:`static_value` needs of the board of ``s``, written into ``feat`` (int32[SF_LEN])."""
+    t = terminal(s)
+    feat[SF_TERM] = t
+    if t != T_NONE:
+        return
+    e = s[O_EMP]
+    ef, er = e // 9, e % 9
+    feat[SF_EF] = ef
+    feat[SF_ER] = er
+    feat[SF_LIVE] = 0 if s[O_NFLAME] >= FLAME_SUPPLY else 1
+    feat[SF_NGUARD] = s[O_NGUARD]
+    nb = 0
+    for df in range(-1, 2):
+        for dr in range(-1, 2):
+            f, r = ef + df, er + dr
+            if (df != 0 or dr != 0) and 0 <= f <= 8 and 0 <= r <= 8 and s[f * 9 + r] >= MOVER0:
+                feat[SF_NB + 2 * nb] = f
+                feat[SF_NB + 2 * nb + 1] = r
+                nb += 1
+    feat[SF_NNB] = nb
+    nth = 0
+    red = s[O_NFLAME]
+    for suit in range(4):
+        m = s[O_MSQ + suit]
+        if m < 0:
+            continue
+        red += 1
+        if suit < 2:
+            if er != 4:
+                continue
+            a, b = m // 9, ef
+            step = 9
+        else:
+            if ef != 4:
+                continue
+            a, b = m % 9, er
+            step = 1
+        lo = min(a, b)
+        hi = max(a, b)
+        clear = True
+        base = m - a * step
+        for c in range(lo + 1, hi):
+            if s[base + c * step] != EMPTY:
+                clear = False
+                break
+        if clear:
+            feat[SF_TH + 3 * nth] = suit
+            feat[SF_TH + 3 * nth + 1] = 1 if (b - a) * s[O_HD + suit] < 0 else 0
+            feat[SF_TH + 3 * nth + 2] = 1 if hi - lo == 1 else 0
+            nth += 1
+    feat[SF_NTH] = nth
+    feat[SF_RED] = red
+    m = s[O_MICH]
+    feat[SF_MDIST] = max(abs(m // 9 - ef), abs(m % 9 - er)) if m >= 0 else -1
+
+
+@kernel
+def static_value(feat, s, prm):
+    """Estimated score (win probability, plus the subdue bonus) of a state whose board gave ``feat``
+    (:func:`static_features`) and whose cards left are those of ``s`` (counts, number, pending card).
 
     Three hazards: lightning (the chance that the remaining number pairs hit the emperor's square or a red piece next
     to it, counting the exact cards left; the local hazard applies for ``prm[1]`` rounds, after which the emperor is
@@ -370,11 +450,9 @@ def static_eval(s, prm):
     the chance its suit's court card comes next; Michizane next to the emperor with kings left; a ten stepping onto
     the emperor) of which one can be parried by the player's next move, and missing guards (shields).
     """
-    t = terminal(s)
-    if t != T_NONE:
-        return terminal_score(t)
-    e = s[O_EMP]
-    ef, er = e // 9, e % 9
+    if feat[SF_TERM] != T_NONE:
+        return terminal_score(feat[SF_TERM])
+    ef, er = feat[SF_EF], feat[SF_ER]
     n = s[O_NCARDS]
     if n == 0:
         return 1.0
@@ -395,57 +473,31 @@ def static_eval(s, prm):
     if s[O_PEND] >= 0:  # the pending card decides the first pair
         pa = s[O_PEND] & 1
         lights += (ny if pa == 0 else nx) / n
-    live = 1.0
-    if s[O_NFLAME] >= FLAME_SUPPLY:
-        live = 0.0
+    live = 1.0 if feat[SF_LIVE] else 0.0
     hazard_local = 0.0
     hazard_avg = 0.0
     if nx > 0 and ny > 0:
         hazard_local = s[O_CC + 2 * ef] * s[O_CC + 2 * er + 1] / (nx * ny)
-        for df in range(-1, 2):
-            for dr in range(-1, 2):
-                f, r = ef + df, er + dr
-                if (df != 0 or dr != 0) and 0 <= f <= 8 and 0 <= r <= 8 and s[f * 9 + r] >= MOVER0:
-                    hazard_local += prm[0] * s[O_CC + 2 * f] * s[O_CC + 2 * r + 1] / (nx * ny)
+        for i in range(feat[SF_NNB]):
+            f, r = feat[SF_NB + 2 * i], feat[SF_NB + 2 * i + 1]
+            hazard_local += prm[0] * s[O_CC + 2 * f] * s[O_CC + 2 * r + 1] / (nx * ny)
         hazard_avg = 1.0 / 81.0
     near = min(lights, prm[1] * plight)
     surv = math.exp(-live * (near * hazard_local + (lights - near) * hazard_avg))
     # immediate threats of the next draw
     tot = 0.0
     big = 0.0
-    for suit in range(4):
-        m = s[O_MSQ + suit]
-        if m < 0:
-            continue
-        if suit < 2:
-            if er != 4:
-                continue
-            a, b = m // 9, ef
-            step = 9
-        else:
-            if ef != 4:
-                continue
-            a, b = m % 9, er
-            step = 1
-        lo = min(a, b)
-        hi = max(a, b)
-        clear = True
-        base = m - a * step
-        for c in range(lo + 1, hi):
-            if s[base + c * step] != EMPTY:
-                clear = False
-                break
-        if clear:
-            p = (s[O_CC + C_JQ + suit] + s[O_CC + C_K + suit]) / n
-            if (b - a) * s[O_HD + suit] < 0:  # facing away: only after it turns
-                p *= 0.3
-            if hi - lo == 1:  # adjacent: a ten may step onto it too
-                p += s[O_CC + C_TEN] / n * 0.5
-            tot += p
-            big = max(big, p)
-    m = s[O_MICH]
-    if m >= 0:
-        dist = max(abs(m // 9 - ef), abs(m % 9 - er))
+    for i in range(feat[SF_NTH]):
+        suit = feat[SF_TH + 3 * i]
+        p = (s[O_CC + C_JQ + suit] + s[O_CC + C_K + suit]) / n
+        if feat[SF_TH + 3 * i + 1]:  # facing away: only after it turns
+            p *= 0.3
+        if feat[SF_TH + 3 * i + 2]:  # adjacent: a ten may step onto it too
+            p += s[O_CC + C_TEN] / n * 0.5
+        tot += p
+        big = max(big, p)
+    dist = feat[SF_MDIST]
+    if dist >= 0:
         kings = 0.0
         for suit in range(4):
             kings += s[O_CC + C_K + suit]
@@ -457,12 +509,15 @@ def static_eval(s, prm):
     if left > 0.95:
         left = 0.95
     surv *= 1.0 - left
-    surv *= 1.0 - prm[3] * (8 - s[O_NGUARD])
-    red = s[O_NFLAME]
-    for suit in range(4):
-        if s[O_MSQ + suit] >= 0:
-            red += 1
-    return surv + prm[4] * SUBDUE_BONUS * (16 - red)
+    surv *= 1.0 - prm[3] * (8 - feat[SF_NGUARD])
+    return surv + prm[4] * SUBDUE_BONUS * (16 - feat[SF_RED])
+
+
+@inline_kernel
+def static_eval(s, prm, feat):
+    """The static evaluation of a non-terminal state ``s`` (:func:`static_value`); ``feat``: int32[SF_LEN] scratch."""
+    static_features(s, feat)
+    return static_value(feat, s, prm)
 
 
 # ---------------------------------------------------------------- hashing
@@ -502,7 +557,7 @@ def make_zobrist(seed: int = 20050517) -> np.ndarray:
 
 # ---------------------------------------------------------------- rollouts
 @kernel
-def _policy_move(s, moves, n, prm, work):
+def _policy_move(s, moves, n, prm, work, feat):
     """The rollout policy: the move whose resulting state the static evaluation likes best."""
     best = -1.0
     bi = 0
@@ -510,7 +565,7 @@ def _policy_move(s, moves, n, prm, work):
         copy_state(s, work, SEARCH_LEN)
         do_move(work, moves[i])
         work[O_SIDE] = 0  # evaluate as if the player could still react (the threat terms assume one reply)
-        v = static_eval(work, prm) + np.random.random() * 1e-9
+        v = static_eval(work, prm, feat) + np.random.random() * 1e-9
         if v > best:
             best = v
             bi = i
@@ -518,8 +573,9 @@ def _policy_move(s, moves, n, prm, work):
 
 
 @kernel
-def rollout(s, prm, work, work2, moves, tgt, deckbuf):
-    """Play the game out once from ``s`` (modified) with a random order of the remaining cards; returns the score."""
+def rollout(s, prm, work, feat, moves, tgt, deckbuf):
+    """Play the game out once from ``s`` (modified) with a random order of the remaining cards; returns the score.
+    ``work``: a state of scratch, ``feat``: int32[SF_LEN] scratch."""
     # the remaining cards as a class list, shuffled
     n = 0
     for cls in range(N_CLASSES):
@@ -544,12 +600,191 @@ def rollout(s, prm, work, work2, moves, tgt, deckbuf):
             if nm == 0:
                 do_move(s, -1)
             else:
-                do_move(s, _policy_move(s, moves, nm, prm, work))
+                do_move(s, _policy_move(s, moves, nm, prm, work, feat))
 
 
 @kernel
 def seed_rng(seed):
     np.random.seed(seed)
+
+
+# ---------------------------------------------------------------- draw outcomes
+#: Distinct outcomes of one round's draw at most: 9 ten/court classes, 18 number classes times 9 ten/court classes
+#: (a number card spent on a court card), and the 171 unordered pairs of number classes.
+MAX_OUTCOMES = 9 + 18 * 9 + 18 * 19 // 2
+
+
+@inline_kernel
+def gen_outcomes(s, oa, ob, op):
+    """The distinct outcomes of the draw at chance node ``s``: class ``oa[k]`` drawn, then class ``ob[k]`` (``-1``:
+    none) with probability ``op[k]``; returns their number.
+
+    Without a pending card a whole round's draw is one node: a ten or court card; a number card then a ten or court
+    card (the number is spent); two number cards, drawn in either order (the same lightning or stand-off, the same
+    deck left: one outcome with both orders' probability); a number card drawn last (the game ends). With a pending
+    number card (a state set up between the two draws) it is the one card that pairs with it.
+    """
+    n = s[O_NCARDS]
+    k = 0
+    if s[O_PEND] >= 0:
+        for c in range(N_CLASSES):
+            if s[O_CC + c] > 0:
+                oa[k] = c
+                ob[k] = -1
+                op[k] = s[O_CC + c] / n
+                k += 1
+        return k
+    for c in range(C_TEN, N_CLASSES):
+        if s[O_CC + c] > 0:
+            oa[k] = c
+            ob[k] = -1
+            op[k] = s[O_CC + c] / n
+            k += 1
+    if n == 1:  # a number card drawn last: the game ends at once
+        for a in range(C_TEN):
+            if s[O_CC + a] > 0:
+                oa[k] = a
+                ob[k] = -1
+                op[k] = s[O_CC + a] / n
+                k += 1
+        return k
+    nn = n * (n - 1.0)
+    for a in range(C_TEN):
+        na = s[O_CC + a]
+        if na == 0:
+            continue
+        for c in range(C_TEN, N_CLASSES):
+            if s[O_CC + c] > 0:
+                oa[k] = a
+                ob[k] = c
+                op[k] = na * s[O_CC + c] / nn
+                k += 1
+        if na > 1:
+            oa[k] = a
+            ob[k] = a
+            op[k] = na * (na - 1.0) / nn
+            k += 1
+        for b in range(a + 1, C_TEN):
+            if s[O_CC + b] > 0:
+                oa[k] = a
+                ob[k] = b
+                op[k] = 2.0 * na * s[O_CC + b] / nn
+                k += 1
+    return k
+
+
+@inline_kernel
+def _spent_value(feat, work, cls, prm):
+    """:func:`static_value` of ``work`` with one more card of class ``cls`` spent (``work`` is left unchanged)."""
+    work[O_CC + cls] -= 1
+    work[O_NCARDS] -= 1
+    v = static_value(feat, work, prm)
+    work[O_CC + cls] += 1
+    work[O_NCARDS] += 1
+    return v
+
+
+@inline_kernel
+def _lightning_change(s, sq):
+    """What lightning on ``sq`` does to the board of ``s`` as the static evaluation sees it: 0 nothing (the flame
+    supply is empty, or sparks around a red piece reach no guard and not the emperor), 1 one more flame and no other
+    change (an empty square neither next to the emperor nor on its file or rank, where it could block a line),
+    2 anything else."""
+    if s[O_NFLAME] >= FLAME_SUPPLY:
+        return 0
+    code = s[sq]
+    f0, r0 = sq // 9, sq % 9
+    if code >= MOVER0:
+        for df in range(-1, 2):
+            for dr in range(-1, 2):
+                f, r = f0 + df, r0 + dr
+                if (df != 0 or dr != 0) and 0 <= f <= 8 and 0 <= r <= 8:
+                    c = s[f * 9 + r]
+                    if c == GUARD or c == EMPEROR:
+                        return 2
+        return 0
+    if code != EMPTY:
+        return 2
+    e = s[O_EMP]
+    ef, er = e // 9, e % 9
+    if f0 == ef or r0 == er or (abs(f0 - ef) <= 1 and abs(r0 - er) <= 1):
+        return 2
+    return 1
+
+
+@kernel
+def horizon_chance(s, work, spare, feat, prm, tgt, counters):
+    """Expected static evaluation over the draw at chance node ``s`` (no pending card) when the decision after it is
+    beyond the horizon, over the outcomes of :func:`gen_outcomes`, each counted as a node in ``counters[0]``.
+
+    Outcomes that leave one board are evaluated together: a ten or court card drawn alone or after any number card,
+    and every stand-off, read the board once (:func:`static_features`) and differ only in the cards left, and so does
+    a lightning that leaves the board or adds a flame the evaluation sees only as one more red piece
+    (:func:`_lightning_change`). ``work``, ``spare``: states of scratch, ``feat``: int32[2, SF_LEN] scratch.
+    """
+    n = s[O_NCARDS]
+    nn = n * (n - 1.0)
+    acc = 0.0
+    nout = 0
+    for c in range(C_TEN, N_CLASSES):  # a ten or court card, alone or after a number card
+        nc = s[O_CC + c]
+        if nc == 0:
+            continue
+        copy_state(s, work, SEARCH_LEN)
+        draw_class(work, c, tgt)
+        static_features(work, feat[0])
+        acc += nc / n * static_value(feat[0], work, prm)
+        nout += 1
+        if n >= 2:
+            for a in range(C_TEN):
+                if s[O_CC + a] > 0:
+                    acc += s[O_CC + a] * nc / nn * _spent_value(feat[0], work, a, prm)
+                    nout += 1
+    if n == 1:  # a number card drawn last: the game ends
+        for a in range(C_TEN):
+            if s[O_CC + a] > 0:
+                acc += s[O_CC + a] / n * terminal_score(T_SURVIVED)
+                nout += 1
+        counters[0] += nout
+        return acc
+    # two number cards: the board stays for a stand-off, and for many a lightning (see _lightning_change)
+    copy_state(s, work, SEARCH_LEN)
+    work[O_SIDE] = 0
+    work[O_NCARDS] -= 1
+    base = feat[0]
+    static_features(work, base)
+    live_after = 0 if s[O_NFLAME] + 1 >= FLAME_SUPPLY else 1
+    for a in range(C_TEN):
+        na = s[O_CC + a]
+        if na == 0:
+            continue
+        work[O_CC + a] -= 1
+        for b in range(a, C_TEN):
+            nb = work[O_CC + b]
+            if nb == 0:
+                continue
+            p = (1.0 if b == a else 2.0) * na * nb / nn
+            nout += 1
+            kind = 0
+            if (a & 1) != (b & 1):  # lightning on the square of the file card and the rank card
+                sq = (a >> 1) * 9 + (b >> 1) if (a & 1) == 0 else (b >> 1) * 9 + (a >> 1)
+                kind = _lightning_change(s, sq)
+            if kind == 2:
+                copy_state(s, spare, SEARCH_LEN)
+                draw_class(spare, a, tgt)
+                draw_class(spare, b, tgt)
+                acc += p * static_eval(spare, prm, feat[1])
+            elif kind == 1:  # one more flame, far from the emperor
+                base[SF_RED] += 1
+                base[SF_LIVE] = live_after
+                acc += p * _spent_value(base, work, b, prm)
+                base[SF_RED] -= 1
+                base[SF_LIVE] = 1  # kind 1 only while the supply is not empty
+            else:
+                acc += p * _spent_value(base, work, b, prm)
+        work[O_CC + a] += 1
+    counters[0] += nout
+    return acc
 
 
 # ---------------------------------------------------------------- expectimax
@@ -560,18 +795,21 @@ M_ENTER, M_RETURN, M_ADVANCE = 0, 1, 2
 
 @kernel
 def expectimax(s, depth, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val, tt_depth, zob, prm, counters,
-               leaf_mode, n_rollouts, deckbuf):
+               leaf_mode, n_rollouts, deckbuf, oa, ob, op, feat):
     """Expectimax value of ``s`` searching ``depth`` more player decisions (chance nodes do not count).
 
     Iterative, with an explicit stack (numba cannot cache recursive functions, numba issue #6061): ``stack[ply]`` is
-    the state at that ply, ``moves[ply]`` its move list, ``frames[ply]`` / ``fvals[ply]`` / ``fkeys[ply]`` its loop
-    index, move count, depth, table slot and running value. Chance nodes enumerate the 27 card classes present, with
-    probability count / cards left. Decision nodes take the best child and stop early on a certain win. Values are
-    memoised in the transposition table with the depth they were searched to; a depth beyond the cards left means the
-    value is exact. At depth 0 a decision node is scored by the static evaluation (``leaf_mode`` 0) or by the mean of
-    ``n_rollouts`` rollouts (``leaf_mode`` 1). ``counters[0]`` counts nodes; when ``counters[1]`` is positive the
-    search aborts (returning -1) once ``counters[0]`` reaches it, so setting ``counters[1] = 1`` from another thread
-    stops a running search.
+    the state at that ply, ``moves[ply]`` its move list, ``oa/ob/op[ply]`` its draw outcomes (:func:`gen_outcomes`:
+    one node per round's draw, the two orders of a number pair merged), ``frames[ply]`` / ``fvals[ply]`` /
+    ``fkeys[ply]`` its loop index, child count, depth, table slot and running value. Decision nodes take the best
+    child and stop early on a certain win. A chance node whose next decision is beyond the horizon is valued in one
+    loop (:func:`horizon_chance`; with rollouts or a pending card its outcomes are expanded as any others). Values
+    are memoised in the transposition table with the depth they were searched to; a depth beyond the cards left
+    means the value is exact. At depth 0 a decision node is scored by the static evaluation (``leaf_mode`` 0) or by
+    the mean of ``n_rollouts`` rollouts (``leaf_mode`` 1, in the last two rows of ``stack``). ``feat`` is
+    int32[2, SF_LEN] scratch. ``counters[0]`` counts nodes (each outcome of a draw before the horizon one); when
+    ``counters[1]`` is positive the search aborts (returning -1) once ``counters[0]`` reaches it, so setting
+    ``counters[1] = 1`` from another thread stops a running search.
     """
     copy_state(s, stack[0], SEARCH_LEN)
     frames[0, F_DEPTH] = depth
@@ -592,14 +830,14 @@ def expectimax(s, depth, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val
                 v = terminal_score(t)
             elif node[O_SIDE] == 0 and d <= 0:
                 if leaf_mode == 0:
-                    v = static_eval(node, prm)
+                    v = static_eval(node, prm, feat[0])
                 else:
                     nrow = stack.shape[0]
                     acc = 0.0
                     for _ in range(n_rollouts):
                         copy_state(node, stack[nrow - 1], SEARCH_LEN)
-                        acc += rollout(stack[nrow - 1], prm, stack[nrow - 2], stack[nrow - 3],
-                                       moves[moves.shape[0] - 1], tgt, deckbuf)
+                        acc += rollout(stack[nrow - 1], prm, stack[nrow - 2], feat[0], moves[moves.shape[0] - 1],
+                                       tgt, deckbuf)
                     v = acc / n_rollouts
             else:
                 exact = 1000 if d > node[O_NCARDS] else d
@@ -607,13 +845,20 @@ def expectimax(s, depth, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val
                 slot = np.int64(key & np.uint64(mask))
                 if tt_key[slot] == key and tt_depth[slot] >= exact:
                     v = tt_val[slot]
+                elif node[O_SIDE] == 1 and d <= 0 and leaf_mode == 0 and node[O_PEND] < 0:
+                    v = horizon_chance(node, stack[ply + 1], stack[ply + 2], feat, prm, tgt, counters)
+                    if tt_key[slot] != key or tt_depth[slot] <= exact:
+                        tt_key[slot] = key
+                        tt_val[slot] = v
+                        tt_depth[slot] = exact
                 else:
                     fkeys[ply] = key
                     frames[ply, F_SLOT] = slot
                     frames[ply, F_EXACT] = exact
                     frames[ply, F_I] = 0
+                    fvals[ply, 0] = 0.0
                     if node[O_SIDE] == 1:
-                        fvals[ply, 0] = 0.0
+                        frames[ply, F_N] = gen_outcomes(node, oa[ply], ob[ply], op[ply])
                     else:
                         fvals[ply, 0] = -1.0
                         nm = gen_moves(node, moves[ply])
@@ -636,18 +881,18 @@ def expectimax(s, depth, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val
         child = stack[ply + 1]
         i = frames[ply, F_I]
         if node[O_SIDE] == 1:
-            while i < N_CLASSES and node[O_CC + i] == 0:
-                i += 1
-            if i < N_CLASSES:
+            if i < frames[ply, F_N]:
                 frames[ply, F_I] = i + 1
-                fvals[ply, 1] = node[O_CC + i]
+                fvals[ply, 1] = op[ply, i]
                 copy_state(node, child, SEARCH_LEN)
-                draw_class(child, i, tgt)
+                draw_class(child, oa[ply, i], tgt)
+                if ob[ply, i] >= 0:
+                    draw_class(child, ob[ply, i], tgt)
                 frames[ply + 1, F_DEPTH] = frames[ply, F_DEPTH]
                 ply += 1
                 mode = M_ENTER
                 continue
-            v = fvals[ply, 0] / node[O_NCARDS]
+            v = fvals[ply, 0]
         else:
             if i < frames[ply, F_N] and fvals[ply, 0] < 1.0 + SUBDUE_BONUS - 1e-12:
                 frames[ply, F_I] = i + 1
@@ -666,18 +911,3 @@ def expectimax(s, depth, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val
             tt_val[slot] = v
             tt_depth[slot] = exact
         mode = M_RETURN
-
-
-@kernel
-def root_values(s, depth, work, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val, tt_depth, zob, prm,
-                counters, leaf_mode, n_rollouts, deckbuf, out_moves, out_vals):
-    """Value of every move at a decision node (``depth`` counts the root decision); returns the number of moves."""
-    nm = gen_moves(s, out_moves)
-    for i in range(nm):
-        copy_state(s, work, SEARCH_LEN)
-        do_move(work, out_moves[i])
-        out_vals[i] = expectimax(work, depth - 1, stack, moves, frames, fvals, fkeys, tgt, tt_key, tt_val, tt_depth,
-                                 zob, prm, counters, leaf_mode, n_rollouts, deckbuf)
-        if out_vals[i] < 0.0:
-            return -1  # aborted
-    return nm
