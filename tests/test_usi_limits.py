@@ -1,9 +1,9 @@
 """Default limits and depths that answer (issue 48): the GUI's default engine limit answers in about a second in
 every variant, and enokian's ``go depth N`` searches N of the player's decisions, answering at small N and honouring
-``stop`` and time limits while it searches (depth 3 took minutes: every draw between two decisions is expanded)."""
+``stop`` and time limits while it searches (each depth multiplies the work by the player's moves times the draw's
+outcomes, a few thousand early in a game: depth 3 from the opening takes about an hour)."""
 from __future__ import annotations
 
-import random
 import threading
 import time
 
@@ -11,9 +11,9 @@ import pytest
 
 from gui.engines import BUILTIN
 from gui.session import DEFAULT_MOVETIME_MS, PlayerSpec
-from usi import games
 from usi.engine import UsiEngine
 
+from tests.test_enokian_search import LATE, game_decisions
 from tests.test_usi_ponder import DECISION, VARIANTS
 
 #: A hang guard, far above what any answer below takes.
@@ -95,19 +95,7 @@ def test_gui_default_limit_answers_in_every_variant(variant):
 # ------------------------------------------------------------------------------------------------ enokian depth
 def enokian_decisions(n: int, seed: int = 1) -> list[str]:
     """SFENs of the first ``n`` decision nodes of a seeded game (the engine plays depth 1)."""
-    from search.enokian import EnokianSearch
-
-    rng, searcher = random.Random(seed), EnokianSearch()
-    state = games.new_state("enokian", games.option_getter({}))
-    out = []
-    while state.result() is None and len(out) < n:
-        if state.node_kind().value == "chance":
-            events = state.chance_events()
-            state.apply(rng.choices([t for t, _ in events], [p for _, p in events])[0])
-        else:
-            out.append(state.sfen())
-            state.apply(searcher.search(state, depth=1).best)
-    return out
+    return game_decisions(n, seed)
 
 
 def _depths(lines: list[str]) -> list[int]:
@@ -125,21 +113,32 @@ def test_enokian_go_depth_1_answers_at_depth_1_from_decision_positions():
 
 
 def test_enokian_go_depth_2_searches_two_decisions():
-    """Late in a game (few cards, few guards) depth 2 is cheap; it is two decisions deep, each draw expanded."""
+    """Depth 2 from the first decision of a game (15 M nodes, under a second) and late in a game: two decisions
+    deep, each draw expanded."""
     eng, out = _engine("enokian")
-    late = "9/9/9/4P4/+r2PKP2k/4P4/9/9/9 b - 1 SxCeHxDx/A29/JQK/3T/48/-"  # 13 cards, four guards
-    eng.handle(f"position sfen {late}")
+    for sfen in (enokian_decisions(1)[0], LATE):
+        eng.handle(f"position sfen {sfen}")
+        legal = eng.game.legal_actions()
+        best, _, lines = _go(eng, out, "go depth 2")
+        assert best.split()[1] in legal and _depths(lines) == [1, 2], lines
+    eng.handle("quit")
+
+
+def test_enokian_go_depth_3_answers_late_in_a_game():
+    """Depth 3 where it is affordable (9 M nodes late in a game): three decisions, an info line for each depth."""
+    eng, out = _engine("enokian")
+    eng.handle(f"position sfen {LATE}")
     legal = eng.game.legal_actions()
-    best, _, lines = _go(eng, out, "go depth 2")
-    assert best.split()[1] in legal and _depths(lines) == [1, 2], lines
+    best, _, lines = _go(eng, out, "go depth 3")
+    assert best.split()[1] in legal and _depths(lines) == [1, 2, 3], lines
     eng.handle("quit")
 
 
 @pytest.mark.slow
 def test_enokian_go_depth_2_answers_from_opening_decision_positions():
-    """Depth 2 from the first decisions of a game: 25-80 M nodes, 3-10 s each on the shared machine."""
+    """Depth 2 from the first seven decisions of a game: 15-40 M nodes, 0.5-1.7 s each on the shared machine."""
     eng, out = _engine("enokian")
-    for sfen in enokian_decisions(3):
+    for sfen in enokian_decisions(7):
         eng.handle(f"position sfen {sfen}")
         best, _, lines = _go(eng, out, "go depth 2")
         assert _depths(lines) == [1, 2], lines
@@ -147,8 +146,8 @@ def test_enokian_go_depth_2_answers_from_opening_decision_positions():
 
 
 def test_enokian_go_depth_3_obeys_stop_and_time_limits():
-    """Depth 3 from the opening is out of reach (hours): stop after 0.5 s answers at once with the deepest finished
-    iteration, and a time limit beside the depth ends the search by itself."""
+    """Depth 3 from the opening is out of reach (about an hour): stop after 0.5 s answers at once with the deepest
+    finished iteration, and a time limit beside the depth ends the search by itself."""
     eng, out = _engine("enokian")
     first = enokian_decisions(1)[0]
     eng.handle(f"position sfen {first}")
