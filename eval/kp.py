@@ -11,7 +11,7 @@ count), not from 9x9 shogi.
 
 :func:`prior_tables` writes the hand-set evaluation (material, piece-square, the near-king terms, hand values) in
 this form exactly, so with the prior tables the KP evaluation equals the hand-set one wherever the variant has no
-mobility or try terms (standard shogi); training (:mod:`eval.train`) moves the tables away from it.
+mobility or try terms (standard shogi); training (:mod:`train.fit`) moves the tables away from it.
 The kernel is :func:`eval.kernels.kp_sum`; :func:`features` gives the same sum as sparse indices for numpy training.
 """
 from __future__ import annotations

@@ -147,13 +147,13 @@ def test_bad_modes_and_weight_files_are_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ the shipped weights
-#: Score of the shipped tables on eval.train.CHECK_SFEN (side to move), as written in docs/eval.md; the hand-set
+#: Score of the shipped tables on train.fit.CHECK_SFEN (side to move), as written in docs/eval.md; the hand-set
 #: evaluation gives 31 there. Re-training changes it: update both.
 DOCUMENTED_LEARNED_SCORE = 293
 
 
 def test_shipped_weights_load_and_give_the_documented_score():
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
     path = KP.weights_path("shogi")
     assert path.is_file() and path.stat().st_size <= KP.MAX_FILE_BYTES
     v = Position.startpos().variant
@@ -189,7 +189,7 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
 
     from search import Limits, Searcher
     from usi.engine import UsiEngine
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
     made = []
 
     def factory(hash_mb: int, seed: int) -> Searcher:
@@ -228,7 +228,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
 
     from search import Limits, Searcher
     from usi.engine import UsiEngine
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
 
     v = Position.startpos().variant
     shipped = KP.load_weights(KP.weights_path(v.id), v)
@@ -270,7 +270,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
 def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     """The pipeline's fit on a slice of the committed data (two files, to exercise the merge): free of L2 it must
     fit its training positions better than the hand-set prior, and what it writes loads."""
-    from eval.train import DEFAULT_DATA, fit
+    from train.fit import DEFAULT_DATA, fit
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     first = d["game"] < 20
@@ -294,7 +294,7 @@ def test_row_weight_weighs_its_tagged_games_only(tmp_path, tag, option):
     tables only through the positions tagged as that kind of game (``ours == -2``: our engine's own relabelled games;
     0 or 1: our engine against the teacher or a peer), and leaves the reported (unweighted) loss of the hand-set
     prior alone."""
-    from eval.train import DEFAULT_DATA, fit
+    from train.fit import DEFAULT_DATA, fit
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     rows = d["game"] < 30
@@ -318,7 +318,7 @@ def test_row_weight_weighs_its_tagged_games_only(tmp_path, tag, option):
 def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
     """``--lam-ours``: the positions of games where our engine played one side (``ours`` 0 or 1) take their target
     with that ``lam`` (1: the teacher's score alone), every other position with ``--lam``."""
-    from eval.train import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
+    from train.fit import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
     d = _load_data([DEFAULT_DATA])
     d["ours"] = np.where(d["game"] % 3 == 0, 1, -1).astype(np.int8)
     v = Position.startpos().variant
@@ -331,11 +331,11 @@ def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
 
 
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
-    """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
+    """``python -m train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
     labels and scale; the fit learns a king-zone, a threat and a safe-mobility table too, which the losses must read:
     the threat features are the side to move's, the fit's dense block sente's), and ``--newest 1`` keeps only the
     validation positions of the last file's games."""
-    from eval.train import DEFAULT_DATA, fit, main, validation_losses
+    from train.fit import DEFAULT_DATA, fit, main, validation_losses
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     paths = []
@@ -379,7 +379,7 @@ def test_label_unit_ratio_follows_the_labels_centipawns():
     """The teacher's centipawns are converted to ours by the ratio of its scores to our material balance: our own
     search scores give about 1, the same scores doubled give exactly twice that."""
     from engine import get_variant
-    from eval.train import DEFAULT_DATA, _load_data, label_unit_ratio
+    from train.fit import DEFAULT_DATA, _load_data, label_unit_ratio
     d = _load_data([DEFAULT_DATA])
     v = get_variant("shogi")
     own = label_unit_ratio(d, v)
@@ -406,7 +406,7 @@ def test_teacher_games_only_keeps_the_games_without_our_engine(tmp_path):
     """``fit --teacher-games-only`` reads the ``ours`` field of teach data: the games the teacher played against
     itself (-1) and relabelled games of our engine against itself (-2) are kept, those where our engine played one
     side (0, 1) left out; a file without the field is refused in words."""
-    from eval.train import DEFAULT_DATA, _load_data
+    from train.fit import DEFAULT_DATA, _load_data
     d = _load_data([DEFAULT_DATA])
     assert np.all(d.pop("ours") == -1)  # a file without the field: every game counts as the teacher's
     ours = np.select([d["game"] % 4 == 0, d["game"] % 4 == 1], [-1, -2], d["game"] % 2).astype(np.int8)

@@ -1,6 +1,6 @@
 """The threat term of the learned evaluation (eval.kernels.threat_counts, ``TH_*``): hand-checked
 positions give the documented entries, training's features times a table equal what the kernel adds, the term is
-colour-symmetric on 9x9 and 13x13, weights files carry the table, and ``eval.train add-threats`` fits it."""
+colour-symmetric on 9x9 and 13x13, weights files carry the table, and ``python -m train add-threats`` fits it."""
 from __future__ import annotations
 
 import numpy as np
@@ -103,10 +103,10 @@ def test_weights_files_carry_the_threat_table(tmp_path):
 
 
 def test_add_threats_fits_on_top_of_fixed_tables(tmp_path):
-    """``eval.train add-threats``: the base file's tables stay as they were, the fitted table is not zero and fits
+    """``python -m train add-threats``: the base file's tables stay as they were, the fitted table is not zero and fits
     the training positions better than the base, and its validation loss (recomputed by ``losses`` from the written
     file) is what the fit reports."""
-    from eval.train import DEFAULT_DATA, fit_threats, validation_losses
+    from train.fit import DEFAULT_DATA, fit_threats, validation_losses
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     rows = d["game"] < 60

@@ -1,11 +1,11 @@
-"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train
+"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m train
 gen|teach|relabel|fit|add-threats|losses|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
   searched best move neither captures nor promotes, no mate score, past the opening line) with the search score of
   the position (side to move's view) and, when the game ends, its result. One process; stops after ``--minutes``.
-* ``teach``: positions scored by a teacher engine over USI (:mod:`eval.teacher`; fairy-stockfish's output).
+* ``teach``: positions scored by a teacher engine over USI (:mod:`train.teacher`; fairy-stockfish's output).
 * ``relabel``: the teacher's scores for the positions of games recorded by ``usi.match`` (our engine's own games).
 * ``fit``: Texel-style logistic fit with numpy: first the labels' scale ``K_label`` of ``sigmoid(score / K_label)``
   that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
@@ -39,53 +39,13 @@ from pathlib import Path
 import numpy as np
 
 from engine import Position
-from engine.kernels.movegen import DROP, PROMOTE
+
+from .games import MATE_CLAMP, OURS_BOTH, _openings, _save_data, close_game, is_quiet, start_position
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "eval" / "data" / "kp_shogi_data.npz"  # committed (200 KB): the run of docs/eval.md
-OPENINGS = ROOT / "bench" / "openings" / "shogi-balanced.txt"
-MATE_CLAMP = 3000     # a search score beyond this (or a mate) is not a training label: the game is decided
 RESIGN_CP = 2500      # adjudication: both sides' scores agree the game is lost by this much
 MAX_PLIES = 320       # adjudicated a draw after this many plies
-
-
-def _openings() -> list[list[str]]:
-    lines = []
-    for raw in OPENINGS.read_text().splitlines():
-        text = raw.split("#", 1)[0].strip()
-        if text:
-            lines.append(text.split())
-    return lines
-
-
-def start_position(rng: random.Random, openings: list[list[str]], random_plies: int) -> tuple[Position, list[str]]:
-    """A game's start for data generation: a random opening line, then ``random_plies`` random legal plies (fewer when
-    a position has none); the position and its USI moves from the start position."""
-    pos = Position.startpos()
-    moves = list(rng.choice(openings))
-    for mv in moves:
-        pos.push(mv)
-    for _ in range(random_plies):
-        codes = pos.legal_codes("search")
-        if len(codes) == 0:
-            break
-        code = int(rng.choice(list(codes)))
-        moves.append(pos.move_usi(code))
-        pos.push_unchecked(code)
-    return pos, moves
-
-
-def is_quiet(pos: Position, code: int) -> bool:
-    """The move neither captures nor promotes (a static evaluation cannot see a pending exchange)."""
-    return not (code & PROMOTE) and bool(code & DROP or pos.state.board[code & 0xFF] == 0)
-
-
-def close_game(stms: list[int], results: list[float], result: float, outcome: dict[str, int]) -> None:
-    """Give the kept positions of the game that just ended its ``result`` (sente's score), each in its side to
-    move's view, and count the outcome."""
-    for stm in stms[len(results):]:
-        results.append(result if stm == 0 else 1.0 - result)
-    outcome["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
 
 
 def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int = 2) -> dict:
@@ -140,27 +100,7 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
     return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome_counts}
 
 
-def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed, ours=None, **meta: str
-               ) -> None:
-    """Write the positions so far (``ours``: per position, the side our engine played in its game, -1 for none;
-    ``meta``: extra text fields, e.g. the teacher's command)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, board=np.array(boards, np.int8), hands=np.array(hands, np.int8),
-                        stm=np.array(stms, np.int8), score=np.array(scores, np.int32),
-                        result=np.array(results, np.float32), game=np.array(game_ids, np.int32),
-                        ply=np.array(plies, np.int32), nodes=np.int64(nodes), seed=np.int64(seed),
-                        **({} if ours is None else {"ours": np.array(ours, np.int8)}),
-                        **{k: np.str_(v) for k, v in meta.items()})
-    tmp.replace(out)
-
-
 _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
-#: ``ours`` of a position: the side our engine played in its game (0, 1), -1 when the teacher played both sides (or
-#: no teacher: gen data), OURS_BOTH when our engine played both (a recorded game relabelled, eval.teacher)
-OURS_BOTH = -2
-
-
 def _against_ours(ours: np.ndarray) -> np.ndarray:
     """The rows of games where our engine played one side against the teacher or a peer."""
     return (ours == 0) | (ours == 1)
@@ -174,7 +114,7 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     parts = []
     for i, path in enumerate(paths):
         if not Path(path).is_file():
-            raise ValueError(f"no training data file {path} (make one with: python -m eval.train gen)")
+            raise ValueError(f"no training data file {path} (make one with: python -m train gen)")
         try:
             with np.load(path, allow_pickle=False) as z:
                 d = {k: z[k] for k in _DATA_KEYS}
@@ -232,7 +172,7 @@ def label_unit_ratio(d: dict, variant) -> float:
     """How many of the labels' centipawns one of ours is: the median of score / material balance (side to move's
     view, our hand-set piece and hand values) over the positions whose balance is 150-800 of our centipawns, where
     material dominates a score; 1 when fewer than 100 such positions."""
-    from . import build_eval_tables
+    from eval import build_eval_tables
     E = build_eval_tables(variant, "hand")
     codes = d["board"].astype(np.int64)
     colour = np.where(codes >> 5 == 0, 1, -1)
@@ -291,8 +231,8 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     on more files has seen the training games of the newer ones, never their validation games, so this compares
     fits on different amounts of data on positions none of them was fitted on."""
     from engine import get_variant
-    from . import kp as KP
-    from .params import TEMPO
+    from eval import kp as KP
+    from eval.params import TEMPO
     v = get_variant("shogi")
     if not 0 <= newest <= len(data_paths):
         raise ValueError(f"--newest must be between 0 and the number of data files ({len(data_paths)})")
@@ -316,7 +256,7 @@ def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone,
     threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the
     sparse features."""
-    from . import kp as KP
+    from eval import kp as KP
     out = np.zeros(len(d["stm"]))
     flat = KP.flat_weights(w.kp, w.kp_hand)
     wm = None if w.mobility is None else w.mobility.astype(np.float64)
@@ -347,8 +287,8 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     the side to move's threatened pieces are learned (the opponent's stay 0: what the side to move can take, its
     quiescence search sees)."""
     from engine import get_variant
-    from . import kp as KP
-    from .kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
+    from eval import kp as KP
+    from eval.kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
@@ -410,8 +350,8 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
     ``lam_ours``: see :func:`_split_and_target`."""
     from engine import get_variant
-    from . import kp as KP
-    from .params import TEMPO
+    from eval import kp as KP
+    from eval.params import TEMPO
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
@@ -518,8 +458,8 @@ CHECK_SFEN = "ln5nl/1r1sk1g2/p1pgpsbp1/3p1pp1p/1p5P1/P1P1PPP1P/1PSPS1N2/2GK1G1R1
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .teacher import DEFAULT_TEACHER  # eval.teacher imports this module, so not at the top
-    ap = argparse.ArgumentParser(prog="python -m eval.train", description=__doc__.split("\n\n")[0])
+    from .teacher import DEFAULT_TEACHER
+    ap = argparse.ArgumentParser(prog="python -m train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen", help="self-play data")
     g.add_argument("--out", type=Path, default=DEFAULT_DATA)
@@ -592,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "fit":
-        from .kp import weights_path
+        from eval.kp import weights_path
         if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
                 or args.self_play_weight <= 0 or args.peer_weight <= 0 or not 0 <= (args.lam_ours or 0) <= 1):
             ap.error("--steps, --lr, --self-play-weight and --peer-weight must be positive, --lam and --lam-ours in "
@@ -635,9 +575,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "check":
         from engine import get_variant
-        from . import evaluate, kp_eval_tables, threat_scratch
-        from .kernels import evaluate_k
-        from .kp import load_weights, weights_path
+        from eval import evaluate, kp_eval_tables, threat_scratch
+        from eval.kernels import evaluate_k
+        from eval.kp import load_weights, weights_path
         v = get_variant("shogi")
         try:
             E = kp_eval_tables(v, *load_weights(args.weights or weights_path("shogi"), v))

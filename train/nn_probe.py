@@ -2,9 +2,9 @@
 
 ::
 
-    python -m eval.nn_probe --hidden 8 --epochs 6 --l2 1e-4     # about 9 minutes here, niced beside an SPRT
+    python -m train.nn_probe --hidden 8 --epochs 6 --l2 1e-4     # about 9 minutes here, niced beside an SPRT
 
-A measurement, not an evaluation the engine uses. On the data, split, labels and scale of ``python -m eval.train
+A measurement, not an evaluation the engine uses. On the data, split, labels and scale of ``python -m train
 fit`` (the teacher files 11-16, teacher games only, seed 0, lam 0.5) it trains a residual on top of the shipped
 tables, side to move's view::
 
@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 #: the teacher files of the shipped tables (docs/eval.md)
-DATA_FILES = [Path(__file__).parent / "data" / f"kp_shogi_teacher_{i}.npz" for i in range(11, 17)]
+DATA_FILES = [Path(__file__).resolve().parents[1] / "eval" / "data" / f"kp_shogi_teacher_{i}.npz"
+              for i in range(11, 17)]
 CLIP = 4.0     # hidden activations are clipped to [0, CLIP]
 OUT_SCALE = 100.0  # the output layer counts in units of 100 centipawns
 
@@ -91,8 +92,8 @@ def perspective_columns(n_cols: int, n_sq: int) -> tuple[np.ndarray, np.ndarray]
 def main(argv: list[str] | None = None) -> int:
     from engine import get_variant
 
-    from . import kp as KP
-    from .train import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target, adam_step
+    from eval import kp as KP
+    from .fit import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target, adam_step
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", type=int, default=8, help="accumulator width per perspective")
