@@ -351,7 +351,7 @@ def king_zone_sum(P, T, E, k0, k1):
 def king_zone_rows(boards, hands, T, out):
     """For training: ``out[i]`` (float, zeroed, ``KS_SIZE`` wide) gets the king-zone entries of row ``i`` of the
     stored ``boards`` / ``hands``, +1 for the gote king's and -1 for the sente king's (sente's view); the first
-    royal of each colour, as :func:`eval.kp.king_squares`."""
+    royal of each colour, as :func:`train.features.king_squares`."""
     royal = T.royal
     for i in range(boards.shape[0]):
         board = boards[i]

@@ -12,6 +12,7 @@ import pytest
 from engine import Position
 from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables, threat_scratch
 from eval import kp as KP
+from train import features as F
 from engine.kernels.movegen import ST_PLY, ST_ROYALS, ST_STM
 from engine.move import Move
 from eval.kernels import C_KP, C_KS, C_SMOB, C_THREATS, evaluate_k, kp_sum
@@ -49,7 +50,7 @@ def _random_tables(variant, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _king_pair(pos: Position) -> tuple[int, int]:
-    k0, k1 = KP.king_squares(pos.state.board[None, :], pos.variant)  # dai shogi keeps no ST_KSQ
+    k0, k1 = F.king_squares(pos.state.board[None, :], pos.variant)  # dai shogi keeps no ST_KSQ
     return int(k0[0]), int(k1[0])
 
 
@@ -64,7 +65,7 @@ def _sente_value(pos: Position, E) -> int:
 
 def test_prior_tables_reproduce_the_hand_set_evaluation():
     v = Position.startpos().variant
-    E = kp_eval_tables(v, *KP.prior_tables(v))
+    E = kp_eval_tables(v, *F.prior_tables(v))
     assert E.consts[C_KP] == 1
     positions = _random_positions(150)
     assert sum(1 for p in positions if p.state.hands.any()) > 50  # hands are exercised
@@ -76,7 +77,7 @@ def test_prior_tables_with_mobility_and_several_royals():
     """Dai shogi: the KP path keeps the variant's mobility and try terms and reads the first royal as the hand-set
     evaluation does, so its prior tables also give the hand-set value."""
     v = Position.startpos("daishogi2017").variant
-    E = kp_eval_tables(v, *KP.prior_tables(v))
+    E = kp_eval_tables(v, *F.prior_tables(v))
     for p in _random_positions(20, "daishogi2017", seed=4, every=7):
         assert _ev(p, E) == evaluate(p, "hand")
 
@@ -115,12 +116,12 @@ def test_numpy_features_equal_the_kernel_sum():
     positions = _random_positions(120, seed=6)
     board = np.array([p.state.board for p in positions])
     hands = np.array([p.state.hands for p in positions])
-    idx, coef = KP.features(board, hands, v)
+    idx, coef = F.features(board, hands, v)
     w = np.concatenate([kp.ravel(), kh.ravel(), [0]]).astype(np.int64)
     got = (w[idx] * coef).sum(axis=1)
     want = [_sente_value(p, E) for p in positions]
     assert got.tolist() == want
-    fm = KP.factor_map(v)
+    fm = F.factor_map(v)
     assert fm.shape == w.shape and fm[-1] == fm.max()
 
 
@@ -131,7 +132,7 @@ def test_bad_modes_and_weight_files_are_refused(tmp_path):
         build_eval_tables(v, "neural")
     with pytest.raises(ValueError, match="no KP weights file"):
         KP.load_weights(tmp_path / "missing.npz", v)
-    kp, kh = KP.prior_tables(v)
+    kp, kh = F.prior_tables(v)
     other = tmp_path / "other.npz"
     np.savez_compressed(other, variant=np.str_("daishogi2017"), kp=kp, kp_hand=kh)
     with pytest.raises(ValueError, match="for variant daishogi2017"):
@@ -168,7 +169,7 @@ def test_shipped_weights_load_and_give_the_documented_score():
     # sane: each entry near the hand-set value it was regularised toward, the scores of random positions near the
     # hand-set ones on the whole (the learned slider mobility moves single positions of random play much further),
     # and colour-symmetric like any KP table
-    kp0, kh0 = KP.prior_tables(v)
+    kp0, kh0 = F.prior_tables(v)
     assert np.abs(E.kp - kp0).max() <= 400 and np.abs(E.kp_hand - kh0).max() <= 400
     gaps = []
     for p in _random_positions(40, seed=9):
@@ -285,7 +286,7 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert figures["loss_train"] < figures["loss_hand_train"] - 1e-3
     v = Position.startpos().variant
     kp = KP.load_weights(out, v).kp
-    assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
+    assert np.abs(kp - F.prior_tables(v)[0]).max() > 0
 
 
 @pytest.mark.parametrize("tag, option", [(-2, "self_play_weight"), (1, "peer_weight")])
@@ -364,11 +365,11 @@ def test_learned_mobility_in_the_kernel_equals_the_training_features():
     v = Position.startpos().variant
     s_kp, s_kh = KP.kp_shape(v)
     weights = np.zeros(len(v.pieces) + 1, np.int32)
-    for k, pt in enumerate(KP.slider_types(v)):
+    for k, pt in enumerate(F.slider_types(v)):
         weights[pt] = 3 + 4 * k
     E = kp_eval_tables(v, np.zeros(s_kp, np.int32), np.zeros(s_kh, np.int32), 0, weights)
     positions = _random_positions(60, seed=5)
-    feats = KP.mobility_features(np.stack([p.state.board for p in positions]), v)
+    feats = F.mobility_features(np.stack([p.state.board for p in positions]), v)
     assert np.abs(feats).sum() > 0
     for p, f in zip(positions, feats):
         sente_view = int(f @ weights)
@@ -391,7 +392,7 @@ def test_label_unit_ratio_follows_the_labels_centipawns():
 
 def test_weights_with_a_bad_mobility_shape_are_refused(tmp_path):
     v = Position.startpos().variant
-    kp, kh = KP.prior_tables(v)
+    kp, kh = F.prior_tables(v)
     bad = tmp_path / "bad.npz"
     np.savez_compressed(bad, variant=np.str_(v.id), kp=kp, kp_hand=kh, mobility=np.zeros(3, np.int32))
     with pytest.raises(ValueError, match="mobility"):
@@ -454,7 +455,7 @@ def test_king_zone_features_equal_the_kernel_and_flip_sign():
     positions = _random_positions(150, seed=9)
     board = np.array([p.state.board for p in positions])
     hands = np.array([p.state.hands for p in positions])
-    feats = KP.king_zone_features(board, hands, v)
+    feats = F.king_zone_features(board, hands, v)
     got = feats.astype(np.int64) @ ks.astype(np.int64)
     diffs = set()
     for p, g in zip(positions, got):
@@ -486,7 +487,7 @@ def test_king_zone_masks_equal_the_attack_queries(variant, n):
     attacked_bits = guarded_bits = 0
     for p in _random_positions(n, variant, seed=21, every=5):
         board, T = p.state.board, p.tables
-        kings = KP.king_squares(board[None, :], p.variant)
+        kings = F.king_squares(board[None, :], p.variant)
         k0, k1 = int(kings[0][0]), int(kings[1][0])
         want = []
         for ksq in (k0, k1):

@@ -9,6 +9,7 @@ import pytest
 from engine import Position
 from eval import build_eval_tables, kp_eval_tables, threat_scratch
 from eval import kp as KP
+from train import features as F
 from eval.kernels import C_MOBILITY, C_THREATS, TH_KINDS, TH_MULTI, evaluate_k, threat_size
 from .test_eval_kp import _flip, _random_positions, _random_tables
 
@@ -29,7 +30,7 @@ def _multi(side: str, n: int) -> int:
 
 def _features(sfen: str) -> dict[int, int]:
     p = Position.from_sfen(sfen)
-    f = KP.threat_features(p.state.board[None, :], np.array([p.turn]), SHOGI)[0]
+    f = F.threat_features(p.state.board[None, :], np.array([p.turn]), SHOGI)[0]
     return {int(i): int(f[i]) for i in np.flatnonzero(f)}
 
 
@@ -76,7 +77,7 @@ def test_threat_features_equal_the_kernel_and_the_term_is_colour_symmetric(varia
     assert E1.consts[C_THREATS] == 1 and E0.consts[C_THREATS] == 0
     assert E1.consts[C_MOBILITY] == 1 and E0.consts[C_MOBILITY] == 1
     att = threat_scratch(v)
-    feats = KP.threat_features(np.array([p.state.board for p in positions]), np.array([p.turn for p in positions]), v)
+    feats = F.threat_features(np.array([p.state.board for p in positions]), np.array([p.turn for p in positions]), v)
     got = feats.astype(np.int64) @ table.astype(np.int64)
     diffs = set()
     for p, g in zip(positions, got):

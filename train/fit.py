@@ -14,7 +14,7 @@ gen|teach|relabel|fit|add-threats|losses|check``.
   :mod:`eval.kernels`, ``KS_*``, with ``--threats`` the threat table, ``TH_*``, with ``--safe-mobility`` the
   safe-mobility table, ``SM_BUCKETS``) toward the target ``lam * sigmoid(score / K_label) +
   (1 - lam) * result``, with L2 toward the hand-set evaluation's values (the table starts as the hand-set evaluation
-  written in KP form, see :func:`eval.kp.prior_tables`), so little data still gives a sane table. A king-free
+  written in KP form, see :func:`train.features.prior_tables`), so little data still gives a sane table. A king-free
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
   export. Games are split 90/10 into training and validation by game; both losses are printed and stored in the
   weights file.
@@ -190,7 +190,7 @@ def label_unit_ratio(d: dict, variant) -> float:
 def _side_to_move_value(w: np.ndarray, idx: np.ndarray, coef: np.ndarray, sign: np.ndarray, tempo: float,
                         mob: np.ndarray | None = None, wm: np.ndarray | None = None) -> np.ndarray:
     """The KP evaluation of positions as the kernel computes it, side to move's view: the sente-view sum of the
-    sparse features (:func:`eval.kp.features`) and, with ``wm``, the dense features ``mob`` (the sliders' mobility,
+    sparse features (:func:`train.features.features`) and, with ``wm``, the dense features ``mob`` (the sliders' mobility,
     in a fit also the king-zone table) times their weights, signed by ``sign`` (+1 sente
     to move), plus the side-to-move bonus ``tempo``."""
     s = (w[idx] * coef).sum(axis=1)
@@ -232,6 +232,7 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     fits on different amounts of data on positions none of them was fitted on."""
     from engine import get_variant
     from eval import kp as KP
+    from . import features as F
     from eval.params import TEMPO
     v = get_variant("shogi")
     if not 0 <= newest <= len(data_paths):
@@ -244,7 +245,7 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
             raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
     K = k_label / unit_ratio
     sub = {k: x[va] for k, x in d.items()}
-    hand = KP.KPWeights(*KP.prior_tables(v), TEMPO, None)
+    hand = KP.KPWeights(*F.prior_tables(v), TEMPO, None)
     out = {"positions": float(len(va)), "hand": _bce(_sigmoid(tables_value(sub, hand, v) / K), target[va])}
     for path in weights_paths:
         out[str(path)] = _bce(_sigmoid(tables_value(sub, KP.load_weights(path, v), v) / K), target[va])
@@ -256,23 +257,23 @@ def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone,
     threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the
     sparse features."""
-    from eval import kp as KP
+    from . import features as F
     out = np.zeros(len(d["stm"]))
-    flat = KP.flat_weights(w.kp, w.kp_hand)
+    flat = F.flat_weights(w.kp, w.kp_hand)
     wm = None if w.mobility is None else w.mobility.astype(np.float64)
     for a in range(0, len(out), chunk):
         rows = slice(a, min(len(out), a + chunk))
         board, hands, stm = d["board"][rows], d["hands"][rows], d["stm"][rows]
         sign = np.where(stm == 0, 1.0, -1.0)
-        idx, coef = KP.features(board, hands, variant)
-        mob = None if wm is None else KP.mobility_features(board, variant)
+        idx, coef = F.features(board, hands, variant)
+        mob = None if wm is None else F.mobility_features(board, variant)
         value = _side_to_move_value(flat, idx, coef, sign, float(w.tempo), mob, wm)
         if w.ks is not None:
-            value += sign * (KP.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
+            value += sign * (F.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
         if w.threats is not None:
-            value += KP.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
+            value += F.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
         if w.smob is not None:
-            value += sign * (KP.safe_mobility_features(board, variant) @ w.smob.astype(np.float64))
+            value += sign * (F.safe_mobility_features(board, variant) @ w.smob.astype(np.float64))
         out[rows] = value
     return out
 
@@ -288,6 +289,7 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     quiescence search sees)."""
     from engine import get_variant
     from eval import kp as KP
+    from . import features as F
     from eval.kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
     t0 = time.perf_counter()
     v = get_variant("shogi")
@@ -296,7 +298,7 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     K = k_label / unit_ratio
     w0 = KP.load_weights(base, v)
     fixed = tables_value(d, w0._replace(threats=None), v) - w0.tempo  # without the bonus, which is refitted
-    X = KP.threat_features(d["board"], d["stm"], v)
+    X = F.threat_features(d["board"], d["stm"], v)
     base_value = fixed + w0.tempo + (0.0 if w0.threats is None else X @ w0.threats.astype(np.float64))  # as it is
     table, tempo = np.zeros(X.shape[1]), np.array([float(w0.tempo)])
     n1 = len(v.pieces) + 1
@@ -350,17 +352,17 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
     ``lam_ours``: see :func:`_split_and_target`."""
     from engine import get_variant
-    from eval import kp as KP
+    from . import features as F
     from eval.params import TEMPO
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
     sign = np.where(d["stm"] == 0, 1.0, -1.0)
-    idx, coef = KP.features(d["board"], d["hands"], v)
+    idx, coef = F.features(d["board"], d["hands"], v)
     coef = coef.astype(np.float64)
-    kp0, kh0 = KP.prior_tables(v)
-    prior = KP.flat_weights(kp0, kh0)
-    fmap = KP.factor_map(v)
+    kp0, kh0 = F.prior_tables(v)
+    prior = F.flat_weights(kp0, kh0)
+    fmap = F.factor_map(v)
     n_w, n_f = prior.size, int(fmap.max()) + 1
     dummy = n_w - 1
 
@@ -370,17 +372,17 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     # like the KP sum; the threat features are the side to move's, so they enter signed (sign * sign = 1 in the side
     # to move's value).
     n_mob = len(v.pieces) + 1
-    mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
-    ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
-    thf = (KP.threat_features(d["board"], d["stm"], v) * sign[:, None] if threats
+    mob = F.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
+    ksf = F.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
+    thf = (F.threat_features(d["board"], d["stm"], v) * sign[:, None] if threats
            else np.zeros((len(sign), 0)))
-    smf = KP.safe_mobility_features(d["board"], v) if safe_mobility else np.zeros((len(sign), 0))
+    smf = F.safe_mobility_features(d["board"], v) if safe_mobility else np.zeros((len(sign), 0))
     n_ks, n_th = ksf.shape[1], thf.shape[1]
     dense = np.hstack([mob, ksf, thf, smf])
     del ksf, thf, smf
     dense_mask = np.zeros(dense.shape[1])
     if mobility:
-        dense_mask[KP.slider_types(v)] = 1.0
+        dense_mask[F.slider_types(v)] = 1.0
     dense_mask[n_mob:] = 1.0
 
     def value(w: np.ndarray, tempo: float, rows: np.ndarray, wd: np.ndarray | None = None) -> np.ndarray:
