@@ -349,6 +349,7 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache in "
               f"{min(jobs, len(groups))} processes (minutes on a first run, seconds once cached)\n")
     out.flush()
+    purge_stale_kernels()  # here, before the workers start (theirs then find the stamp fresh)
     sweep(out)
     t_start = time.perf_counter()
     results: list[StepResult] = []
