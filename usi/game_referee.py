@@ -15,7 +15,6 @@ the better outcome wins the game (both survive or both lose: a draw).
 from __future__ import annotations
 
 import datetime as _dt
-import random
 import time
 from typing import Any, Callable, Optional
 
@@ -41,23 +40,12 @@ class GameReferee(Referee):
     """One two-player GameState game between two USI engines (see the module doc)."""
 
     def __init__(self, task: GameTask, engine_factory: Optional[Callable[..., Any]] = None) -> None:
-        self.task, self.settings = task, task.settings
+        self._init_game(task, engine_factory)  # the base referee's fields; the game's state is a GameState here
         self.variant = self.settings.variant
-        self.specs = (task.sente, task.gote)
-        self.rng = random.Random(task.seed)  # every chance event of the game comes from here
         self.opt = _opt_getter(self.settings)
         head, moves = _split_opening(task.opening)
         self.start = games.build_state(self.variant, head, [], self.opt)
         self.state = self.start.copy()
-        self.history: list[HistoryItem] = []
-        self.engines: list[Any] = [None, None]
-        self.dead = [False, False]
-        self.clocks = [self.settings.tc.main or 0, self.settings.tc.main or 0]
-        self.times: list[Optional[float]] = []
-        self.scores: list[Optional[int]] = []
-        self.depths: list[Optional[int]] = []
-        self.low_streak = [0, 0]
-        self._factory = engine_factory
         self._opening_tokens = moves
         self.sent: list[list[str]] = [[], []]  # every position line sent to each side (for audits and tests)
 

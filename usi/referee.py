@@ -229,11 +229,15 @@ class Referee:
     def __init__(self, task: GameTask, engine_factory: Optional[Callable[..., Any]] = None) -> None:
         from engine import Position
 
+        self._init_game(task, engine_factory)
+        self.start = Position.from_sfen(task.opening.sfen, self.settings.variant)
+        self.pos = self.start.copy()
+
+    def _init_game(self, task: GameTask, engine_factory: Optional[Callable[..., Any]]) -> None:
+        """The fields of every referee, whatever holds its game's state (:mod:`usi.game_referee` builds on this)."""
         self.task, self.settings = task, task.settings
         self.specs = (task.sente, task.gote)
         self.rng = random.Random(task.seed)  # every chance event of the game comes from here
-        self.start = Position.from_sfen(task.opening.sfen, self.settings.variant)
-        self.pos = self.start.copy()
         self.history: list[HistoryItem] = []
         self.engines: list[Any] = [None, None]
         self.dead = [False, False]  # engines that crashed or hung: killed, never told gameover
