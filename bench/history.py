@@ -30,9 +30,9 @@ from typing import Any, Optional, Sequence
 from usi import stats
 
 from . import chart
-from . import strength as S
+from . import ledger as L
 
-SPRT_LEDGER = S.LEDGER.parent / "shogi-sprt.tsv"
+SPRT_LEDGER = L.LEDGER.parent / "shogi-sprt.tsv"
 SPRT_COLUMNS = ("date", "base_commit", "test_commit", "change", "control", "games", "w_d_l", "pentanomial", "score",
                 "elo_95ci", "llr", "verdict", "command")
 #: the bar of issue 24: a score of 25% against fairy-stockfish at byoyomi 1 s
@@ -100,7 +100,7 @@ def read_gauntlet(path: Path) -> list[GauntletPoint]:
     """The gauntlet ledger's lines as points; a line that cannot be read raises :class:`LedgerError`."""
     path = Path(path)
     out = []
-    for n, row in enumerate(S.read_ledger(path), 2):
+    for n, row in enumerate(L.read_ledger(path), 2):
         try:
             penta = [int(x) for x in row["pentanomial"].split(",")]
             if len(penta) != 5:
@@ -411,7 +411,7 @@ def sprt_figure(points: Sequence[SprtPoint], source: str = "shogi-sprt.tsv") -> 
     return fig
 
 
-def draw(out_dir: str | Path = DEFAULT_PLOT_DIR, gauntlet: str | Path = S.LEDGER,
+def draw(out_dir: str | Path = DEFAULT_PLOT_DIR, gauntlet: str | Path = L.LEDGER,
          sprt: str | Path = SPRT_LEDGER) -> list[Path]:
     """Both pictures from the two ledgers into ``out_dir`` (a ledger that is missing or empty gives none); returns
     the paths written. Raises :class:`LedgerError` for an unreadable line, :class:`bench.chart.ChartError` without

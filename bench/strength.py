@@ -31,7 +31,6 @@ in ``DIR/match.json``) and, once complete, writes the run's line.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime as _dt
 import json
 import math
@@ -47,11 +46,9 @@ from usi import match as M
 from usi import stats
 from usi.client import COLD_START_TIMEOUT, DEBIAN_ENGINES
 
-LEDGER = Path(__file__).parent / "strength" / "shogi-gauntlet.tsv"
+from .ledger import COLUMNS, LEDGER, append_ledger, read_ledger  # noqa: F401  (bench.strength's names too)
+
 OPENINGS = M.default_openings_path("shogi")
-COLUMNS = ("date", "commit", "opponent", "control", "games", "wins", "draws", "losses", "pentanomial", "score",
-           "elo", "elo_lower", "elo_upper", "depth_ours", "depth_opponent", "endings", "time_ours", "time_opponent",
-           "command")
 OURS = "fantasista"
 #: the opponents: name -> (binary, engine settings for ``EngineSpec.parse`` ({hash}: the hash size), obeys ``go
 #: nodes``, Debian package)
@@ -234,29 +231,6 @@ def ledger_line(opponent: str, control: str, st: stats.MatchStats, depths: dict,
             "depth_opponent": _num(depths.get(opponent), "{:.2f}"),
             "endings": ", ".join(f"{k} {v}" for k, v in sorted(st.reasons.items())),
             "time_ours": timing(OURS), "time_opponent": timing(opponent), "command": command}
-
-
-def append_ledger(path: Path, rows: Sequence[dict]) -> None:
-    """Append rows (a header first when the file is new)."""
-    new = not path.exists() or path.stat().st_size == 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, COLUMNS, delimiter="\t", lineterminator="\n")
-        if new:
-            w.writeheader()
-        for row in rows:
-            w.writerow(row)
-
-
-def read_ledger(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t"))
-    for n, row in enumerate(rows, 2):
-        if set(row) != set(COLUMNS) or None in row.values():
-            raise ValueError(f"{path}:{n}: not a ledger line ({len(COLUMNS)} tab-separated columns)")
-    return rows
 
 
 def pooled_report(rows: Sequence[dict]) -> str:

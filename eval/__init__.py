@@ -22,7 +22,7 @@ __all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables",
            "piece_mobility", "piece_value", "threat_scratch", "threat_scratch_shape"]
 
 #: ``hand``: the hand-set terms of :mod:`eval.params`; ``learned``: the KP tables of :mod:`eval.kp` trained by
-#: :mod:`eval.train`, shipped in ``eval/weights/`` (a variant without a weights file keeps the hand-set terms).
+#: :mod:`train.fit`, shipped in ``eval/weights/`` (a variant without a weights file keeps the hand-set terms).
 EVAL_MODES = ("hand", "learned")
 #: the evaluation a search uses unless told otherwise (``Searcher.eval_mode``, the USI option ``EvalMode``):
 #: ``learned`` since its SPRT against ``hand`` accepted it (2026-12-03, ledger bench/strength/shogi-sprt.tsv)

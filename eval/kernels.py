@@ -37,7 +37,7 @@ C_THREATS = 4   # consts[C_THREATS] != 0: the threat table E.threats is added on
 C_SMOB = 5      # consts[C_SMOB] != 0: the safe-mobility table E.smob is added on the KP path
 N_CONSTS = 6
 
-# King-zone danger (learned with the KP tables, eval.train --king-safety): what a sum of piece-king pairs cannot
+# King-zone danger (learned with the KP tables, `train fit --king-safety`): what a sum of piece-king pairs cannot
 # see is how attacks around a king combine with what the attacker holds in hand. For each king, over its zone (the
 # up to 8 squares next to it): `attacked`, the zone squares the enemy attacks; `weak`, those of them that no piece of
 # the defender but the king guards; `weak_empty`, the weak ones that are empty (where a drop lands next to the king
@@ -351,7 +351,7 @@ def king_zone_sum(P, T, E, k0, k1):
 def king_zone_rows(boards, hands, T, out):
     """For training: ``out[i]`` (float, zeroed, ``KS_SIZE`` wide) gets the king-zone entries of row ``i`` of the
     stored ``boards`` / ``hands``, +1 for the gote king's and -1 for the sente king's (sente's view); the first
-    royal of each colour, as :func:`eval.kp.king_squares`."""
+    royal of each colour, as :func:`train.features.king_squares`."""
     royal = T.royal
     for i in range(boards.shape[0]):
         board = boards[i]
@@ -375,7 +375,7 @@ def king_zone_rows(boards, hands, T, out):
                 out[i, c] += sign
 
 
-# Threats (learned with the other tables, eval.train fit --threats, or on top of fixed ones, add-threats): what a sum
+# Threats (learned with the other tables, `train fit --threats`, or on top of fixed ones, add-threats): what a sum
 # of piece-king pairs cannot see is a piece en prise. From the side to move's view, for each side (0: the side to
 # move's pieces, 1: the opponent's) and each non-royal piece type, the count of that side's pieces attacked by a
 # cheaper enemy piece (kind 0) and of those attacked and not defended, not by a cheaper piece (kind 1); then, per
@@ -389,7 +389,7 @@ TH_ROYAL_VALUE = 1 << 29     # a royal attacks as the dearest piece: it never th
 ATT_ROWS = 4                 # rows of the scratch of _piece_walk (eval.threat_scratch)
 ATT_COUNT_SHIFT = 2          # att[2, sq]: the attack bits of both colours, then the piece's destination count
 
-# Safe mobility (learned with the other tables, eval.train fit --safe-mobility): for each non-royal piece, its
+# Safe mobility (learned with the other tables, `train fit --safe-mobility`): for each non-royal piece, its
 # destinations (as piece_mobility counts them) that no enemy piece attacks, one-hot by piece type and count
 # (SM_BUCKETS: 0 .. SM_BUCKETS - 2, and more), sente's view (a gote piece's entry subtracted). Where the linear
 # mobility weight counts every destination alike, this is the freedom a piece has without being exchanged: a rook

@@ -157,7 +157,7 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 
 # Margins, depths and reductions of the pruning steps are run-time parameters, S.tune[TUNE_*]: their defaults,
 # ranges and names are in search/params.py (the USI option SearchParams). The indices are compile-time constants
-# of this kernel, so they live here (a change wipes the cache, engine/kernels/cache.py); append, never renumber.
+# of this kernel, so they live here (a change wipes the cache, usi/kernel_cache.py); append, never renumber.
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
  TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_SINGULAR_DEPTH,

@@ -18,7 +18,7 @@ import pytest
 import engine.kernels  # noqa: F401  (installs the safe cache writer, as every process of the project does)
 from engine.kernels import safecache
 from usi import compile as ucompile
-from usi.engine import main as engine_main
+from usi.cli import main as engine_main
 
 REPO = Path(__file__).resolve().parents[1]
 

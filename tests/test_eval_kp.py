@@ -12,6 +12,7 @@ import pytest
 from engine import Position
 from eval import DEFAULT_EVAL_MODE, EVAL_MODES, build_eval_tables, evaluate, kp_eval_tables, threat_scratch
 from eval import kp as KP
+from train import features as F
 from engine.kernels.movegen import ST_PLY, ST_ROYALS, ST_STM
 from engine.move import Move
 from eval.kernels import C_KP, C_KS, C_SMOB, C_THREATS, evaluate_k, kp_sum
@@ -49,7 +50,7 @@ def _random_tables(variant, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _king_pair(pos: Position) -> tuple[int, int]:
-    k0, k1 = KP.king_squares(pos.state.board[None, :], pos.variant)  # dai shogi keeps no ST_KSQ
+    k0, k1 = F.king_squares(pos.state.board[None, :], pos.variant)  # dai shogi keeps no ST_KSQ
     return int(k0[0]), int(k1[0])
 
 
@@ -64,7 +65,7 @@ def _sente_value(pos: Position, E) -> int:
 
 def test_prior_tables_reproduce_the_hand_set_evaluation():
     v = Position.startpos().variant
-    E = kp_eval_tables(v, *KP.prior_tables(v))
+    E = kp_eval_tables(v, *F.prior_tables(v))
     assert E.consts[C_KP] == 1
     positions = _random_positions(150)
     assert sum(1 for p in positions if p.state.hands.any()) > 50  # hands are exercised
@@ -76,7 +77,7 @@ def test_prior_tables_with_mobility_and_several_royals():
     """Dai shogi: the KP path keeps the variant's mobility and try terms and reads the first royal as the hand-set
     evaluation does, so its prior tables also give the hand-set value."""
     v = Position.startpos("daishogi2017").variant
-    E = kp_eval_tables(v, *KP.prior_tables(v))
+    E = kp_eval_tables(v, *F.prior_tables(v))
     for p in _random_positions(20, "daishogi2017", seed=4, every=7):
         assert _ev(p, E) == evaluate(p, "hand")
 
@@ -115,12 +116,12 @@ def test_numpy_features_equal_the_kernel_sum():
     positions = _random_positions(120, seed=6)
     board = np.array([p.state.board for p in positions])
     hands = np.array([p.state.hands for p in positions])
-    idx, coef = KP.features(board, hands, v)
+    idx, coef = F.features(board, hands, v)
     w = np.concatenate([kp.ravel(), kh.ravel(), [0]]).astype(np.int64)
     got = (w[idx] * coef).sum(axis=1)
     want = [_sente_value(p, E) for p in positions]
     assert got.tolist() == want
-    fm = KP.factor_map(v)
+    fm = F.factor_map(v)
     assert fm.shape == w.shape and fm[-1] == fm.max()
 
 
@@ -131,7 +132,7 @@ def test_bad_modes_and_weight_files_are_refused(tmp_path):
         build_eval_tables(v, "neural")
     with pytest.raises(ValueError, match="no KP weights file"):
         KP.load_weights(tmp_path / "missing.npz", v)
-    kp, kh = KP.prior_tables(v)
+    kp, kh = F.prior_tables(v)
     other = tmp_path / "other.npz"
     np.savez_compressed(other, variant=np.str_("daishogi2017"), kp=kp, kp_hand=kh)
     with pytest.raises(ValueError, match="for variant daishogi2017"):
@@ -147,13 +148,13 @@ def test_bad_modes_and_weight_files_are_refused(tmp_path):
 
 
 # ------------------------------------------------------------------ the shipped weights
-#: Score of the shipped tables on eval.train.CHECK_SFEN (side to move), as written in docs/eval.md; the hand-set
+#: Score of the shipped tables on train.fit.CHECK_SFEN (side to move), as written in docs/eval.md; the hand-set
 #: evaluation gives 31 there. Re-training changes it: update both.
 DOCUMENTED_LEARNED_SCORE = 293
 
 
 def test_shipped_weights_load_and_give_the_documented_score():
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
     path = KP.weights_path("shogi")
     assert path.is_file() and path.stat().st_size <= KP.MAX_FILE_BYTES
     v = Position.startpos().variant
@@ -168,7 +169,7 @@ def test_shipped_weights_load_and_give_the_documented_score():
     # sane: each entry near the hand-set value it was regularised toward, the scores of random positions near the
     # hand-set ones on the whole (the learned slider mobility moves single positions of random play much further),
     # and colour-symmetric like any KP table
-    kp0, kh0 = KP.prior_tables(v)
+    kp0, kh0 = F.prior_tables(v)
     assert np.abs(E.kp - kp0).max() <= 400 and np.abs(E.kp_hand - kh0).max() <= 400
     gaps = []
     for p in _random_positions(40, seed=9):
@@ -189,7 +190,7 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
 
     from search import Limits, Searcher
     from usi.engine import UsiEngine
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
     made = []
 
     def factory(hash_mb: int, seed: int) -> Searcher:
@@ -228,7 +229,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
 
     from search import Limits, Searcher
     from usi.engine import UsiEngine
-    from eval.train import CHECK_SFEN
+    from train.fit import CHECK_SFEN
 
     v = Position.startpos().variant
     shipped = KP.load_weights(KP.weights_path(v.id), v)
@@ -270,7 +271,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
 def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     """The pipeline's fit on a slice of the committed data (two files, to exercise the merge): free of L2 it must
     fit its training positions better than the hand-set prior, and what it writes loads."""
-    from eval.train import DEFAULT_DATA, fit
+    from train.fit import DEFAULT_DATA, fit
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     first = d["game"] < 20
@@ -285,7 +286,7 @@ def test_fit_lowers_the_training_loss_and_writes_loadable_weights(tmp_path):
     assert figures["loss_train"] < figures["loss_hand_train"] - 1e-3
     v = Position.startpos().variant
     kp = KP.load_weights(out, v).kp
-    assert np.abs(kp - KP.prior_tables(v)[0]).max() > 0
+    assert np.abs(kp - F.prior_tables(v)[0]).max() > 0
 
 
 @pytest.mark.parametrize("tag, option", [(-2, "self_play_weight"), (1, "peer_weight")])
@@ -294,7 +295,7 @@ def test_row_weight_weighs_its_tagged_games_only(tmp_path, tag, option):
     tables only through the positions tagged as that kind of game (``ours == -2``: our engine's own relabelled games;
     0 or 1: our engine against the teacher or a peer), and leaves the reported (unweighted) loss of the hand-set
     prior alone."""
-    from eval.train import DEFAULT_DATA, fit
+    from train.fit import DEFAULT_DATA, fit
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     rows = d["game"] < 30
@@ -318,7 +319,7 @@ def test_row_weight_weighs_its_tagged_games_only(tmp_path, tag, option):
 def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
     """``--lam-ours``: the positions of games where our engine played one side (``ours`` 0 or 1) take their target
     with that ``lam`` (1: the teacher's score alone), every other position with ``--lam``."""
-    from eval.train import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
+    from train.fit import DEFAULT_DATA, _load_data, _sigmoid, _split_and_target
     d = _load_data([DEFAULT_DATA])
     d["ours"] = np.where(d["game"] % 3 == 0, 1, -1).astype(np.int8)
     v = Position.startpos().variant
@@ -331,11 +332,11 @@ def test_lam_ours_sets_the_target_of_the_games_against_our_engine_only():
 
 
 def test_losses_repeat_the_fits_validation_loss_and_keep_to_the_newest_files(tmp_path):
-    """``eval.train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
+    """``python -m train losses`` recomputes a fit's validation losses from its data and weights file (the same split,
     labels and scale; the fit learns a king-zone, a threat and a safe-mobility table too, which the losses must read:
     the threat features are the side to move's, the fit's dense block sente's), and ``--newest 1`` keeps only the
     validation positions of the last file's games."""
-    from eval.train import DEFAULT_DATA, fit, main, validation_losses
+    from train.fit import DEFAULT_DATA, fit, main, validation_losses
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     paths = []
@@ -364,11 +365,11 @@ def test_learned_mobility_in_the_kernel_equals_the_training_features():
     v = Position.startpos().variant
     s_kp, s_kh = KP.kp_shape(v)
     weights = np.zeros(len(v.pieces) + 1, np.int32)
-    for k, pt in enumerate(KP.slider_types(v)):
+    for k, pt in enumerate(F.slider_types(v)):
         weights[pt] = 3 + 4 * k
     E = kp_eval_tables(v, np.zeros(s_kp, np.int32), np.zeros(s_kh, np.int32), 0, weights)
     positions = _random_positions(60, seed=5)
-    feats = KP.mobility_features(np.stack([p.state.board for p in positions]), v)
+    feats = F.mobility_features(np.stack([p.state.board for p in positions]), v)
     assert np.abs(feats).sum() > 0
     for p, f in zip(positions, feats):
         sente_view = int(f @ weights)
@@ -379,7 +380,7 @@ def test_label_unit_ratio_follows_the_labels_centipawns():
     """The teacher's centipawns are converted to ours by the ratio of its scores to our material balance: our own
     search scores give about 1, the same scores doubled give exactly twice that."""
     from engine import get_variant
-    from eval.train import DEFAULT_DATA, _load_data, label_unit_ratio
+    from train.fit import DEFAULT_DATA, _load_data, label_unit_ratio
     d = _load_data([DEFAULT_DATA])
     v = get_variant("shogi")
     own = label_unit_ratio(d, v)
@@ -391,7 +392,7 @@ def test_label_unit_ratio_follows_the_labels_centipawns():
 
 def test_weights_with_a_bad_mobility_shape_are_refused(tmp_path):
     v = Position.startpos().variant
-    kp, kh = KP.prior_tables(v)
+    kp, kh = F.prior_tables(v)
     bad = tmp_path / "bad.npz"
     np.savez_compressed(bad, variant=np.str_(v.id), kp=kp, kp_hand=kh, mobility=np.zeros(3, np.int32))
     with pytest.raises(ValueError, match="mobility"):
@@ -406,7 +407,7 @@ def test_teacher_games_only_keeps_the_games_without_our_engine(tmp_path):
     """``fit --teacher-games-only`` reads the ``ours`` field of teach data: the games the teacher played against
     itself (-1) and relabelled games of our engine against itself (-2) are kept, those where our engine played one
     side (0, 1) left out; a file without the field is refused in words."""
-    from eval.train import DEFAULT_DATA, _load_data
+    from train.fit import DEFAULT_DATA, _load_data
     d = _load_data([DEFAULT_DATA])
     assert np.all(d.pop("ours") == -1)  # a file without the field: every game counts as the teacher's
     ours = np.select([d["game"] % 4 == 0, d["game"] % 4 == 1], [-1, -2], d["game"] % 2).astype(np.int8)
@@ -454,7 +455,7 @@ def test_king_zone_features_equal_the_kernel_and_flip_sign():
     positions = _random_positions(150, seed=9)
     board = np.array([p.state.board for p in positions])
     hands = np.array([p.state.hands for p in positions])
-    feats = KP.king_zone_features(board, hands, v)
+    feats = F.king_zone_features(board, hands, v)
     got = feats.astype(np.int64) @ ks.astype(np.int64)
     diffs = set()
     for p, g in zip(positions, got):
@@ -486,7 +487,7 @@ def test_king_zone_masks_equal_the_attack_queries(variant, n):
     attacked_bits = guarded_bits = 0
     for p in _random_positions(n, variant, seed=21, every=5):
         board, T = p.state.board, p.tables
-        kings = KP.king_squares(board[None, :], p.variant)
+        kings = F.king_squares(board[None, :], p.variant)
         k0, k1 = int(kings[0][0]), int(kings[1][0])
         want = []
         for ksq in (k0, k1):

@@ -10,6 +10,7 @@ import pytest
 from engine import Position
 from eval import kp_eval_tables
 from eval import kp as KP
+from train import features as F
 from eval.kernels import C_SMOB, SM_BUCKETS
 from .test_eval_kp import _ev, _flip, _random_positions, _random_tables
 from .test_eval_threats import SHOGI, _random_threats
@@ -23,11 +24,11 @@ def test_hand_checked_safe_mobility():
     """A sente silver on 5e and a gote pawn on 5c: the silver's five squares but 5d, which the pawn attacks (4); the
     pawn's one square, 5d, which the silver attacks (0, a gote piece: -1). Kings are left out."""
     p = Position.from_sfen("4k4/9/4p4/9/4S4/9/9/9/4K4 b - 1")
-    f = KP.safe_mobility_features(p.state.board[None, :], SHOGI)[0]
+    f = F.safe_mobility_features(p.state.board[None, :], SHOGI)[0]
     assert {int(i): int(f[i]) for i in np.flatnonzero(f)} == {_pt("S") * SM_BUCKETS + 4: 1, _pt("P") * SM_BUCKETS: -1}
     # the start position: every piece's count is matched by the other side's, so the features cancel
     start = Position.startpos()
-    assert not KP.safe_mobility_features(start.state.board[None, :], SHOGI).any()
+    assert not F.safe_mobility_features(start.state.board[None, :], SHOGI).any()
 
 
 @pytest.mark.parametrize("variant, n", [("shogi", 150), ("daishogi2017", 12)])
@@ -45,7 +46,7 @@ def test_safe_mobility_features_equal_the_kernel_and_are_colour_symmetric(varian
     E0 = kp_eval_tables(v, kp, kh, mobility=mobility, threats=threats)
     E1 = kp_eval_tables(v, kp, kh, mobility=mobility, threats=threats, smob=table)
     assert E1.consts[C_SMOB] == 1 and E0.consts[C_SMOB] == 0
-    feats = KP.safe_mobility_features(np.array([p.state.board for p in positions]), v)
+    feats = F.safe_mobility_features(np.array([p.state.board for p in positions]), v)
     sente_view = feats.astype(np.int64) @ table.astype(np.int64)
     diffs = set()
     for p, g in zip(positions, sente_view):

@@ -1,4 +1,4 @@
-"""Teacher-scored training data (eval.teacher, ``python -m eval.train teach``) with Debian's fairy-stockfish as the
+"""Teacher-scored training data (train.teacher, ``python -m train teach``) with Debian's fairy-stockfish as the
 teacher (``.ci/run`` installs it): the positions kept are quiet, scored and consistent with their games."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from engine import Position
 import json
 
-from eval.teacher import DEFAULT_TEACHER, MATE_CLAMP, OURS_BOTH, generate_teacher, relabel_games
+from train.teacher import DEFAULT_TEACHER, MATE_CLAMP, OURS_BOTH, generate_teacher, relabel_games
 
 TEACHER = Path(DEFAULT_TEACHER[0])
 

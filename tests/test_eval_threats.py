@@ -1,6 +1,6 @@
 """The threat term of the learned evaluation (eval.kernels.threat_counts, ``TH_*``): hand-checked
 positions give the documented entries, training's features times a table equal what the kernel adds, the term is
-colour-symmetric on 9x9 and 13x13, weights files carry the table, and ``eval.train add-threats`` fits it."""
+colour-symmetric on 9x9 and 13x13, weights files carry the table, and ``python -m train add-threats`` fits it."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +9,7 @@ import pytest
 from engine import Position
 from eval import build_eval_tables, kp_eval_tables, threat_scratch
 from eval import kp as KP
+from train import features as F
 from eval.kernels import C_MOBILITY, C_THREATS, TH_KINDS, TH_MULTI, evaluate_k, threat_size
 from .test_eval_kp import _flip, _random_positions, _random_tables
 
@@ -29,7 +30,7 @@ def _multi(side: str, n: int) -> int:
 
 def _features(sfen: str) -> dict[int, int]:
     p = Position.from_sfen(sfen)
-    f = KP.threat_features(p.state.board[None, :], np.array([p.turn]), SHOGI)[0]
+    f = F.threat_features(p.state.board[None, :], np.array([p.turn]), SHOGI)[0]
     return {int(i): int(f[i]) for i in np.flatnonzero(f)}
 
 
@@ -76,7 +77,7 @@ def test_threat_features_equal_the_kernel_and_the_term_is_colour_symmetric(varia
     assert E1.consts[C_THREATS] == 1 and E0.consts[C_THREATS] == 0
     assert E1.consts[C_MOBILITY] == 1 and E0.consts[C_MOBILITY] == 1
     att = threat_scratch(v)
-    feats = KP.threat_features(np.array([p.state.board for p in positions]), np.array([p.turn for p in positions]), v)
+    feats = F.threat_features(np.array([p.state.board for p in positions]), np.array([p.turn for p in positions]), v)
     got = feats.astype(np.int64) @ table.astype(np.int64)
     diffs = set()
     for p, g in zip(positions, got):
@@ -103,10 +104,10 @@ def test_weights_files_carry_the_threat_table(tmp_path):
 
 
 def test_add_threats_fits_on_top_of_fixed_tables(tmp_path):
-    """``eval.train add-threats``: the base file's tables stay as they were, the fitted table is not zero and fits
+    """``python -m train add-threats``: the base file's tables stay as they were, the fitted table is not zero and fits
     the training positions better than the base, and its validation loss (recomputed by ``losses`` from the written
     file) is what the fit reports."""
-    from eval.train import DEFAULT_DATA, fit_threats, validation_losses
+    from train.fit import DEFAULT_DATA, fit_threats, validation_losses
     with np.load(DEFAULT_DATA) as z:
         d = {k: z[k] for k in z.files}
     rows = d["game"] < 60

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from usi import match as M
+from usi import referee as R
 from usi.client import MAX_LINE_BYTES
 
 from .proc_helpers import gone, stubborn_cmd, wait_not_running, wrapped_stubborn_cmd
@@ -55,7 +56,7 @@ def test_engines_that_do_not_leave_are_gone_when_the_runner_returns(tmp_path, mo
     ``quit``, the grace, then SIGKILL) or by an engine's fault (no ``bestmove``: killed at once), and in the warm-up,
     each engine's whole process group is killed and the runner's own child reaped by the time the runner returns: no
     engine, shell or shell's child runs on."""
-    monkeypatch.setattr(M, "QUIT_GRACE", 0.3)
+    monkeypatch.setattr(R, "QUIT_GRACE", 0.3)
     pidfile = tmp_path / "pids"
     hang = ("--hang",) if ending == "time forfeit" else ()
     code = M.main([*start(pidfile, "lingers", "--on-quit", "linger", *hang),

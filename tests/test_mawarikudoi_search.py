@@ -6,7 +6,8 @@ from engine.variants.mawarikudoi import MawarikudoiState
 from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import throws as T
 from engine.variants.mawarikudoi.turns import TurnGenerator
-from search.mawarikudoi import Engine, Greedy, RandomPlayer, match, paired_interval, race_tables, rollout_tables
+from bench.mawarikudoi_match import Greedy, RandomPlayer, match, paired_interval
+from search.mawarikudoi import Engine, race_tables, rollout_tables
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
-"""``eval.nn_probe``: the residual network's backward pass is the gradient of its forward pass, and the network
+"""``train.nn_probe``: the residual network's backward pass is the gradient of its forward pass, and the network
 sees the side to move's accumulator first (colour symmetry)."""
 import numpy as np
 
-from eval.nn_probe import ResidualNet, perspective_columns
+from train.nn_probe import ResidualNet, perspective_columns
 
 
 def _net_and_rows(seed: int = 3):

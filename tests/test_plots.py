@@ -249,8 +249,8 @@ def test_a_run_names_the_picture_it_wrote(ledgers, tmp_path):
 def test_the_real_ledgers_all_parse():
     """Every line of the ledgers in bench/strength/ is read: every gauntlet line, every SPRT line (all but the
     lines whose llr is '-', which are no SPRT)."""
-    gauntlet_lines = H.S.LEDGER.read_text(encoding="utf-8").splitlines()[1:]
-    assert len(H.read_gauntlet(H.S.LEDGER)) == len([t for t in gauntlet_lines if t.strip()])
+    gauntlet_lines = H.L.LEDGER.read_text(encoding="utf-8").splitlines()[1:]
+    assert len(H.read_gauntlet(H.L.LEDGER)) == len([t for t in gauntlet_lines if t.strip()])
     sprt_lines = [t.split("\t") for t in H.SPRT_LEDGER.read_text(encoding="utf-8").splitlines()[1:] if t.strip()]
     points = H.read_sprt(H.SPRT_LEDGER)
     assert len(points) == len([f for f in sprt_lines if f[H.SPRT_COLUMNS.index("llr")].strip() != "-"])

@@ -494,10 +494,11 @@ def test_engine_declares_a_winning_defection_and_learns_a_revealed_plan():
 @pytest.mark.slow
 def test_strength_plan_user_beats_plain_engine():
     """100 games (50 seeds, colours swapped): the engine that uses its plan and reasons about the enemy's against
-    the same engine that never declares and ignores the enemy's plan. Own referee loop (search.turncoat.play_game)."""
+    the same engine that never declares and ignores the enemy's plan. Own referee loop
+    (bench.turncoat_match.play_game)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from search.turncoat import match_pair
+    from bench.turncoat_match import match_pair
     with ProcessPoolExecutor(2) as ex:
         results = [r for pair in ex.map(match_pair, range(50)) for r in pair]
     score = sum(s for _, s, _ in results)
@@ -511,7 +512,7 @@ def test_strength_belief_beats_declarer_that_ignores_the_enemy_plan():
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    from search.turncoat import match_pair
+    from bench.turncoat_match import match_pair
     with ProcessPoolExecutor(2) as ex:
         results = [r for pair in ex.map(partial(match_pair, opponent="declarer"), range(50)) for r in pair]
     score = sum(s for _, s, _ in results)

@@ -1,6 +1,6 @@
 """``python -m usi``: the USI engine loop (same as the ``fantasista`` console script)."""
 import sys
 
-from usi.engine import main
+from usi.cli import main
 
 sys.exit(main())

@@ -34,10 +34,10 @@ from typing import Callable, Iterable, TextIO
 
 from . import games
 from .engine import VARIANT_IDS, UsiEngine, package_version
+from .kernel_cache import KERNEL_PACKAGES, purge_stale_kernels
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The packages whose modules hold kernels (their ``__pycache__`` holds numba's cache unless NUMBA_CACHE_DIR is set).
-KERNEL_PACKAGES = ("engine", "search", "eval")
 STEPS = ("engine", "rules", "play")
 DOT_S = 5.0  # a dot this often while a step runs
 PLAYOUT_TOKENS = 60  # moves and events of a rules playout
@@ -222,7 +222,7 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
     out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache "
               f"(minutes on a first run, seconds once cached)\n")
     out.flush()
-    import engine.kernels  # noqa: F401  (installs the safe cache writer before any kernel is loaded)
+    purge_stale_kernels()  # before any kernel is loaded; also installs the safe cache writer
 
     sweep(out)
     results = []
@@ -349,6 +349,7 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache in "
               f"{min(jobs, len(groups))} processes (minutes on a first run, seconds once cached)\n")
     out.flush()
+    purge_stale_kernels()  # here, before the workers start (theirs then find the stamp fresh)
     sweep(out)
     t_start = time.perf_counter()
     results: list[StepResult] = []

@@ -24,11 +24,11 @@ import stat
 import sys
 import threading
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from . import games, sfen_check
+from .kernel_cache import purge_stale_kernels
 from .timeman import Clock, TimeBudget, allocate
 
 if TYPE_CHECKING:  # engine loads the numba kernels: imported where it is used
@@ -130,7 +130,7 @@ def default_options() -> dict[str, Option]:
         # (eval.DEFAULT_EVAL_MODE, not imported here: usi stays free of numba); a variant without a weights file
         # keeps the hand-set evaluation.
         Option("EvalMode", "combo", "learned", vars=("hand", "learned")),
-        # a KP weights file (eval.train fit's output) used instead of the shipped one of the variant it names, in
+        # a KP weights file (python -m train fit's output) used instead of the shipped one of the variant it names, in
         # learned mode; empty: the shipped weights (docs/eval.md)
         Option("EvalFile", "string", ""),
         # shogi / dai shogi search selectivity (search.FEATURES): default, none, or names such as see,staged or
@@ -214,7 +214,7 @@ def read_eval_file(name: str) -> tuple[str, Any]:
         if not os.access(name, os.R_OK):
             raise ValueError(f"{shown} cannot be read: permission denied")
         if not zipfile.is_zipfile(name):
-            raise ValueError(f"{shown} is not a weights file (eval.train writes an .npz archive)")
+            raise ValueError(f"{shown} is not a weights file (python -m train writes an .npz archive)")
         try:
             return load_weights_file(name)
         except ValueError as exc:  # eval.kp's words (a missing table, wrong shapes), with the name as shown here
@@ -650,6 +650,7 @@ class UsiEngine:
         beat = threading.Thread(target=heartbeat, name="usi-heartbeat", daemon=True)
         beat.start()
         try:
+            purge_stale_kernels()  # before any kernel loads (engine.kernels.cache)
             self._warmup()
         except Exception as exc:  # still answer readyok: a GUI waiting for it would give up on us
             self.error(f"warm-up failed (the first search will compile what it needs): {_describe(exc)}")
@@ -1421,62 +1422,3 @@ def _route_errors(eng: UsiEngine) -> None:
 
     threading.excepthook = hook
     sys.stderr = _StderrToInfo(eng)
-
-
-USAGE = """usage: fantasista [-h] [--version] [--compile [options]] [command ...]
-
-The Fantasista USI engine: USI commands on stdin, answers on stdout (docs/usi.md).
-
-positional arguments:
-  command       USI commands run before stdin is read, e.g. fantasista bench, or fantasista "go perft 4" quit
-
-options:
-  -h, --help    show this help message and exit
-  --version     show the version and exit
-  --compile     compile every variant's kernels into the disk cache and exit (fantasista --compile --help)
-"""
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Console entry point: the USI loop on stdin/stdout. Extra arguments are run as commands first
-    (``fantasista bench`` or ``fantasista "go perft 4" quit``); ``fantasista --compile [options]`` instead compiles
-    every variant's kernels into the disk cache, with a line per step, and exits (:mod:`usi.compile`).
-    ``--help`` and ``--version`` answer on stdout and exit 0; any other argument starting with ``-`` is a usage
-    error (stderr, exit 2), as for every console script: no USI command starts with ``-``."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "--compile":
-        from .compile import main as compile_main
-
-        return compile_main(argv[1:])
-    if any(arg in ("-h", "--help") for arg in argv):
-        sys.stdout.write(USAGE)
-        return 0
-    if "--version" in argv:
-        print(f"fantasista {package_version()}")
-        return 0
-    flags = [arg for arg in argv if arg.startswith("-")]
-    if flags:
-        sys.stderr.write(USAGE.split("\n\n")[0] + f"\nfantasista: error: unrecognized arguments: {' '.join(flags)}\n")
-        return 2
-    # GUIs pipe stderr and never read it: a warning flood could fill the pipe and block us.
-    warnings.filterwarnings("ignore")
-    for stream in (sys.stdin, sys.stdout):
-        try:
-            stream.reconfigure(errors="replace")
-        except (AttributeError, ValueError):
-            pass
-    eng = UsiEngine()
-    _route_errors(eng)
-    for cmd in argv:
-        if not eng.handle(cmd):
-            eng._finish_search()
-            return 0
-    try:
-        eng.loop(sys.stdin)
-    except KeyboardInterrupt:
-        pass
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

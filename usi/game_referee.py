@@ -15,12 +15,11 @@ the better outcome wins the game (both survive or both lose: a draw).
 from __future__ import annotations
 
 import datetime as _dt
-import random
 import time
 from typing import Any, Callable, Optional
 
 from . import games
-from .match import SIDES, GameOver, GameTask, Referee, _HistoryItem
+from .referee import SIDES, GameOver, GameTask, HistoryItem, Referee
 
 
 def _opt_getter(settings) -> Callable[[str], Any]:
@@ -41,28 +40,17 @@ class GameReferee(Referee):
     """One two-player GameState game between two USI engines (see the module doc)."""
 
     def __init__(self, task: GameTask, engine_factory: Optional[Callable[..., Any]] = None) -> None:
-        self.task, self.settings = task, task.settings
+        self._init_game(task, engine_factory)  # the base referee's fields; the game's state is a GameState here
         self.variant = self.settings.variant
-        self.specs = (task.sente, task.gote)
-        self.rng = random.Random(task.seed)  # every chance event of the game comes from here
         self.opt = _opt_getter(self.settings)
         head, moves = _split_opening(task.opening)
         self.start = games.build_state(self.variant, head, [], self.opt)
         self.state = self.start.copy()
-        self.history: list[_HistoryItem] = []
-        self.engines: list[Any] = [None, None]
-        self.dead = [False, False]
-        self.clocks = [self.settings.tc.main or 0, self.settings.tc.main or 0]
-        self.times: list[Optional[float]] = []
-        self.scores: list[Optional[int]] = []
-        self.depths: list[Optional[int]] = []
-        self.low_streak = [0, 0]
-        self._factory = engine_factory
         self._opening_tokens = moves
         self.sent: list[list[str]] = [[], []]  # every position line sent to each side (for audits and tests)
 
     # ------------------------------------------------------------ tokens
-    def _play_token(self, token: str, is_event: bool) -> list[_HistoryItem]:
+    def _play_token(self, token: str, is_event: bool) -> list[HistoryItem]:
         """Apply ``token`` to the true state; the history items it adds (``GameError`` propagates)."""
         state = self.state
         side = state.side_to_move()
@@ -72,11 +60,11 @@ class GameReferee(Referee):
             items = []
             for tok in state.record[n0:]:
                 if tok.startswith("plan:") or tok.startswith("plan="):  # secret: only its owner sees it
-                    items.append(_HistoryItem("plan=" + tok[5:], is_event=True, visible_to=(side,)))
+                    items.append(HistoryItem("plan=" + tok[5:], is_event=True, visible_to=(side,)))
                 elif tok.startswith("defect="):  # public: it reveals the declarer's plan
-                    items.append(_HistoryItem(tok, is_event=True))
+                    items.append(HistoryItem(tok, is_event=True))
                 else:
-                    items.append(_HistoryItem(tok))
+                    items.append(HistoryItem(tok))
             return items
         if not is_event and hasattr(state, "canonical"):
             try:
@@ -86,13 +74,13 @@ class GameReferee(Referee):
         else:
             canon = token
         state.apply(token)
-        return [_HistoryItem(canon or token, is_event=is_event)]
+        return [HistoryItem(canon or token, is_event=is_event)]
 
     def draw_event(self) -> str:
         """The chance event at the current chance node, from ``self.rng``."""
         return games.sample_event(self.state.chance_events(), self.rng)
 
-    def chance_event(self) -> Optional[_HistoryItem]:
+    def chance_event(self) -> Optional[HistoryItem]:
         from engine.game import NodeKind
 
         if self.state.node_kind() is not NodeKind.CHANCE:

@@ -13,9 +13,9 @@ import numpy as np
 from numba import njit, types
 from numba.core.dispatcher import Dispatcher
 
-from .cache import ensure_fresh_cache
+from . import safecache
 
-ensure_fresh_cache()  # before any kernel is loaded from the disk cache (see cache.py)
+safecache.install()  # numba's cache writes locked, data before index, before any kernel is saved (safecache.py)
 
 _njit = njit(cache=True, nogil=True, _nrt=False)
 

@@ -1,37 +1,45 @@
 """Drop stale numba cache files when a kernel that other kernels call has changed.
 
-numba checks only the source file of a cached function itself. A cached kernel of ``search/`` or of a variant that
-calls ``engine.kernels.movegen.do_move`` keeps the old, inlined ``do_move`` after movegen.py changes, which crashes
-(segfaults) once the state layout moved. We hash every source file whose kernels are called from other files and,
-when the hash differs from the stamp left by the last check, delete the project's cache files (numba then
-recompiles). A fresh checkout has no cache, so CI never meets this; developers do, between edits.
+numba checks only the source file of a cached function itself. A cached kernel of a package above or of a variant
+that calls ``engine.kernels.movegen.do_move`` keeps the old, inlined ``do_move`` after movegen.py changes, which
+crashes (segfaults) once the state layout moved. We hash every source file whose kernels are called from other files
+and, when the hash differs from the stamp left by the last check, delete the cache files of the packages that hold
+kernels (numba then recompiles). A fresh checkout has no cache, so CI never meets this; developers do, between edits.
+
+This is an explicit call, not a side effect of importing the engine: the USI engine makes it at ``isready``, the
+compile at ``--compile``, the tests at set-up, before any kernel is loaded (:mod:`usi.kernel_cache` gives the
+packages above ``engine/`` and their shared kernel files). Importing :mod:`engine.kernels` only installs the safe
+cache writer (:func:`engine.kernels.safecache.install`).
 """
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Iterable
 
 from . import safecache
 
-_ROOT = Path(__file__).resolve().parents[2]
-#: Files whose kernels are called from kernels in other files.
-SHARED_KERNEL_SOURCES = ("engine/kernels/__init__.py", "engine/kernels/movegen.py", "engine/variant.py",
-                         "eval/kernels.py", "search/kernels.py", "engine/variants/fantasista/kernels.py")
-_PACKAGES = ("engine", "search", "eval")
-_STAMP = _ROOT / "engine/kernels/__pycache__/shared-kernels.sha1"
+_ENGINE = Path(__file__).resolve().parents[1]
+#: Files of engine/ whose kernels are called from kernels in other files (relative to engine/).
+ENGINE_SHARED_SOURCES = ("kernels/__init__.py", "kernels/movegen.py", "variant.py", "variants/fantasista/kernels.py")
+_STAMP = _ENGINE / "kernels/__pycache__/shared-kernels.sha1"
 
 
-def ensure_fresh_cache() -> bool:
-    """Delete the project's numba cache files if a shared kernel source changed; return whether it did.
-
-    Also routes numba's cache writes through :mod:`engine.kernels.safecache` (locked, data before index), before
-    any kernel is loaded or saved."""
+def ensure_fresh_cache(packages: Iterable[Path] = (), shared_sources: Iterable[Path] = ()) -> bool:
+    """Delete the numba cache files of ``engine/`` and of ``packages`` (directories of the packages above that hold
+    kernels) if a shared kernel source changed: engine's own (:data:`ENGINE_SHARED_SOURCES`) or one of
+    ``shared_sources`` (files of those packages whose kernels other files call). Return whether it deleted. Call it
+    before any kernel is loaded, with the same arguments from every process of a checkout (the stamp is one)."""
     safecache.install()
+    sources = [_ENGINE / rel for rel in ENGINE_SHARED_SOURCES] + [Path(p) for p in shared_sources]
     h = hashlib.sha1()
-    for rel in SHARED_KERNEL_SOURCES:
-        path = _ROOT / rel
+    for path in sources:
         if path.exists():
-            h.update(rel.encode())
+            try:
+                name = path.resolve().relative_to(_ENGINE.parent).as_posix()
+            except ValueError:
+                name = str(path.resolve())
+            h.update(name.encode())
             h.update(path.read_bytes())
     digest = h.hexdigest()
     if _stamp_matches(digest):
@@ -41,8 +49,8 @@ def ensure_fresh_cache() -> bool:
     with safecache.locked(_STAMP.parent):
         if _stamp_matches(digest):
             return False
-        for package in _PACKAGES:
-            for f in (_ROOT / package).glob("**/__pycache__/*.nb[ic]"):
+        for package in [_ENGINE, *packages]:
+            for f in Path(package).glob("**/__pycache__/*.nb[ic]"):
                 try:
                     f.unlink()
                 except OSError:

@@ -1,11 +1,11 @@
-"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m eval.train
+"""Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m train
 gen|teach|relabel|fit|add-threats|losses|check``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
   searched best move neither captures nor promotes, no mate score, past the opening line) with the search score of
   the position (side to move's view) and, when the game ends, its result. One process; stops after ``--minutes``.
-* ``teach``: positions scored by a teacher engine over USI (:mod:`eval.teacher`; fairy-stockfish's output).
+* ``teach``: positions scored by a teacher engine over USI (:mod:`train.teacher`; fairy-stockfish's output).
 * ``relabel``: the teacher's scores for the positions of games recorded by ``usi.match`` (our engine's own games).
 * ``fit``: Texel-style logistic fit with numpy: first the labels' scale ``K_label`` of ``sigmoid(score / K_label)``
   that best fits the results, and ours, ``K = K_label / unit_ratio`` (:func:`label_unit_ratio`: the labels'
@@ -14,7 +14,7 @@ gen|teach|relabel|fit|add-threats|losses|check``.
   :mod:`eval.kernels`, ``KS_*``, with ``--threats`` the threat table, ``TH_*``, with ``--safe-mobility`` the
   safe-mobility table, ``SM_BUCKETS``) toward the target ``lam * sigmoid(score / K_label) +
   (1 - lam) * result``, with L2 toward the hand-set evaluation's values (the table starts as the hand-set evaluation
-  written in KP form, see :func:`eval.kp.prior_tables`), so little data still gives a sane table. A king-free
+  written in KP form, see :func:`train.features.prior_tables`), so little data still gives a sane table. A king-free
   factor (piece x square, shared by every king square) is trained beside the KP table and folded into it on
   export. Games are split 90/10 into training and validation by game; both losses are printed and stored in the
   weights file.
@@ -39,53 +39,13 @@ from pathlib import Path
 import numpy as np
 
 from engine import Position
-from engine.kernels.movegen import DROP, PROMOTE
+
+from .games import MATE_CLAMP, OURS_BOTH, _openings, _save_data, close_game, is_quiet, start_position
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT / "eval" / "data" / "kp_shogi_data.npz"  # committed (200 KB): the run of docs/eval.md
-OPENINGS = ROOT / "bench" / "openings" / "shogi-balanced.txt"
-MATE_CLAMP = 3000     # a search score beyond this (or a mate) is not a training label: the game is decided
 RESIGN_CP = 2500      # adjudication: both sides' scores agree the game is lost by this much
 MAX_PLIES = 320       # adjudicated a draw after this many plies
-
-
-def _openings() -> list[list[str]]:
-    lines = []
-    for raw in OPENINGS.read_text().splitlines():
-        text = raw.split("#", 1)[0].strip()
-        if text:
-            lines.append(text.split())
-    return lines
-
-
-def start_position(rng: random.Random, openings: list[list[str]], random_plies: int) -> tuple[Position, list[str]]:
-    """A game's start for data generation: a random opening line, then ``random_plies`` random legal plies (fewer when
-    a position has none); the position and its USI moves from the start position."""
-    pos = Position.startpos()
-    moves = list(rng.choice(openings))
-    for mv in moves:
-        pos.push(mv)
-    for _ in range(random_plies):
-        codes = pos.legal_codes("search")
-        if len(codes) == 0:
-            break
-        code = int(rng.choice(list(codes)))
-        moves.append(pos.move_usi(code))
-        pos.push_unchecked(code)
-    return pos, moves
-
-
-def is_quiet(pos: Position, code: int) -> bool:
-    """The move neither captures nor promotes (a static evaluation cannot see a pending exchange)."""
-    return not (code & PROMOTE) and bool(code & DROP or pos.state.board[code & 0xFF] == 0)
-
-
-def close_game(stms: list[int], results: list[float], result: float, outcome: dict[str, int]) -> None:
-    """Give the kept positions of the game that just ended its ``result`` (sente's score), each in its side to
-    move's view, and count the outcome."""
-    for stm in stms[len(results):]:
-        results.append(result if stm == 0 else 1.0 - result)
-    outcome["draw" if result == 0.5 else ("sente" if result == 1.0 else "gote")] += 1
 
 
 def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int = 2) -> dict:
@@ -140,27 +100,7 @@ def generate(out: Path, minutes: float, nodes: int, seed: int, random_plies: int
     return {"games": games, "positions": len(stms), "seconds": time.perf_counter() - t0, **outcome_counts}
 
 
-def _save_data(out, boards, hands, stms, scores, results, game_ids, plies, nodes, seed, ours=None, **meta: str
-               ) -> None:
-    """Write the positions so far (``ours``: per position, the side our engine played in its game, -1 for none;
-    ``meta``: extra text fields, e.g. the teacher's command)."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, board=np.array(boards, np.int8), hands=np.array(hands, np.int8),
-                        stm=np.array(stms, np.int8), score=np.array(scores, np.int32),
-                        result=np.array(results, np.float32), game=np.array(game_ids, np.int32),
-                        ply=np.array(plies, np.int32), nodes=np.int64(nodes), seed=np.int64(seed),
-                        **({} if ours is None else {"ours": np.array(ours, np.int8)}),
-                        **{k: np.str_(v) for k, v in meta.items()})
-    tmp.replace(out)
-
-
 _DATA_KEYS = ("board", "hands", "stm", "score", "result", "game", "ply")
-#: ``ours`` of a position: the side our engine played in its game (0, 1), -1 when the teacher played both sides (or
-#: no teacher: gen data), OURS_BOTH when our engine played both (a recorded game relabelled, eval.teacher)
-OURS_BOTH = -2
-
-
 def _against_ours(ours: np.ndarray) -> np.ndarray:
     """The rows of games where our engine played one side against the teacher or a peer."""
     return (ours == 0) | (ours == 1)
@@ -174,7 +114,7 @@ def _load_data(paths: list[Path], teacher_games_only: bool = False) -> dict:
     parts = []
     for i, path in enumerate(paths):
         if not Path(path).is_file():
-            raise ValueError(f"no training data file {path} (make one with: python -m eval.train gen)")
+            raise ValueError(f"no training data file {path} (make one with: python -m train gen)")
         try:
             with np.load(path, allow_pickle=False) as z:
                 d = {k: z[k] for k in _DATA_KEYS}
@@ -232,7 +172,7 @@ def label_unit_ratio(d: dict, variant) -> float:
     """How many of the labels' centipawns one of ours is: the median of score / material balance (side to move's
     view, our hand-set piece and hand values) over the positions whose balance is 150-800 of our centipawns, where
     material dominates a score; 1 when fewer than 100 such positions."""
-    from . import build_eval_tables
+    from eval import build_eval_tables
     E = build_eval_tables(variant, "hand")
     codes = d["board"].astype(np.int64)
     colour = np.where(codes >> 5 == 0, 1, -1)
@@ -250,7 +190,7 @@ def label_unit_ratio(d: dict, variant) -> float:
 def _side_to_move_value(w: np.ndarray, idx: np.ndarray, coef: np.ndarray, sign: np.ndarray, tempo: float,
                         mob: np.ndarray | None = None, wm: np.ndarray | None = None) -> np.ndarray:
     """The KP evaluation of positions as the kernel computes it, side to move's view: the sente-view sum of the
-    sparse features (:func:`eval.kp.features`) and, with ``wm``, the dense features ``mob`` (the sliders' mobility,
+    sparse features (:func:`train.features.features`) and, with ``wm``, the dense features ``mob`` (the sliders' mobility,
     in a fit also the king-zone table) times their weights, signed by ``sign`` (+1 sente
     to move), plus the side-to-move bonus ``tempo``."""
     s = (w[idx] * coef).sum(axis=1)
@@ -291,8 +231,9 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
     on more files has seen the training games of the newer ones, never their validation games, so this compares
     fits on different amounts of data on positions none of them was fitted on."""
     from engine import get_variant
-    from . import kp as KP
-    from .params import TEMPO
+    from eval import kp as KP
+    from . import features as F
+    from eval.params import TEMPO
     v = get_variant("shogi")
     if not 0 <= newest <= len(data_paths):
         raise ValueError(f"--newest must be between 0 and the number of data files ({len(data_paths)})")
@@ -304,7 +245,7 @@ def validation_losses(data_paths: list[Path], weights_paths: list[Path], newest:
             raise ValueError(f"no validation game in the last {newest} data file(s): give more of them")
     K = k_label / unit_ratio
     sub = {k: x[va] for k, x in d.items()}
-    hand = KP.KPWeights(*KP.prior_tables(v), TEMPO, None)
+    hand = KP.KPWeights(*F.prior_tables(v), TEMPO, None)
     out = {"positions": float(len(va)), "hand": _bce(_sigmoid(tables_value(sub, hand, v) / K), target[va])}
     for path in weights_paths:
         out[str(path)] = _bce(_sigmoid(tables_value(sub, KP.load_weights(path, v), v) / K), target[va])
@@ -316,23 +257,23 @@ def tables_value(d: dict, w, variant, chunk: int = 200_000) -> np.ndarray:
     (:class:`eval.kp.KPWeights`), side to move's view, as the kernel computes it (KP tables, mobility, king-zone,
     threat and safe-mobility tables when ``w`` has them), in chunks of ``chunk`` rows to bound the memory of the
     sparse features."""
-    from . import kp as KP
+    from . import features as F
     out = np.zeros(len(d["stm"]))
-    flat = KP.flat_weights(w.kp, w.kp_hand)
+    flat = F.flat_weights(w.kp, w.kp_hand)
     wm = None if w.mobility is None else w.mobility.astype(np.float64)
     for a in range(0, len(out), chunk):
         rows = slice(a, min(len(out), a + chunk))
         board, hands, stm = d["board"][rows], d["hands"][rows], d["stm"][rows]
         sign = np.where(stm == 0, 1.0, -1.0)
-        idx, coef = KP.features(board, hands, variant)
-        mob = None if wm is None else KP.mobility_features(board, variant)
+        idx, coef = F.features(board, hands, variant)
+        mob = None if wm is None else F.mobility_features(board, variant)
         value = _side_to_move_value(flat, idx, coef, sign, float(w.tempo), mob, wm)
         if w.ks is not None:
-            value += sign * (KP.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
+            value += sign * (F.king_zone_features(board, hands, variant) @ w.ks.astype(np.float64))
         if w.threats is not None:
-            value += KP.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
+            value += F.threat_features(board, stm, variant) @ w.threats.astype(np.float64)
         if w.smob is not None:
-            value += sign * (KP.safe_mobility_features(board, variant) @ w.smob.astype(np.float64))
+            value += sign * (F.safe_mobility_features(board, variant) @ w.smob.astype(np.float64))
         out[rows] = value
     return out
 
@@ -347,8 +288,9 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     the side to move's threatened pieces are learned (the opponent's stay 0: what the side to move can take, its
     quiescence search sees)."""
     from engine import get_variant
-    from . import kp as KP
-    from .kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
+    from eval import kp as KP
+    from . import features as F
+    from eval.kernels import TH_KINDS, TH_MULTI, threat_entry, threat_multi_entry
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
@@ -356,7 +298,7 @@ def fit_threats(data_paths: list[Path], base: Path, out: Path | None, steps: int
     K = k_label / unit_ratio
     w0 = KP.load_weights(base, v)
     fixed = tables_value(d, w0._replace(threats=None), v) - w0.tempo  # without the bonus, which is refitted
-    X = KP.threat_features(d["board"], d["stm"], v)
+    X = F.threat_features(d["board"], d["stm"], v)
     base_value = fixed + w0.tempo + (0.0 if w0.threats is None else X @ w0.threats.astype(np.float64))  # as it is
     table, tempo = np.zeros(X.shape[1]), np.array([float(w0.tempo)])
     n1 = len(v.pieces) + 1
@@ -410,17 +352,17 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
     ``lam_ours``: see :func:`_split_and_target`."""
     from engine import get_variant
-    from . import kp as KP
-    from .params import TEMPO
+    from . import features as F
+    from eval.params import TEMPO
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
     sign = np.where(d["stm"] == 0, 1.0, -1.0)
-    idx, coef = KP.features(d["board"], d["hands"], v)
+    idx, coef = F.features(d["board"], d["hands"], v)
     coef = coef.astype(np.float64)
-    kp0, kh0 = KP.prior_tables(v)
-    prior = KP.flat_weights(kp0, kh0)
-    fmap = KP.factor_map(v)
+    kp0, kh0 = F.prior_tables(v)
+    prior = F.flat_weights(kp0, kh0)
+    fmap = F.factor_map(v)
     n_w, n_f = prior.size, int(fmap.max()) + 1
     dummy = n_w - 1
 
@@ -430,17 +372,17 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     # like the KP sum; the threat features are the side to move's, so they enter signed (sign * sign = 1 in the side
     # to move's value).
     n_mob = len(v.pieces) + 1
-    mob = KP.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
-    ksf = KP.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
-    thf = (KP.threat_features(d["board"], d["stm"], v) * sign[:, None] if threats
+    mob = F.mobility_features(d["board"], v) if mobility else np.zeros((len(sign), n_mob))
+    ksf = F.king_zone_features(d["board"], d["hands"], v) if king_safety else np.zeros((len(sign), 0))
+    thf = (F.threat_features(d["board"], d["stm"], v) * sign[:, None] if threats
            else np.zeros((len(sign), 0)))
-    smf = KP.safe_mobility_features(d["board"], v) if safe_mobility else np.zeros((len(sign), 0))
+    smf = F.safe_mobility_features(d["board"], v) if safe_mobility else np.zeros((len(sign), 0))
     n_ks, n_th = ksf.shape[1], thf.shape[1]
     dense = np.hstack([mob, ksf, thf, smf])
     del ksf, thf, smf
     dense_mask = np.zeros(dense.shape[1])
     if mobility:
-        dense_mask[KP.slider_types(v)] = 1.0
+        dense_mask[F.slider_types(v)] = 1.0
     dense_mask[n_mob:] = 1.0
 
     def value(w: np.ndarray, tempo: float, rows: np.ndarray, wd: np.ndarray | None = None) -> np.ndarray:
@@ -518,8 +460,8 @@ CHECK_SFEN = "ln5nl/1r1sk1g2/p1pgpsbp1/3p1pp1p/1p5P1/P1P1PPP1P/1PSPS1N2/2GK1G1R1
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .teacher import DEFAULT_TEACHER  # eval.teacher imports this module, so not at the top
-    ap = argparse.ArgumentParser(prog="python -m eval.train", description=__doc__.split("\n\n")[0])
+    from .teacher import DEFAULT_TEACHER
+    ap = argparse.ArgumentParser(prog="python -m train", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen", help="self-play data")
     g.add_argument("--out", type=Path, default=DEFAULT_DATA)
@@ -592,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--weights", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.cmd == "fit":
-        from .kp import weights_path
+        from eval.kp import weights_path
         if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0
                 or args.self_play_weight <= 0 or args.peer_weight <= 0 or not 0 <= (args.lam_ours or 0) <= 1):
             ap.error("--steps, --lr, --self-play-weight and --peer-weight must be positive, --lam and --lam-ours in "
@@ -635,9 +577,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.cmd == "check":
         from engine import get_variant
-        from . import evaluate, kp_eval_tables, threat_scratch
-        from .kernels import evaluate_k
-        from .kp import load_weights, weights_path
+        from eval import evaluate, kp_eval_tables, threat_scratch
+        from eval.kernels import evaluate_k
+        from eval.kp import load_weights, weights_path
         v = get_variant("shogi")
         try:
             E = kp_eval_tables(v, *load_weights(args.weights or weights_path("shogi"), v))

@@ -1,4 +1,4 @@
-"""Training positions scored by a teacher engine over USI: ``python -m eval.train teach``.
+"""Training positions scored by a teacher engine over USI: ``python -m train teach``.
 
 The teacher (by default Debian's fairy-stockfish, ``/usr/games/fairy-stockfish``) is only ever *run*: we read the
 scores it prints (its output), never its code. Games start from a random line of the balanced opening set plus a few
@@ -6,7 +6,7 @@ random plies. In a share of the games (``our_share``) one side is played by our 
 the search of the day at ``our_nodes``) so that the data also holds the positions our engine steers into; every other
 move is the teacher's. Every position of every game, whoever is to move, is searched by the teacher at about
 ``teacher_nodes`` (jittered per move, +-50 %, so that the teacher's self-play games do not repeat); its score (side to
-move's view) is the label. The data format is :mod:`eval.train`'s (``board, hands, stm, score, result, game, ply``)
+move's view) is the label. The data format is :mod:`train.fit`'s (``board, hands, stm, score, result, game, ply``)
 plus ``ours`` (per position, the side our engine played in that game, -1 when the teacher played both), ``teacher``
 (the command) and ``nodes`` (the teacher's mean nodes).
 
@@ -27,17 +27,17 @@ import random
 import time
 from pathlib import Path
 
-from .train import MATE_CLAMP, OURS_BOTH, _openings, _save_data, close_game, is_quiet, start_position
+from .games import MATE_CLAMP, OURS_BOTH, _openings, _save_data, close_game, is_quiet, start_position
 
 DEFAULT_TEACHER = ("/usr/games/fairy-stockfish",)
-RESIGN_CP = 2000  # the teacher's own centipawns (eval.train's self-play RESIGN_CP is ours)
+RESIGN_CP = 2000  # the teacher's own centipawns (train.fit's self-play RESIGN_CP is ours)
 MAX_PLIES = 256
 #: engine names in match records that are not ours (relabel: the other side of such a game is our engine)
 PEER_NAMES = ("fairy-stockfish", "gpsusi")
 
 
 class _Run:
-    """The teacher process and the positions kept so far (``eval.train``'s data format plus ``ours``), written to
+    """The teacher process and the positions kept so far (``train.fit``'s data format plus ``ours``), written to
     ``out`` after every game, with the run's counters. ``rng`` jitters the teacher's nodes."""
 
     def __init__(self, out: Path, teacher_cmd: list[str], teacher_nodes: int, seed: int, rng: random.Random) -> None:

@@ -2,18 +2,18 @@
 
 ::
 
-    python -m eval.nn_probe --hidden 8 --epochs 6 --l2 1e-4     # about 9 minutes here, niced beside an SPRT
+    python -m train.nn_probe --hidden 8 --epochs 6 --l2 1e-4     # about 9 minutes here, niced beside an SPRT
 
-A measurement, not an evaluation the engine uses. On the data, split, labels and scale of ``python -m eval.train
+A measurement, not an evaluation the engine uses. On the data, split, labels and scale of ``python -m train
 fit`` (the teacher files 11-16, teacher games only, seed 0, lam 0.5) it trains a residual on top of the shipped
 tables, side to move's view::
 
     v = kp(x) + 100 * (w2 . clip([a_stm, a_opp], 0, 4) + b2),   a_p = b1 + sum over p's active features of
                                                                (W1[f] + F1[factor(f)])
 
-``a_p`` is the accumulator of perspective ``p``: the KP features (``eval.kp.features``) of one king's table, the
+``a_p`` is the accumulator of perspective ``p``: the KP features (``train.features.features``) of one king's table, the
 board and the hand blocks, each a row of ``W1`` plus the king-free factor row it shares with the other king squares
-(``eval.kp.factor_map``, as the KP fit shares them). The accumulators are what an engine would update incrementally;
+(``train.features.factor_map``, as the KP fit shares them). The accumulators are what an engine would update incrementally;
 the side to move's comes first, so the network is colour-symmetric by construction. Adam on mini-batches, L2 on
 ``W1`` (``--l2``) and a tenth of it on ``F1``. Prints the validation loss of the shipped tables and, after each
 epoch, the residual model's.
@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 #: the teacher files of the shipped tables (docs/eval.md)
-DATA_FILES = [Path(__file__).parent / "data" / f"kp_shogi_teacher_{i}.npz" for i in range(11, 17)]
+DATA_FILES = [Path(__file__).resolve().parents[1] / "eval" / "data" / f"kp_shogi_teacher_{i}.npz"
+              for i in range(11, 17)]
 CLIP = 4.0     # hidden activations are clipped to [0, CLIP]
 OUT_SCALE = 100.0  # the output layer counts in units of 100 centipawns
 
@@ -82,7 +83,7 @@ class ResidualNet:
 
 
 def perspective_columns(n_cols: int, n_sq: int) -> tuple[np.ndarray, np.ndarray]:
-    """The columns of ``eval.kp.features`` that belong to sente's king table and to gote's: the board blocks (one
+    """The columns of ``train.features.features`` that belong to sente's king table and to gote's: the board blocks (one
     column a square, sente's first) and the four hand blocks (sente's king: own, foe; gote's king: own, foe)."""
     nh = (n_cols - 2 * n_sq) // 4
     return (np.r_[0:n_sq, 2 * n_sq:2 * n_sq + 2 * nh], np.r_[n_sq:2 * n_sq, 2 * n_sq + 2 * nh:2 * n_sq + 4 * nh])
@@ -91,8 +92,9 @@ def perspective_columns(n_cols: int, n_sq: int) -> tuple[np.ndarray, np.ndarray]
 def main(argv: list[str] | None = None) -> int:
     from engine import get_variant
 
-    from . import kp as KP
-    from .train import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target, adam_step
+    from eval import kp as KP
+    from . import features as F
+    from .fit import _bce, _load_data, _side_to_move_value, _sigmoid, _split_and_target, adam_step
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hidden", type=int, default=8, help="accumulator width per perspective")
@@ -107,18 +109,18 @@ def main(argv: list[str] | None = None) -> int:
     d = _load_data(DATA_FILES, teacher_games_only=True)
     tr, va, target, k_label, unit_ratio = _split_and_target(d, v, 0, 0.5)
     K = k_label / unit_ratio
-    idx, coef = KP.features(d["board"], d["hands"], v)
+    idx, coef = F.features(d["board"], d["hands"], v)
     sign = np.where(d["stm"] == 0, 1.0, -1.0)
     w = KP.load_weights(KP.weights_path(v.id), v)
-    base = _side_to_move_value(KP.flat_weights(w.kp, w.kp_hand), idx, coef.astype(np.float64), sign, float(w.tempo),
-                               KP.mobility_features(d["board"], v), w.mobility.astype(np.float64))
+    base = _side_to_move_value(F.flat_weights(w.kp, w.kp_hand), idx, coef.astype(np.float64), sign, float(w.tempo),
+                               F.mobility_features(d["board"], v), w.mobility.astype(np.float64))
     print(f"{len(sign)} positions; shipped tables: train {_bce(_sigmoid(base[tr] / K), target[tr]):.5f} "
           f"validation {_bce(_sigmoid(base[va] / K), target[va]):.5f} ({time.time() - t0:.0f} s)", flush=True)
     cols_s, cols_g = perspective_columns(idx.shape[1], v.geometry.n_squares)
     idx_s, idx_g = idx[:, cols_s], idx[:, cols_g]
     sente = d["stm"] == 0
-    fmap = KP.factor_map(v)
-    n_w = KP.flat_weights(w.kp, w.kp_hand).size
+    fmap = F.factor_map(v)
+    n_w = F.flat_weights(w.kp, w.kp_hand).size
     net = ResidualNet(n_w, int(fmap.max()) + 1, fmap, n_w - 1, a.hidden, a.seed)
 
     def loss(rows: np.ndarray) -> float:

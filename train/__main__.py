@@ -1,0 +1,6 @@
+"""``python -m train gen|teach|relabel|fit|add-threats|losses|check``: :func:`train.fit.main`."""
+import sys
+
+from .fit import main
+
+sys.exit(main())
