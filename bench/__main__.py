@@ -88,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-peers", action="store_true", help="time our perft only")
     p.add_argument("--out", type=Path, default=RESULTS, help="directory for the JSON and PNG (default bench/results)")
     args = p.parse_args(argv)
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads (a stale kernel compiled against an edited one crashes)
     result = {"when": _dt.datetime.now().isoformat(timespec="seconds"), "python": sys.version.split()[0],
               "machine": platform.machine(), "processor": platform.processor()}
     lines = []

@@ -570,6 +570,9 @@ def server_from_args(argv: Optional[list[str]] = None) -> GuiServer:
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before a game loads a kernel: a kernel compiled against an edited shared one would crash
     try:
         server = server_from_args(argv)
     except OSError as exc:
