@@ -1,10 +1,10 @@
 """numba kernels: functions of numpy arrays and scalars only, cached on disk.
 
 All kernels use :func:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False)`` with one compile per argument
-type (:func:`_call_type`). Turning off numba's reference
-counting (NRT) is deliberate: kernels receive namedtuples of many arrays, and with NRT every call between kernels
-increments and decrements the count of every array in them, which measured 50-100x slower than the move generation
-itself. The price is that kernels may not allocate: every scratch buffer is passed in (see ``PosState.scratch``).
+type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
+of many arrays, and with NRT every call between kernels increments and decrements the count of every array in them,
+which measured 50-100x slower than the move generation itself. The price is that kernels may not allocate: every
+scratch buffer is passed in (see ``PosState.scratch``).
 """
 import inspect
 from typing import Any, Callable
