@@ -11,8 +11,10 @@ kernels from the cache in a second or two. Each variant is three steps:
 - ``play``: four ``go depth 1`` decisions through the USI loop, for whatever a real search needs beyond the
   warm-up (on a warm cache it loads nothing new: the warm-ups cover it).
 
-A step prints a dot every few seconds while it runs, then its wall and CPU time and how many kernel signatures it
-compiled (``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still
+The variants compile in ``--jobs`` worker processes at once (default one per core: numba compiles on one core), a
+group of variants each (:data:`WORKER_GROUPS`), and a line is printed as each step ends; ``--jobs 1`` compiles in
+this process, printing a dot every few seconds while a step runs. A step's line gives its wall and CPU time and how
+many kernel signatures it compiled (``compiled``) and loaded from the cache (``cached``). A step that fails is reported and the others still
 run; the exit status is then 1. Temporary files left by a killed compile are removed first
 (:func:`engine.kernels.safecache.sweep_temporary_files`). ``--measure`` then times ``usi`` and ``isready`` in a
 fresh engine process per variant (:func:`measure_ready`).
