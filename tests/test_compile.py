@@ -87,7 +87,7 @@ def test_fantasista_dash_dash_compile_runs_in_a_real_process():
 
 def test_worker_groups_keep_turncoat_behind_shogi_and_start_the_long_ones_first():
     assert ucompile.worker_groups(["enokian", "turncoat", "shogi", "fantasista"]) == [
-        ["fantasista"], ["shogi", "turncoat"], ["enokian"]]
+        ["shogi", "turncoat"], ["fantasista"], ["enokian"]]
     assert ucompile.worker_groups(["turncoat"]) == [["turncoat"]]
     every = [v for g in ucompile.worker_groups(ucompile.VARIANT_IDS) for v in g]
     assert sorted(every) == sorted(ucompile.VARIANT_IDS)

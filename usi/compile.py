@@ -308,8 +308,11 @@ def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = No
 
 
 #: Variants compiled in the same worker, in this order: turncoat searches with shogi's kernels, so it only loads
-#: what shogi compiled (two workers compiling the same kernels at once would each pay for them).
-WORKER_GROUPS = (("fantasista",), ("daishogi2017",), ("shogi", "turncoat"), ("enokian",), ("mawarikudoi",))
+#: what shogi compiled (two workers compiling the same kernels at once would each pay for them). The groups start
+#: longest first (cold CPU seconds on 2026-12-06: shogi with turncoat ~125, dai shogi ~113, fantasista ~96, enokian
+#: and mawarikudoi ~7 and ~5), which on two cores puts dai shogi and fantasista in one worker and the rest in the
+#: other, and makes standard shogi ready first.
+WORKER_GROUPS = (("shogi", "turncoat"), ("daishogi2017",), ("fantasista",), ("enokian",), ("mawarikudoi",))
 RESULT_TAG = "compile-result "  # a worker's line carrying one StepResult as JSON
 
 
