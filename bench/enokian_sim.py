@@ -129,6 +129,9 @@ def report(policy: str, counts: Counter, seconds: float | None = None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="fantasista-enokian-sim", description=__doc__.splitlines()[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     ap.add_argument("--policy", choices=POLICIES + ("all",), default="all")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)

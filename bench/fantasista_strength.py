@@ -187,6 +187,9 @@ def pairs_line(scores: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.fantasista_strength")
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     ap.add_argument("ledger", nargs="?", default=str(LEDGER))
     ap.add_argument("--mode", default="blind")
     ap.add_argument("--nodes", type=int, default=40000)

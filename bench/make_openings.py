@@ -150,6 +150,9 @@ def make(count: int, seed: int, min_plies: int, max_plies: int, window: int, pla
 
 def main(argv: Optional[list[str]] = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.make_openings", description=__doc__.split("\n\n")[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     p.add_argument("--count", type=int, default=120, help="lines to make (default 120)")
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--min-plies", type=int, default=6)

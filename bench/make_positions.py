@@ -50,6 +50,9 @@ def positions_from_games(lines: list[str], every: int, plies: list[int]) -> list
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     ap.add_argument("--games", required=True, help="a games.jsonl written by python -m usi.match")
     ap.add_argument("--every", type=int, default=30, help="take every N-th game (default 30)")
     ap.add_argument("--plies", type=int, nargs="+", default=[20, 40, 60], help="the plies after which to take one")

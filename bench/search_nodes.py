@@ -83,6 +83,9 @@ def run(nodes: int = 200_000, variant: str = "shogi", features: str = "default",
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     ap.add_argument("--nodes", type=int, default=200_000)
     ap.add_argument("--to-depth", type=int, default=None,
                     help="search each position to this depth instead of a node budget (the sharp ones 3 less)")

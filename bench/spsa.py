@@ -285,6 +285,9 @@ def _specs(settings: dict, plus: dict, minus: dict) -> tuple[M.EngineSpec, M.Eng
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     try:
         if args.report:
             settings, spsa = load_run(Path(args.report))

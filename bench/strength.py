@@ -331,6 +331,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     resumed = bool(args.resume)
     if resumed:
         try:

@@ -39,6 +39,9 @@ def run(depth: int, threads: list[int], variant: str = "shogi", hash_mb: int = 6
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     ap.add_argument("--depth", type=int, default=9)
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--variant", default="shogi", choices=["shogi", "daishogi2017"])

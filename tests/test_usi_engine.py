@@ -886,3 +886,21 @@ def test_d_actions_lists_the_legal_moves_in_shogi(dialog):
     listed = [tok for line in dialog.since(start) if line.startswith("actions ") for tok in line.split()[1:]]
     pos = Position.startpos()
     assert sorted(listed) == sorted(pos.move_usi(int(c)) for c in pos.legal_codes())
+
+
+def test_stale_kernels_are_checked_once_at_the_first_command_that_may_load_one(monkeypatch):
+    """usi answers without numba; the first command that may load a kernel (here position) checks the cache first,
+    once per engine (engine.kernels.cache: a kernel cached against an edited shared kernel would crash)."""
+    import io
+
+    import usi.engine as E
+
+    calls = []
+    monkeypatch.setattr(E, "purge_stale_kernels", lambda: calls.append(1) or False)
+    eng = E.UsiEngine(out=io.StringIO())
+    for line in ("usi", "setoption name USI_Hash value 16", "usinewgame"):
+        eng.handle(line)
+    assert calls == []
+    eng.handle("position startpos moves 7g7f")
+    eng.handle("position startpos")
+    assert calls == [1]

@@ -462,6 +462,9 @@ CHECK_SFEN = "ln5nl/1r1sk1g2/p1pgpsbp1/3p1pp1p/1p5P1/P1P1PPP1P/1PSPS1N2/2GK1G1R1
 def main(argv: list[str] | None = None) -> int:
     from .teacher import DEFAULT_TEACHER
     ap = argparse.ArgumentParser(prog="python -m train", description=__doc__.split("\n\n")[0])
+    from usi.kernel_cache import purge_stale_kernels
+
+    purge_stale_kernels()  # before the first kernel loads: one cached against an edited shared kernel crashes
     sub = ap.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen", help="self-play data")
     g.add_argument("--out", type=Path, default=DEFAULT_DATA)

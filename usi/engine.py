@@ -60,6 +60,8 @@ def engine_name() -> str:
 VARIANT_IDS = ("shogi", "fantasista", "turncoat", "mawarikudoi", "daishogi2017", "enokian")
 ENTERING_KING_RULES = ("NoEnteringKing", "CSARule24", "CSARule27")
 
+#: Commands that load no kernel: the stale-kernel check waits for the first other one (usi must answer at once)
+KERNEL_FREE_COMMANDS = frozenset({"usi", "quit", "setoption", "usinewgame", "gameover", "stop", "ponderhit"})
 HEARTBEAT_S = 2.0  # empty line this often while isready compiles
 INFO_INTERVAL_S = 1.0  # a search prints an info line at least this often (a progress line during a long iteration)
 PERFT_CHUNK = 3  # go perft: plies counted by one kernel call between two looks at stop
@@ -459,6 +461,7 @@ class UsiEngine:
         self._searcher = None
         self._searcher_key: tuple[int, int] | None = None  # (hash_mb, seed) the searcher was built with
         self._warm = False
+        self._kernels_checked = False  # purge_stale_kernels ran (at the first command that may load a kernel)
         self._need_clear = False
         self._eval_file: tuple[str, dict] = ("", {})  # the EvalFile name last read and its Searcher.eval_weights
         self._pos = None  # engine.Position, created lazily
@@ -618,6 +621,14 @@ class UsiEngine:
         if handler is None:
             self.error(f"unknown command {line[:200]}")
             return True
+        if not self._kernels_checked and cmd not in KERNEL_FREE_COMMANDS:
+            # before any kernel loads (isready, go, bench, position, ...): a kernel cached against an edited shared
+            # kernel would crash (engine.kernels.cache); not at usi, which must answer at once without numba
+            self._kernels_checked = True
+            try:
+                purge_stale_kernels()
+            except Exception as exc:  # a cache we cannot clean is still usable: say so and go on
+                self.error(f"checking the kernel cache failed: {_describe(exc)}")
         try:
             return handler(args, line) is not False
         except Exception as exc:  # never crash on a command: report and carry on
@@ -650,7 +661,6 @@ class UsiEngine:
         beat = threading.Thread(target=heartbeat, name="usi-heartbeat", daemon=True)
         beat.start()
         try:
-            purge_stale_kernels()  # before any kernel loads (engine.kernels.cache)
             self._warmup()
         except Exception as exc:  # still answer readyok: a GUI waiting for it would give up on us
             self.error(f"warm-up failed (the first search will compile what it needs): {_describe(exc)}")

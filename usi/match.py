@@ -43,6 +43,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from . import records as rec
 from .client import COLD_START_TIMEOUT, KILL_SIGNAL
 from .engine import SHOWN_INPUT_CHARS, package_version
+from .kernel_cache import purge_stale_kernels
 # the referee and its settings, used here and by callers as usi.match's (_popen_engine, spend: the tests')
 from .referee import (SIDES, EngineSpec, GameOver, GameTask, MatchSettings, Opening, Referee,  # noqa: F401
                       TimeControl, _popen_engine, engine_seed, spend)
@@ -801,6 +802,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    # before the runner's own positions load a kernel: one cached against an edited shared kernel crashes
+    purge_stale_kernels()
     resume = Path(args.resume) if args.resume else None
     try:
         if resume is not None:
