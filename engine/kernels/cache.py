@@ -6,10 +6,10 @@ crashes (segfaults) once the state layout moved. We hash every source file whose
 and, when the hash differs from the stamp left by the last check, delete the cache files of the packages that hold
 kernels (numba then recompiles). A fresh checkout has no cache, so CI never meets this; developers do, between edits.
 
-This is an explicit call, not a side effect of importing the engine: the USI engine makes it at ``isready``, the
-compile at ``--compile``, the tests at set-up, before any kernel is loaded (:mod:`usi.kernel_cache` gives the
-packages above ``engine/`` and their shared kernel files). Importing :mod:`engine.kernels` only installs the safe
-cache writer (:func:`engine.kernels.safecache.install`).
+This is an explicit call, not a side effect of importing the engine, made before any kernel is loaded: by the USI
+engine at its first command that may load a kernel, at ``--compile``, by the tools at their start and by the tests at
+set-up (:mod:`usi.kernel_cache` gives the packages above ``engine/`` and their shared kernel files). Importing
+:mod:`engine.kernels` only installs the safe cache writer (:func:`engine.kernels.safecache.install`).
 """
 from __future__ import annotations
 
