@@ -1,8 +1,9 @@
 """Which packages hold numba kernels, and the purge of their stale cache files (:func:`purge_stale_kernels`), called
 explicitly before any kernel loads: by the USI engine at its first command that may load one (:mod:`usi.engine`),
 at ``--compile`` (:mod:`usi.compile`), at the start of fantasista-match, fantasista-gui and the bench and training
-tools, and at test set-up (``tests/conftest.py``). ``engine/`` does the work (:func:`engine.kernels.cache.ensure_fresh_cache`);
-this layer, above every package with kernels, names them. Imports nothing heavy until called."""
+tools, and at test set-up (``tests/conftest.py``). ``engine/`` does the work
+(:func:`engine.kernels.cache.ensure_fresh_cache`); this layer, above every package with kernels, names them. Imports
+nothing heavy until called."""
 from __future__ import annotations
 
 from pathlib import Path
