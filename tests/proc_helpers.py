@@ -49,6 +49,15 @@ def wait_not_running(pids: list[int], timeout: float = KILL_WAIT_S) -> list[int]
     return left
 
 
+def wait_for_pid(pidfile: Path, what: str, timeout: float = 30.0) -> int:
+    """The first pid a fake engine wrote to ``pidfile``, once it has (a hang guard of ``timeout`` seconds)."""
+    deadline = time.monotonic() + timeout
+    while not (pidfile.exists() and pidfile.read_text().strip()):
+        assert time.monotonic() < deadline, f"{what} never started"
+        time.sleep(0.05)
+    return int(pidfile.read_text().split()[0])
+
+
 def stubborn_cmd(pidfile: Path, *flags: str) -> list[str]:
     """The command line of stubborn.py (it appends its pid to ``pidfile``); ``flags`` as its usage gives them."""
     return [sys.executable, str(FAKES / "stubborn.py"), str(pidfile), *flags]

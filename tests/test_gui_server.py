@@ -19,7 +19,7 @@ from gui.server import MAX_BODY, make_server, serve_in_thread, server_from_args
 from gui.session import RequestError, Session
 
 from .gui_helpers import Api, engines_with_random
-from .proc_helpers import running, stubborn_cmd
+from .proc_helpers import running, stubborn_cmd, wait_for_pid
 
 RANDOM = {"kind": "engine", "engine": "random", "depth": 1}  # the random mover the test server offers
 
@@ -1208,11 +1208,7 @@ def test_replacing_a_game_kills_an_engine_still_starting(tmp_path):
     try:
         api = Api(srv.server_address[1])
         api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "stall", "depth": 1}, "human"]})
-        deadline = time.time() + 30
-        while not (pid_file.exists() and pid_file.read_text()):
-            assert time.time() < deadline, "the stalling engine never started"
-            time.sleep(0.05)
-        pid = int(pid_file.read_text())
+        pid = wait_for_pid(pid_file, "the stalling engine")
         time.sleep(0.5)  # it is now inside isready
         assert running(pid)
         api.new({"variant": "shogi", "players": ["human", "human"], "replace": True})
@@ -1236,11 +1232,8 @@ def test_the_servers_shutdown_leaves_no_engine_behind(tmp_path):
     try:
         api = Api(srv.server_address[1])
         api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "stub", "depth": 1}, "human"]})
+        pid = wait_for_pid(pid_file, "the engine")
         deadline = time.time() + 30
-        while not (pid_file.exists() and pid_file.read_text().strip()):
-            assert time.time() < deadline, "the engine never started"
-            time.sleep(0.05)
-        pid = int(pid_file.read_text().split()[0])
         while not api.ok("/api/state")["thinking"]:  # it is thinking (and never answers)
             assert time.time() < deadline, "the engine never got a go"
             time.sleep(0.05)

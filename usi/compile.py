@@ -260,13 +260,18 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def _checkout_env() -> dict[str, str]:
+    """The environment of a child process that must import this checkout (an engine to time, a compile worker)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+
+
 def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = None,
                   timeout_s: float = 1800.0) -> dict[str, tuple[float, float]]:
     """Start a fresh engine process per variant (``python -m usi``, this checkout) and time ``usi`` → ``usiok`` and
     ``setoption name USI_Variant value <id>`` + ``isready`` → ``readyok``; print a line each and return
     ``{variant: (usiok_s, isready_s)}``. On a warm cache this is what a GUI waits for."""
     out = out or sys.stdout
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = _checkout_env()
     times = {}
     for variant in variants:
         cpu0 = _children_cpu()
@@ -359,7 +364,7 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     t_start = time.perf_counter()
     results: list[StepResult] = []
     lock = threading.Lock()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = _checkout_env()
 
     def report(r: StepResult) -> None:
         with lock:
