@@ -36,7 +36,8 @@ from chess.engine import (AnalysisResult, BaseCommand, BestMove, Cp, EngineError
 
 __all__ = ["UsiLimit", "UsiPlayResult", "UsiProtocol", "UsiEngine", "parse_info", "parse_bestmove",
            "parse_option", "EngineError", "EngineTerminatedError", "EngineOutputError", "score_to_cp",
-           "MAX_LINE_BYTES", "REAP_TIMEOUT", "QUIT_GRACE", "KILL_SIGNAL", "own_process_group", "kill_process_group"]
+           "MAX_LINE_BYTES", "REAP_TIMEOUT", "QUIT_GRACE", "KILL_SIGNAL", "own_process_group", "kill_process_group",
+           "kill_pid"]
 
 LOGGER = logging.getLogger("usi.client")
 # Seconds to wait for the first readyok of an engine that may start cold: ours compiles its numba kernels then
@@ -326,13 +327,22 @@ class UsiProtocol(chess.engine.Protocol):
         self.pgid: Optional[int] = None
 
     def kill(self) -> None:
-        """SIGKILL the engine from any thread without waiting: its whole process group (POSIX, once), and its
-        process through the transport."""
-        kill_process_group(self)
+        """SIGKILL the engine from any thread without waiting: its whole process group (POSIX, once), else its
+        process.
+
+        A signal, never the transport's ``kill()``: that calls ``Popen.poll()`` first, which can reap the engine
+        the group kill just ended, before asyncio's child watcher does; the watcher then reports the exit status
+        as 255 ("Unknown child process pid") instead of -SIGKILL. The pid cannot name another process meanwhile:
+        only the watcher reaps it."""
+        if self.pgid is not None:
+            kill_process_group(self)
+            return
         try:
-            self.transport.kill()  # type: ignore[union-attr]
-        except (ProcessLookupError, AttributeError):  # already gone, or not started
-            pass
+            pid = self.transport.get_pid()  # type: ignore[union-attr]
+        except AttributeError:  # not started
+            return
+        if not self.returncode.done():
+            kill_pid(pid)
 
     def pipe_data_received(self, fd: int, data: Union[bytes, str]) -> None:
         """Split the engine's output into lines, as python-chess does, but at most :data:`MAX_LINE_BYTES` a line:
@@ -648,6 +658,17 @@ def own_process_group(pid: int) -> Optional[int]:
     return pgid if pgid == pid and pgid != os.getpgrp() else None
 
 
+def kill_pid(pid: Any) -> None:
+    """SIGKILL one process by its pid, if ``pid`` names one (a positive number: 0 or -1 would signal whole groups);
+    nothing if it is already gone."""
+    if not isinstance(pid, int) or pid <= 0:
+        return
+    try:
+        os.kill(pid, KILL_SIGNAL)
+    except OSError:
+        pass
+
+
 def kill_process_group(protocol: "UsiProtocol") -> None:
     """SIGKILL ``protocol``'s engine's own process group, once (then forget it: after every member is gone its number
     may name someone else's group). Nothing without one (Windows: untouched)."""
@@ -767,10 +788,7 @@ class UsiEngine(chess.engine.SimpleEngine):
         if self.usi.pgid is not None:
             kill_process_group(self.usi)  # the engine is in it
         elif not self.returncode.done():
-            try:
-                os.kill(self.transport.get_pid(), KILL_SIGNAL)
-            except OSError:  # already gone
-                pass
+            kill_pid(self.transport.get_pid())
 
     def quit(self, timeout: Optional[float] = None) -> None:
         """``quit``, then, if the process has not exited within ``timeout`` (the grace period; default: the engine's),
