@@ -52,6 +52,10 @@ KING_CAPTURE_GAIN = 5000
 KING_RISK = 3000  # cost of a possible sleeper that would attack our king once turned (weighted by its probability)
 #: the main search's share of a decision's time and nodes when the declaration search or PIMC samples follow
 MAIN_SHARE = 0.6
+#: moves whose plan terms are within this of the safest move's are "safe"; when some moves are not, this share of
+#: the main search's time is kept for a search of the safe ones alone, made if the main search's lines are all unsafe
+SAFE_BAND = 60
+SAFE_SHARE = 0.3
 
 
 def result_value(r: SearchResult | SearchInfo) -> int:
@@ -337,27 +341,40 @@ class TurncoatEngine:
         enemy = 1 - me
         enemy_live = self.s.reason_enemy and not game.declared[enemy]
         mine_live = self.s.use_plan and not game.declared[me] and isinstance(game.plans[me], tuple)
-        lines, depth = self._main(game.pos, codes, budget.part(main_end),
-                                  self.s.candidates if enemy_live or mine_live else 1, main_end, on_info)
+        terms = None
+        if enemy_live or mine_live:  # the static plan terms of every legal move
+            p_sleep = self.sleeper_probability(game) if enemy_live else None
+            w_enemy = self._far_weight(game.move_number + 1)  # the enemy's next turn
+            w_mine = self._far_weight(game.move_number + 2) if mine_live else 0.0
+            terms = {c: self._sleeper_term(game, c, me, p_sleep, w_enemy, w_mine) for c in codes}
+        safe: list[int] = []
+        if terms is not None:
+            safest = max(terms.values())
+            safe = [c for c in codes if terms[c] >= safest - SAFE_BAND]
+            if len(safe) == len(codes):
+                safe = []  # every move as safe as the best: the main search covers them
+        main_done = main_end * (1 - SAFE_SHARE) if safe else main_end
+        lines, depth = self._main(game.pos, codes, budget.part(main_done),
+                                  self.s.candidates if terms is not None else 1, main_done, on_info)
+        if safe and not {m for m, _ in lines} & set(safe):
+            # the main search's lines are all riskier: the safest moves searched on their own (skipped after a stop)
+            lines += self._main(game.pos, safe, budget.part(main_end), 1, main_end, None, anyway=False)[0]
         if not lines:
             return codes[0], 0.0, 0, depth
         cand = [m for m, _ in lines]
         base = np.array([v for _, v in lines], float)
-        enemy_next = game.move_number + 1  # the enemy's next turn
-        if enemy_live or mine_live:
-            p_sleep = self.sleeper_probability(game) if enemy_live and pimc_end is None else None
-            w_enemy = self._far_weight(enemy_next)
-            w_mine = self._far_weight(game.move_number + 2) if mine_live else 0.0
-            base += np.array([self._sleeper_term(game, c, me, p_sleep, w_enemy, w_mine) for c in cand])
+        if terms is not None:
+            base += np.array([terms[c] for c in cand])
         if pimc_end is not None:
             base = self._pimc(game, cand, base, me, budget, pimc_end)
         i = int(np.argmax(base))
         return cand[i], float(base[i]), lines[i][1], depth
 
     def _main(self, pos, codes: list[int], limits: Limits, multipv: int, end: float,
-              on_info) -> tuple[list[tuple[int, int]], int]:
-        """The main search's lines ``[(move, value)]``, best first, from its deepest completed iteration (MultiPV
-        ``multipv``; moves ``codes`` only), and that depth."""
+              on_info, anyway: bool = True) -> tuple[list[tuple[int, int]], int]:
+        """A search's lines ``[(move, value)]``, best first, from its deepest completed iteration (MultiPV
+        ``multipv``; moves ``codes`` only), and that depth. After a stop: a depth-1 search (``anyway``), else
+        none."""
         by_depth: dict[int, dict[int, tuple[int, int]]] = {}
 
         def collect(info: SearchInfo) -> None:
@@ -368,6 +385,8 @@ class TurncoatEngine:
 
         r = self._search(pos, replace(limits, multipv=multipv, searchmoves=list(codes)), end, collect)
         if r is None:
+            if not anyway:
+                return [], 0
             r = self._search_anyway(pos, codes)
         legal = set(codes)
         if by_depth:
