@@ -14,11 +14,12 @@ kernel with its full selectivity, learned evaluation, transposition table and ti
   that plan and the engine switches to ordinary search) and (b) soft evidence: each time the enemy could declare and
   did not, every plan is weighted by ``max(floor, exp(-gain / tau))`` where ``gain`` is the material swing that plan
   would have had (a plan that would have won a rook outright is less likely to be held by an enemy who did not use it).
-- **Move choice**: the shared searcher searches the position as shogi, with ``candidates`` principal variations
-  (MultiPV) while a plan is live (one otherwise). While the enemy's trigger is far, each candidate's score gets a
-  static sleeper term: each of our pieces discounted by its chance of being a sleeper (from the belief), each enemy
-  piece named by our plan counted partly as ours. Once the enemy can declare on its next turn, the candidates are
-  re-scored by perfect-information Monte Carlo: for each sampled enemy plan, the value after our move is the minimum
+- **Move choice**: the shared searcher searches the position as shogi (``candidates`` principal variations when the
+  enemy may declare next, one otherwise). While a plan is live each legal move gets a static sleeper term: each of
+  our pieces discounted by its chance of being a sleeper (from the belief), each enemy piece named by our plan
+  counted partly as ours; when the searched lines are all riskier than the safest moves, those are searched on their
+  own too. Once the enemy can declare on its next turn, the candidates are re-scored by perfect-information Monte
+  Carlo: for each sampled enemy plan, the value after our move is the minimum
   of "the enemy does not declare" and "the enemy declares, then searches", averaged over the samples (identical
   flipped sets are searched once).
 - **Own declaration**: when allowed, the position after declaring is searched too; the engine declares
@@ -52,8 +53,8 @@ KING_CAPTURE_GAIN = 5000
 KING_RISK = 3000  # cost of a possible sleeper that would attack our king once turned (weighted by its probability)
 #: the main search's share of a decision's time and nodes when the declaration search or PIMC samples follow
 MAIN_SHARE = 0.6
-#: moves whose plan terms are within this of the safest move's are "safe"; when some moves are not, this share of
-#: the main search's time is kept for a search of the safe ones alone, made if the main search's lines are all unsafe
+#: moves whose plan terms are within this of the safest move's are "safe"; when the main search's lines are all
+#: unsafe, the safe moves are searched alone, in this share of the main search's time beyond it
 SAFE_BAND = 60
 SAFE_SHARE = 0.3
 
@@ -103,7 +104,7 @@ class Settings:
     use_plan: bool = True  # may declare its own defection
     reason_enemy: bool = True  # keeps a belief over the enemy's plan and searches with it
     samples: int = 6  # enemy plans sampled per decision (PIMC)
-    candidates: int = 3  # principal variations (MultiPV) re-scored by the plan terms while a plan is live
+    candidates: int = 3  # principal variations (MultiPV) re-scored by PIMC when the enemy may declare next
     declare_margin: int = 120
     sleeper_weight: float = 0.5  # weight of the sleeper terms when the trigger is far
     evidence_tau: float = 600.0
@@ -136,15 +137,17 @@ class _Budget:
 
     def part(self, end: float, of_rest: float = 1.0, depth_less: int = 0) -> Limits:
         """The limits of a search that may use ``of_rest`` of what is left until ``end`` (a share of the decision's
-        time and nodes, counted from its start): ``depth_less`` plies less than the decision's depth limit."""
+        time and nodes, counted from its start; past 1, of the soft limit only): ``depth_less`` plies less than the
+        decision's depth limit."""
         L = self.limits
 
-        def left(total: int | None, spent: int) -> int | None:
-            return None if total is None else max(1, int((total * end - spent) * of_rest))
+        def left(total: int | None, spent: int, until: float) -> int | None:
+            return None if total is None else max(1, int((total * until - spent) * of_rest))
 
         spent_ms = self.elapsed_ms()
-        return Limits(depth=None if L.depth is None else max(1, L.depth - depth_less), nodes=left(L.nodes, self.nodes),
-                      soft_ms=left(L.soft_ms, spent_ms), hard_ms=left(L.hard_ms, spent_ms), infinite=L.infinite)
+        return Limits(depth=None if L.depth is None else max(1, L.depth - depth_less),
+                      nodes=left(L.nodes, self.nodes, min(end, 1.0)), soft_ms=left(L.soft_ms, spent_ms, end),
+                      hard_ms=left(L.hard_ms, spent_ms, min(end, 1.0)), infinite=L.infinite)
 
 
 class TurncoatEngine:
@@ -353,12 +356,14 @@ class TurncoatEngine:
             safe = [c for c in codes if terms[c] >= safest - SAFE_BAND]
             if len(safe) == len(codes):
                 safe = []  # every move as safe as the best: the main search covers them
-        main_done = main_end * (1 - SAFE_SHARE) if safe else main_end
-        lines, depth = self._main(game.pos, codes, budget.part(main_done),
-                                  self.s.candidates if terms is not None else 1, main_done, on_info)
+        # several lines only for PIMC to re-score: elsewhere the safe search gives the alternative, at less depth cost
+        lines, depth = self._main(game.pos, codes, budget.part(main_end),
+                                  self.s.candidates if pimc_end is not None else 1, main_end, on_info)
         if safe and not {m for m, _ in lines} & set(safe):
-            # the main search's lines are all riskier: the safest moves searched on their own (skipped after a stop)
-            lines += self._main(game.pos, safe, budget.part(main_end), 1, main_end, None, anyway=False)[0]
+            # the main search's lines are all riskier: the safest moves searched on their own (skipped after a stop),
+            # past the main search's soft limit (the hard limit holds)
+            safe_end = main_end * (1 + SAFE_SHARE)
+            lines += self._main(game.pos, safe, budget.part(safe_end), 1, safe_end, None, anyway=False)[0]
         if not lines:
             return codes[0], 0.0, 0, depth
         cand = [m for m, _ in lines]
