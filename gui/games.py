@@ -225,7 +225,8 @@ class VariantInfo:
 
     def to_json(self) -> dict:
         return {"id": self.id, "name": self.name, "ja": self.ja, "files": self.files, "ranks": self.ranks,
-                "sides": self.sides, "options": self.options, "available": self.available, "note": self.note}
+                "sides": self.sides, "options": self.options, "available": self.available, "note": self.note,
+                "kanji": self.kanji}
 
 
 def _daishogi_kanji() -> dict[str, str]:
@@ -409,6 +410,24 @@ class GuiGame:
         return bool(self.is_position and self.state.can_declare_win())
 
     # ------------------------------------------------------------------ display
+    def check_square(self) -> str | None:
+        """The square of a king in check (the page marks it), or ``None``: none is, or the variant has no check
+        (mawarikudoi, the solitaire). Public in every variant: a turncoat plan plays no part until it is declared."""
+        st = self.state
+        if self.is_position:
+            return st.variant.geometry.square_name(st.king_square(st.turn)) if st.is_check() else None
+        if self.info.id == "turncoat":
+            if not st.in_check():
+                return None
+            return st.pos.variant.geometry.square_name(st.pos.king_square(st.turn))
+        if self.info.id == "fantasista":
+            from engine.variants.fantasista.pieces import square_name
+
+            for c in (st.bd.stm, 1 - st.bd.stm):
+                if st.bd.in_check(c):
+                    return square_name(st.bd.king_square(c))
+        return None
+
     def board(self, viewer: int | None) -> Board:
         info = self.info
         if info.id == "mawarikudoi":
