@@ -415,11 +415,9 @@ class GuiGame:
         (mawarikudoi, the solitaire). Public in every variant: a turncoat plan plays no part until it is declared."""
         st = self.state
         if self.is_position:
-            return st.variant.geometry.square_name(st.king_square(st.turn)) if st.is_check() else None
+            return _attacked_royal(st) if st.is_check() else None
         if self.info.id == "turncoat":
-            if not st.in_check():
-                return None
-            return st.pos.variant.geometry.square_name(st.pos.king_square(st.turn))
+            return _attacked_royal(st.pos) if st.in_check() else None
         if self.info.id == "fantasista":
             from engine.variants.fantasista.pieces import square_name
 
@@ -721,6 +719,18 @@ class GuiGame:
         if rest:
             text += " " + ",".join(rest.split(","))
         return word + text
+
+
+def _attacked_royal(pos) -> str | None:
+    """The square of a royal piece (king, dai shogi's crown prince) of the side to move that the other side attacks."""
+    from engine.variant import COLOR_SHIFT
+
+    g, me = pos.variant.geometry, pos.turn
+    for sq in (g.square(f, r) for f in range(g.n_files) for r in range(g.n_ranks)):
+        code = int(pos.state.board[sq])
+        if code and code >> COLOR_SHIFT == me and pos.variant.piece(code & 31).royal and pos.attackers(sq, 1 - me):
+            return g.square_name(sq)
+    return None
 
 
 def _hides_a_plan(state: TurncoatGame) -> bool:
