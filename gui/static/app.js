@@ -672,7 +672,7 @@ function render(st) {
 // The board as large as the screen allows: the side panel beside the board from 1000 px, the hands beside it from
 // 640 px (else above and below); the square size follows the width left and, on wide screens, the height below the
 // board's top (so that the whole board is in view without scrolling).
-const ASIDE_W = 360, HAND_SQ = 1.9;
+const ASIDE_W = 360, HAND_SQ = 2.0;
 
 function fitBoard() {
   if (!S) return;
@@ -748,6 +748,11 @@ function drawBoard(b) {
       el.onfocus = () => { kbIndex = +el.dataset.index; };
       board.appendChild(el);
       index++;
+    }
+  }
+  if (nf === 9 && nr === 9) {  // the four star points of a 9x9 board, a third of the way in (the same when flipped)
+    for (const [x, y] of [[1, 1], [2, 1], [1, 2], [2, 2]]) {
+      board.insertAdjacentHTML("beforeend", `<span class="hoshi" style="left:${x * 100 / 3}%;top:${y * 100 / 3}%"></span>`);
     }
   }
   board.classList.toggle("flipped", flipped);
