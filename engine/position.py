@@ -18,6 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
+from .game import GameError, NodeKind
 from .kernels import movegen as K
 from .move import Move, MoveParseError
 from .variant import COLOR_SHIFT, MAX_HAND, Variant
@@ -448,6 +449,35 @@ class Position:
         if self.max_plies and self.move_number > self.max_plies:
             return 0.5, "move limit"
         return None
+
+    # ------------------------------------------------------------ the game model (engine.game.GameState)
+    @property
+    def variant_id(self) -> str:
+        return self.variant.id
+
+    def node_kind(self) -> NodeKind:
+        """A decision node, or terminal once :meth:`result` says the game is over (a shogi position has no chance
+        nodes)."""
+        return NodeKind.TERMINAL if self.result() is not None else NodeKind.DECISION
+
+    def side_to_move(self) -> int:
+        return self.turn
+
+    def legal_actions(self) -> list[str]:
+        """The legal moves as USI tokens (none once the game is over)."""
+        if self.result() is not None:
+            return []
+        return [self.move_usi(int(c)) for c in self.legal_codes()]
+
+    def chance_events(self) -> list[tuple[str, float]]:
+        return []
+
+    def apply(self, token: str) -> None:
+        """Play a USI move; :class:`engine.game.GameError` (the position unchanged) for a malformed or illegal one."""
+        try:
+            self.push(token)
+        except (IllegalMoveError, MoveParseError) as exc:
+            raise GameError(str(exc)) from None
 
     def declaration_points(self, color: int) -> tuple[int, int]:
         """(points, pieces) for the entering-king declaration: own pieces in the enemy camp (king excluded)

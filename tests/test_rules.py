@@ -187,3 +187,25 @@ def test_entering_king_needs_ten_pieces_and_no_check():
     assert few.declaration_points(BLACK)[1] == 6 and not few.can_declare_win()
     checked = Position.from_sfen("4r4/B3K3R/PPPP1PPPP/9/9/9/9/4k4/9 b 2G2S2N2L4P 1")
     assert checked.is_check() and not checked.can_declare_win()
+
+
+@pytest.mark.parametrize("variant", ["shogi", "daishogi2017"])
+def test_position_is_a_game_state(variant):
+    """Position implements engine.game.GameState: the same tokens, node kinds and results as its own API, and an
+    illegal or malformed token is a GameError that leaves the position as it was."""
+    from engine.game import GameError, GameState, NodeKind
+    p = Position.startpos(variant)
+    assert isinstance(p, GameState) and p.variant_id == variant and p.chance_events() == []
+    assert p.node_kind() is NodeKind.DECISION and p.side_to_move() == 0
+    assert p.legal_actions() == [p.move_usi(int(c)) for c in p.legal_codes()]
+    first = p.legal_actions()[0]
+    p.apply(first)
+    assert p.side_to_move() == 1 and p.ply == 1
+    before = p.sfen()
+    for bad in (first, "9z9z", "", "P*"):
+        with pytest.raises(GameError):
+            p.apply(bad)
+        assert p.sfen() == before
+    mated = Position.from_sfen("8k/7G1/7G1/9/9/9/9/9/4K4 w - 1")  # gote, to move, is mated
+    assert mated.node_kind() is NodeKind.TERMINAL and mated.legal_actions() == []
+    assert mated.result() == (1.0, "checkmate")
