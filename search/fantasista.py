@@ -64,11 +64,11 @@ from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_aft
 from engine.variants.fantasista.turngen import desc_text, grow_wave, tables, to_array
 from search import fantasista_kernels as FKS
 from search.fantasista_kernels import EXACT, LMR_FULL_TURNS, LOWER, UPPER
+from search.kernels import MATE  # the one mate score (a mate here is flat: no distance)
 
-MATE = 30000
 EVAL_BOUND = 20000
 QDEPTH = 2
-MAX_PLY = 32
+BUFFER_PLIES = 32  # the per-ply buffers' length: the deepest search
 
 VALUE = [0, 90, 315, 405, 495, 540, 855, 990, 0, 540, 540, 540, 540, 945, 1395,
          1600, 1500, 450, 1300, 1250, 800]
@@ -270,13 +270,13 @@ class FantasistaSearcher:
         self.node_limit = 0
         self.deadline: float | None = None
         self.fairy = [0, 0]
-        self.bufs = [FK.make_genbuf(1024) for _ in range(MAX_PLY + 2)]
+        self.bufs = [FK.make_genbuf(1024) for _ in range(BUFFER_PLIES + 2)]
         self.g2 = FK.make_genbuf(256)
-        self.scores = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)
-        self.caps = np.zeros((MAX_PLY + 2, 1 << 14), np.int8)
-        self.keys = np.zeros((MAX_PLY + 2, 1 << 14), np.int64)  # the kernels' child order per ply
-        self.work = np.zeros((MAX_PLY + 2, 2, FK.S), np.int8)  # the kernels' main roll outcomes per ply
-        self.path_keys = np.zeros(MAX_PLY + 2, np.uint64)  # key of the decision node at each ply of the path
+        self.scores = np.zeros((BUFFER_PLIES + 2, 1 << 14), np.int64)
+        self.caps = np.zeros((BUFFER_PLIES + 2, 1 << 14), np.int8)
+        self.keys = np.zeros((BUFFER_PLIES + 2, 1 << 14), np.int64)  # the kernels' child order per ply
+        self.work = np.zeros((BUFFER_PLIES + 2, 2, FK.S), np.int8)  # the kernels' main roll outcomes per ply
+        self.path_keys = np.zeros(BUFFER_PLIES + 2, np.uint64)  # key of the decision node at each ply of the path
         self.info = np.zeros(FKS.INFO_SIZE, np.int64)
         self._clock_at = 0
         self.history: set[int] = set()  # search keys of the positions of the game before the root
@@ -316,7 +316,7 @@ class FantasistaSearcher:
         history and the d20 rows of the current fairies."""
         info = self.info
         info[FKS.F_AWARE], info[FKS.F_COUNT_CHANCE] = self._roll_mask, self.count_chance_nodes
-        info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, MAX_PLY
+        info[FKS.F_QDEPTH], info[FKS.F_MAX_PLY] = self._qdepth, BUFFER_PLIES
         info[FKS.F_LMR] = self.late_move_reduction
         info[FKS.F_QCHECKS] = self.quiescence_checks
         info[FKS.F_TWIN_DROPS] = self.prune_twin_drops
@@ -349,13 +349,13 @@ class FantasistaSearcher:
             return FantasistaResult(token, worth, 0, 0, [token])
         self._set_fairies(game.fairy, game.reserved)
         if game.phase == "target":
-            return self._best_target(game, depth=depth, node_limit=node_limit)
+            return self.best_target(game, depth=depth, node_limit=node_limit)
         self.nodes = 0
         self.chance_nodes = 0
         self.node_limit = node_limit
         self.deadline = None if time_limit is None else time.time() + time_limit
         self.path = set()
-        depth = min(depth, MAX_PLY)  # the per-ply buffers end there (USI deepens to 32 under a clock)
+        depth = min(depth, BUFFER_PLIES)  # the per-ply buffers end there (USI deepens to 32 under a clock)
         self.history = self._game_history(game)
         root = game.bd.stm
         self._roll_mask = 0 if not self.chance_aware else {"both": 3, "own": 1 << root,
@@ -463,7 +463,7 @@ class FantasistaSearcher:
                                             or (flag == UPPER and v <= alpha)):
                 return v, hint
         self.path_keys[ply] = h
-        if depth <= self._kernel_depth and not root and ply + depth + 1 <= MAX_PLY + 1:
+        if depth <= self._kernel_depth and not root and ply + depth + 1 <= BUFFER_PLIES + 1:
             found = self._kernel_node(st, h, mnum, depth, alpha, beta, ply, hint)
             if found is not None:
                 best_v, best_h = found
@@ -529,7 +529,7 @@ class FantasistaSearcher:
         info[FKS.F_CHANCE] = self.chance_nodes
         bufs = self._ply_bufs.get(ply)
         if bufs is None:  # built once per ply (and again after _gen grows a buffer): this call is hot
-            bufs = self._ply_bufs[ply] = tuple(self.bufs[min(ply + k, MAX_PLY + 1)] for k in range(5))
+            bufs = self._ply_bufs[ply] = tuple(self.bufs[min(ply + k, BUFFER_PLIES + 1)] for k in range(5))
         args = (st, np.uint64(h), mnum, float(alpha), float(beta), np.uint64(hint or 0), ply, self.T, self.E)
         if depth == 1:
             v = self._frontier_k(*args, *bufs[:3], self.g2, self.A)
@@ -557,7 +557,7 @@ class FantasistaSearcher:
         ``quiescence_checks`` the first ply searches checks too and a side in check searches every evasion instead
         of standing pat (as :func:`.fantasista_kernels._quiesce_open`)."""
         stand = self.evaluate(st, mnum)
-        if qd <= 0 or ply >= MAX_PLY:
+        if qd <= 0 or ply >= BUFFER_PLIES:
             return stand
         checked = False
         if self.quiescence_checks or stand < beta:
@@ -754,7 +754,7 @@ class FantasistaSearcher:
         i = int(self._order(st, n, 0, mnum, None)[0])
         return desc_text(self.bufs[0].odesc[i])
 
-    def _best_target(self, game: FantasistaState, depth: int = 2, node_limit: int = 0) -> FantasistaResult:
+    def best_target(self, game: FantasistaState, depth: int = 2, node_limit: int = 0) -> FantasistaResult:
         """Magic target (ayumi 3 / yokaku 3: a decision of the roller that costs no move), chosen by search: each
         eligible target is played and the opponent's position searched ``depth`` plies (``node_limit`` shared out
         among the targets); the target whose position is worst for the opponent wins (the first on a tie). With
@@ -832,5 +832,5 @@ def greedy_turn(game: FantasistaState, searcher: FantasistaSearcher | None = Non
         return s.choose_pregame(game)[0]
     s._set_fairies(game.fairy, game.reserved)
     if game.phase == "target":
-        return s._best_target(game, depth=0).best
+        return s.best_target(game, depth=0).best
     return game.canonical(s._greedy(to_array(game.bd), game.move_number))

@@ -35,7 +35,7 @@ import numpy as np
 from engine.kernels import inline_kernel, kernel
 from engine.variants.fantasista import kernels as FK
 
-MATE = 30000
+from .kernels import MATE  # the one mate score (a mate here is flat: no distance)
 #: ``info`` slots: nodes counted so far (in: the search's count; out: updated), the node budget (0 = none), the best
 #: child's index (out), the status (out), chance nodes visited (in / out); the searcher's settings: whose rolls are
 #: chance nodes (bit c set: colour c's; 0 = roll-blind, 3 = chance-aware), chance nodes counted as nodes, quiescence

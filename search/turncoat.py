@@ -205,7 +205,7 @@ class TurncoatEngine:
 
     def progress(self) -> int:
         """Nodes of the running decision so far (read from another thread)."""
-        return self.nodes + self.searcher._nodes()
+        return self.nodes + self.searcher.progress()[2]
 
     def _search(self, pos, limits: Limits, end: float, on_info=None) -> SearchResult | None:
         """One search by the shared searcher, or ``None`` when the decision was stopped before it began."""

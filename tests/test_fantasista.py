@@ -427,7 +427,8 @@ def _random_games(seed, games, searched=False):
 # ------------------------------------------------------------------ search
 def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
     from engine.variants.fantasista.turngen import key, to_array
-    from search.fantasista import MATE, FantasistaSearcher, roll_rows
+    from search import MATE
+    from search.fantasista import FantasistaSearcher, roll_rows
     g = state({"5i": "K", "1a": "k", "5e": "R", "5c": "r"}, extra="f=hh")
     assert FantasistaSearcher().search(g, depth=1).best in ("5e5c", "5e5c+")
     assert [r for r, _ in roll_rows("4-8")] == ["1", "2", "3", "4-8", "nothing"]

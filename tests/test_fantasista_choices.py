@@ -230,14 +230,14 @@ def test_magic_target_is_chosen_by_search():
         g.apply(t)
     assert g.phase == "target" and len(g.legal_actions()) > 3
     s = FantasistaSearcher()
-    static = s._best_target(g, depth=0)
+    static = s.best_target(g, depth=0)
     assert static.best == "target:1g"  # the static value ties every pawn: the first one listed
     values = {}
     for act in g.legal_actions():
         g2 = g.copy()
         g2.apply(act)
         values[act] = -FantasistaSearcher().search(g2, depth=4).score
-    r = s._best_target(g, depth=4)
+    r = s.best_target(g, depth=4)
     assert values[r.best] == max(values.values()) and r.score == max(values.values())
     assert len(set(values.values())) > 1 and r.best != "target:1g"
     d = Dialog()

@@ -11,7 +11,7 @@ import pytest
 from engine.game import NodeKind
 from engine.variants.fantasista import FAIRIES, new_game
 from engine.variants.fantasista.kernels import I_CAP, make_genbuf
-from search.fantasista import MAX_PLY, FantasistaSearcher
+from search.fantasista import BUFFER_PLIES, FantasistaSearcher
 
 
 def _positions(reserved: str = "4-8") -> list:
@@ -107,12 +107,12 @@ def test_frontier_kernel_overflow_falls_back_to_python():
     counted (a budget still ends the search where it says)."""
     for g in _positions()[3:6]:
         small = FantasistaSearcher(True)
-        small.bufs = [make_genbuf(4) for _ in range(MAX_PLY + 2)]
+        small.bufs = [make_genbuf(4) for _ in range(BUFFER_PLIES + 2)]
         fast, slow = small.search(g, depth=2), FantasistaSearcher(True, frontier_kernel=False).search(g, depth=2)
         assert (fast.score, fast.depth) == (slow.score, slow.depth), g.sfen()
         # grown by the Python loop (ply 2 is the quiescence's: its captures may fit in 4)
         assert all(int(b.info[I_CAP]) > 4 for b in small.bufs[:2])
-        small.bufs = [make_genbuf(4) for _ in range(MAX_PLY + 2)]
+        small.bufs = [make_genbuf(4) for _ in range(BUFFER_PLIES + 2)]
         assert small.search(g, depth=6, node_limit=1500).nodes == 1501
 
 

@@ -211,7 +211,7 @@ def test_no_roll_term_in_the_evaluation_or_the_quiescence():
     """The evaluation has no schedule term, and the quiescence counts no roll: before gote's roll (ply 16) the
     losing capture 5e5f (a silver for a pawn, the gold retakes) is not preferred to standing pat. Counting the roll
     after the capture only (the former rule) made it look 70 better than standing pat for a hiko roller."""
-    from search.fantasista import MATE
+    from search import MATE
     g = _roll_state("ah", "4k4/9/9/9/4s4/4P4/4G4/9/4K4", side="w", number=16)
     g.phase = "move"  # gote to play ply 16, after which it rolls
     row = to_array(g.bd)
@@ -237,7 +237,7 @@ def test_quiescence_checks_see_a_drop_mate_and_search_every_evasion():
     pat: with a window its static value beats, the mated side still scores -MATE. The search (kernels and the
     Python loop alike) then sees at depth 1 that gote's only turn that does not stop the drop loses."""
     from engine.variants.fantasista.state import FantasistaState
-    from search.fantasista import MATE
+    from search import MATE
     g = FantasistaState.from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 5 f=hh")
     row = to_array(g.bd)
     plain, checks = FantasistaSearcher(False), FantasistaSearcher(False, quiescence_checks=True)
@@ -294,7 +294,7 @@ def test_king_exposed_to_drops_costs_by_open_squares_and_the_enemy_hand():
 def test_chance_node_searches_the_main_outcome_shifted_by_the_static_differences():
     """The default chance node = the search of the most probable outcome + sum p * (static(row) - static(main)),
     with the window shifted so it fails low / high correctly."""
-    from search.fantasista import MATE
+    from search import MATE
     g = _roll_state("ya", "4k4/9/9/9/4p4/9/2P1PB3/9/4K4")  # sente (yokaku) rolls: a carrier target among them
     row = to_array(g.bd)
 
@@ -320,7 +320,7 @@ def test_chance_node_is_exact_when_the_rare_outcomes_are_only_material_in_hand()
     """Both sides yokaku without a bishop (the carrier row finds no target): every outcome only puts tokens in the
     roller's hand, which the roller cannot use within depth 1 (drops are not captures), so the main-outcome chance
     node equals the exact Star1 expectimax over all outcomes."""
-    from search.fantasista import MATE
+    from search import MATE
     g = _roll_state("yy", "4k4/4g4/4p4/9/4R4/9/2P1P4/9/4K4")
     row = to_array(g.bd)
     exact_searcher, main_searcher = FantasistaSearcher(expand_every_outcome=True), FantasistaSearcher()

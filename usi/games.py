@@ -421,7 +421,7 @@ class FantasistaThinker(Thinker):
         self.searcher.search(new_game(), depth=4)
 
     def think(self, state, limits, send):
-        from search.fantasista import MATE
+        from search import MATE
 
         self._limits = limits
         s = self.searcher
@@ -431,10 +431,10 @@ class FantasistaThinker(Thinker):
             token, worth, _ = s.choose_pregame(state)
             send(f"info depth 0 time {limits.elapsed_ms()} score cp {int(round(worth))} pv {token}")
             return token
-        if state.phase == "target":  # each target searched as a decision (search.fantasista._best_target)
+        if state.phase == "target":  # each target searched as a decision (FantasistaSearcher.best_target)
             self._abortable = True
             try:
-                r = s._best_target(state, depth=limits.depth or self.TARGET_DEPTH, node_limit=limits.nodes or 0)
+                r = s.best_target(state, depth=limits.depth or self.TARGET_DEPTH, node_limit=limits.nodes or 0)
             finally:
                 self._abortable = False
             send(f"info depth {max(r.depth, 1)} time {limits.elapsed_ms()} nodes {r.nodes} "
