@@ -657,3 +657,99 @@ def test_each_tab_plays_its_own_game_and_a_new_game_asks_first(gui):
     gui.wait(lambda: gui.d.find_element(By.ID, "confirm").is_displayed(), what="the question")
     gui.click("#confirm-yes")
     gui.wait(lambda: first.game_number == game + 1 and gui.moves() == [], what="the replaced game")
+
+
+# ------------------------------------------------------------------------------------------ review, branches, editor
+def test_move_list_navigates_by_click_and_keys_and_a_move_there_makes_a_branch(gui):
+    from selenium.webdriver.common.keys import Keys
+
+    gui.open()
+    gui.new_game("shogi")
+    for frm, to in (("7g", "7f"), ("3c", "3d"), ("2g", "2f")):
+        gui.sq(frm)
+        gui.sq(to)
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f"], what="three moves")
+    piece = lambda sq: gui.attr(f'#board .sq[data-sq="{sq}"]', "data-piece")  # noqa: E731
+    current = lambda: gui.attr("#moves .current", "data-ply")  # noqa: E731
+    gui.click('#moves tr[data-line="0"][data-ply="1"]')
+    gui.wait(lambda: current() == "1" and piece("3c") == "P" and piece("3d") is None, what="the position after 1")
+    body = gui.d.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    gui.wait(lambda: current() == "2" and piece("3d") == "P", what="→")
+    body.send_keys(Keys.HOME)
+    gui.wait(lambda: current() is None and piece("7g") == "P" and piece("7f") is None, what="Home")
+    body.send_keys(Keys.END)
+    gui.wait(lambda: current() == "3" and not gui.d.find_element(By.ID, "review-live").is_displayed(), what="End")
+    body.send_keys(Keys.ARROW_LEFT)
+    gui.wait(lambda: current() == "2" and piece("2g") == "P" and "branch" in gui.text("#review-where"), what="←")
+    gui.sq("5g")  # sente to move in that position: a move here is a branch
+    gui.sq("5f")
+    gui.wait(lambda: len(gui.session.lines) == 2, what="the branch")
+    gui.wait(lambda: "５六歩" in gui.text("#moves tr.branch"), what="the branch in the move list")
+    assert gui.moves() == ["7g7f", "3c3d", "2g2f"]  # the main line kept
+    assert [p.token for p in gui.session.plies] == ["7g7f", "3c3d", "5g5f"]
+    gui.click("#moves tr.branch .bmove")
+    gui.wait(lambda: piece("5f") == "P" and "current" in (gui.attr("#moves tr.branch .bmove", "class") or ""),
+             what="the branch's move shown")
+    gui.click("#save-kif")
+    gui.wait(lambda: "変化：3手" in gui.d.find_element(By.ID, "record-text").get_property("value"), what="KIF")
+
+
+def test_position_editor_sfen_round_trips_and_starts_a_game(gui):
+    gui.open()
+    gui.new_game("shogi")
+    gui.click("#edit-position")
+    gui.wait(lambda: gui.d.find_element(By.ID, "editor").is_displayed(), what="the editor")
+    sfen_box = gui.d.find_element(By.ID, "editor-sfen")
+    assert sfen_box.get_property("value") == gui.state()["sfen"]  # the shown position, out as SFEN
+    sfen = "4k4/9/9/9/9/9/9/9/4K4 b 2Gp 1"
+
+    def read(text: str) -> str:
+        gui.d.execute_script("arguments[0].value = arguments[1];", sfen_box, text)
+        gui.click("#editor-read")
+        return sfen_box.get_property("value")
+
+    assert read(sfen) == sfen
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="5a"]', "data-piece") == "K", what="the king read in")
+    gui.click('#editor-palette button[data-piece="G"]')
+    gui.sq("5b")
+    gui.wait(lambda: sfen_box.get_property("value") == "4k4/4G4/9/9/9/9/9/9/4K4 b 2Gp 1", what="a gold placed")
+    hand = gui.d.find_element(By.CSS_SELECTOR, '#editor-hands input[data-hand="G"]')
+    hand.clear()
+    hand.send_keys("1\t")
+    Select(gui.d.find_element(By.ID, "editor-side")).select_by_value("w")
+    want = "4k4/4G4/9/9/9/9/9/9/4K4 w Gp 1"
+    gui.wait(lambda: sfen_box.get_property("value") == want, what="hands and the side to move")
+    assert read(want) == want
+    session = gui.session
+    before = session.game_number
+    gui.click("#editor-start")
+    gui.confirm_if_asked()
+    gui.wait(lambda: session.game_number != before, what="the game from the editor")
+    assert session.start_sfen == want and not gui.d.find_element(By.ID, "editor").is_displayed()
+    # dai shogi: 13 files, no hands
+    Select(gui.d.find_element(By.ID, "variant")).select_by_value("daishogi2017")
+    gui.click("#edit-position")
+    dai = "6k6/13/13/13/13/13/6Z6/13/13/13/13/13/6K6 b - 1"
+    assert read(dai) == dai and not gui.d.find_elements(By.CSS_SELECTOR, "#editor-hands input")
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="7g"]', "data-piece") == "Z", what="the lion read in")
+    before = session.game_number
+    gui.click("#editor-start")
+    gui.confirm_if_asked()
+    gui.wait(lambda: session.game_number != before, what="the dai shogi game from the editor")
+    assert session.info.id == "daishogi2017" and session.start_sfen == dai
+
+
+def test_a_load_error_stays_on_screen_while_the_engines_play_on(gui):
+    gui.open()
+    gui.new_game("shogi", sente="random", gote="random")
+    box = gui.d.find_element(By.ID, "record-text")
+    gui.d.execute_script("arguments[0].value = arguments[1];", box, "▲７六歩　△３四歩　▲５五龍\n")
+    gui.click("#load-text")
+    gui.wait(lambda: "▲５五龍" in gui.text("#error"), what="the load error")
+    plies = len(gui.session.plies)
+    gui.wait(lambda: len(gui.session.plies) >= plies + 3, what="the engines' next moves")
+    time.sleep(0.3)
+    assert "▲５五龍" in gui.text("#error") and gui.d.find_element(By.ID, "error").is_displayed()
+    if gui.session.result() is None:
+        gui.session.resign()
