@@ -228,7 +228,7 @@ class VariantInfo:
     def to_json(self) -> dict:
         return {"id": self.id, "name": self.name, "ja": self.ja, "files": self.files, "ranks": self.ranks,
                 "sides": self.sides, "options": self.options, "available": self.available, "note": self.note,
-                "pieces": self.kanji, "hand": self.hand, "editable": self.editable}
+                "kanji": self.kanji, "hand": self.hand, "editable": self.editable}
 
 
 def _daishogi_kanji() -> dict[str, str]:
@@ -412,6 +412,22 @@ class GuiGame:
         return bool(self.is_position and self.state.can_declare_win())
 
     # ------------------------------------------------------------------ display
+    def check_square(self) -> str | None:
+        """The square of a king in check (the page marks it), or ``None``: none is, or the variant has no check
+        (mawarikudoi, the solitaire). Public in every variant: a turncoat plan plays no part until it is declared."""
+        st = self.state
+        if self.is_position:
+            return _attacked_royal(st) if st.is_check() else None
+        if self.info.id == "turncoat":
+            return _attacked_royal(st.pos) if st.in_check() else None
+        if self.info.id == "fantasista":
+            from engine.variants.fantasista.pieces import square_name
+
+            for c in (st.bd.stm, 1 - st.bd.stm):
+                if st.bd.in_check(c):
+                    return square_name(st.bd.king_square(c))
+        return None
+
     def board(self, viewer: int | None) -> Board:
         info = self.info
         if info.id == "mawarikudoi":
@@ -705,6 +721,18 @@ class GuiGame:
         if rest:
             text += " " + ",".join(rest.split(","))
         return word + text
+
+
+def _attacked_royal(pos) -> str | None:
+    """The square of a royal piece (king, dai shogi's crown prince) of the side to move that the other side attacks."""
+    from engine.variant import COLOR_SHIFT
+
+    g, me = pos.variant.geometry, pos.turn
+    for sq in (g.square(f, r) for f in range(g.n_files) for r in range(g.n_ranks)):
+        code = int(pos.state.board[sq])
+        if code and code >> COLOR_SHIFT == me and pos.variant.piece(code & 31).royal and pos.attackers(sq, 1 - me):
+            return g.square_name(sq)
+    return None
 
 
 def _hides_a_plan(state: TurncoatGame) -> bool:

@@ -954,6 +954,7 @@ class Session:
                 "sfen": game.sfen(see), "start_sfen": game.start_view(see),
                 "board": board, "node": node, "side": side, "human_turn": human_turn, "thinking": self.thinking,
                 "legal": legal, "last_move": G.last_move_squares(prev.token) if prev else [],
+                "check": game.check_square(),
                 "history": history, "events": events, "panel": game.panel(see),
                 "info": self._info_for(self.live_info, viewer) if self.thinking else self._last_engine_info(viewer),
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],

@@ -1,7 +1,9 @@
 """Search for turncoat shogi (寝返り将棋): plan choice, a belief over the enemy's plan, determinized search.
 
 The engine sees one side's view (:class:`engine.variants.turncoat.TurncoatGame` replayed from the tokens the referee
-sends: its own plan as ``plan=<squares>``, the enemy's as ``plan=?``). Its parts:
+sends: its own plan as ``plan=<squares>``, the enemy's as ``plan=?``). The hidden information is handled here, one
+level above the search; every position is searched by the shared shogi searcher (:class:`search.Searcher`: the
+kernel with its full selectivity, learned evaluation, transposition table and time control). Its parts:
 
 - **Plan choice** (``plan:<squares>``): each enemy piece has a static worth = chance it is still on the board in the
   enemy's hands at the trigger x twice its value (the swing of a defection) + a bonus for pieces that stand next to
@@ -12,205 +14,56 @@ sends: its own plan as ``plan=<squares>``, the enemy's as ``plan=?``). Its parts
   that plan and the engine switches to ordinary search) and (b) soft evidence: each time the enemy could declare and
   did not, every plan is weighted by ``max(floor, exp(-gain / tau))`` where ``gain`` is the material swing that plan
   would have had (a plan that would have won a rook outright is less likely to be held by an enemy who did not use it).
-- **Move choice**: a shallow alpha-beta (own numba kernel over the standard-shogi position: full width to ``depth``,
-  then captures-only quiescence; :class:`search.Searcher` crashed when this was written, and PIMC needs a score for
-  every root move, not only the best) scores every legal move. While the enemy's trigger is far, each of our pieces is discounted by its chance of being a sleeper (from the
-  belief) and each enemy piece named by our plan is counted partly as ours. Once the enemy can declare on its next
-  turn, the best few moves are re-scored by perfect-information Monte Carlo: for each sampled enemy plan, the value
-  after our move is the minimum of "the enemy does not declare" and "the enemy declares, then searches", averaged
-  over the samples (identical flipped sets are searched once).
-- **Own declaration**: when allowed, compare the best searched value after declaring with the best without; declare
-  (``defect,<move>``, or ``defect`` alone when it wins at once) when the gain exceeds ``declare_margin``.
+- **Move choice**: the shared searcher searches the position as shogi (``candidates`` principal variations when the
+  enemy may declare next, one otherwise). While a plan is live each legal move gets a static sleeper term: each of
+  our pieces discounted by its chance of being a sleeper (from the belief), each enemy piece named by our plan
+  counted partly as ours; when the searched lines are all riskier than the safest moves, those are searched on their
+  own too. Once the enemy can declare on its next turn, the candidates are re-scored by perfect-information Monte
+  Carlo: for each sampled enemy plan, the value after our move is the minimum
+  of "the enemy does not declare" and "the enemy declares, then searches", averaged over the samples (identical
+  flipped sets are searched once).
+- **Own declaration**: when allowed, the position after declaring is searched too; the engine declares
+  (``defect,<move>``, or ``defect`` alone when it wins at once) when that beats the best move by ``declare_margin``.
+
+**Time**: one decision gets one :class:`search.Limits` (the USI layer's time manager makes it, as for shogi). The
+main search takes all of it when nothing else is to be searched, :data:`MAIN_SHARE` of it when the declaration
+search or the PIMC samples follow; those share the rest. A depth limit is the main search's depth (the others search
+one ply less); a node limit is shared like the time.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
-from engine.kernels import kernel
-from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, MAX_MOVES, PROMOTE, do_move, generate, in_check,
-                                    is_attacked, undo_move)
+from engine.kernels.movegen import is_attacked
 from engine.variants.shogi import SHOGI
 from engine.variants.turncoat import TurncoatGame
 from engine.variants.turncoat import plans as PL
 from engine.variants.turncoat.state import DECLARE_FROM_MOVE, _build_position
-from eval import build_eval_tables, threat_scratch, threat_scratch_shape
-from eval.kernels import evaluate_k
+from eval.params import PIECE_VALUES as VALUES
 
-MATE = 30000
-INF = 32000
-MAX_PLY = 32
-Q_DEPTH = 8
+from . import MATE, Limits, Searcher, SearchInfo, SearchResult
+
 KING_CAPTURE_GAIN = 5000
 KING_RISK = 3000  # cost of a possible sleeper that would attack our king once turned (weighted by its probability)
-ROOT_WINDOW = 400  # root moves are searched with alpha = best - ROOT_WINDOW (fail-soft bounds below that)
-VALUES = {"P": 90, "L": 315, "N": 405, "S": 495, "G": 540, "B": 855, "R": 990, "K": 0,
-          "+P": 530, "+L": 530, "+N": 530, "+S": 530, "+B": 945, "+R": 1395}
+#: the main search's share of a decision's time and nodes when the declaration search or PIMC samples follow
+MAIN_SHARE = 0.6
+#: moves whose plan terms are within this of the safest move's are "safe"; when the main search's lines are all
+#: unsafe, the safe moves are searched alone, in this share of the main search's time beyond it
+SAFE_BAND = 60
+SAFE_SHARE = 0.3
 
 
-# ------------------------------------------------------------------------ kernels
-@kernel
-def _score_moves(P, E, moves, scores, n):
-    for i in range(n):
-        m = moves[i]
-        s = 0
-        if (m & DROP) == 0:
-            cap = P.board[m & 0xFF]
-            if cap != 0:
-                s = 10000 + 10 * E.value[cap] - E.value[P.board[(m >> 8) & 0xFF]] // 10
-        if m & PROMOTE:
-            s += 600
-        scores[i] = s
-
-
-@kernel
-def _pick(moves, scores, i, n):
-    best = i
-    for j in range(i + 1, n):
-        if scores[j] > scores[best]:
-            best = j
-    m = moves[i]
-    moves[i] = moves[best]
-    moves[best] = m
-    s = scores[i]
-    scores[i] = scores[best]
-    scores[best] = s
-
-
-# Numba's disk cache mishandles recursive functions (loading them back crashed here), so the search is one loop
-# over an explicit stack: ST[ply] holds depth, quiescence depth left, alpha, beta, best, move count, move index.
-S_DEPTH, S_QD, S_ALPHA, S_BETA, S_BEST, S_N, S_I = range(7)
-
-
-@kernel
-def _search(P, T, E, MV, SC, ST, depth0, alpha0, beta0, ctl, att):
-    """Negamax alpha-beta to ``depth0`` then captures-only quiescence (check evasions searched in full)."""
-    ply = 0
-    ST[0, S_DEPTH] = depth0
-    ST[0, S_QD] = Q_DEPTH
-    ST[0, S_ALPHA] = alpha0
-    ST[0, S_BETA] = beta0
-    entering = True
-    value = 0
-    while True:
-        ret = False
-        if entering:
-            ctl[0] += 1
-            depth = ST[ply, S_DEPTH]
-            n = 0
-            if ply >= MAX_PLY - 1:
-                value = evaluate_k(P, T, E, att)
-                ret = True
-            elif depth > 0 or in_check(P, T):
-                n = generate(P, T, GEN_SEARCH, MV[ply])
-                if n == 0:
-                    value = -MATE + ply
-                    ret = True
-                else:
-                    ST[ply, S_BEST] = -INF if depth > 0 else -MATE + ply
-            else:
-                stand = evaluate_k(P, T, E, att)
-                if stand >= ST[ply, S_BETA] or ST[ply, S_QD] <= 0:
-                    value = stand
-                    ret = True
-                else:
-                    if stand > ST[ply, S_ALPHA]:
-                        ST[ply, S_ALPHA] = stand
-                    ST[ply, S_BEST] = stand
-                    n = generate(P, T, GEN_CAPTURES, MV[ply])
-            if not ret:
-                ST[ply, S_N] = n
-                ST[ply, S_I] = 0
-                _score_moves(P, E, MV[ply], SC[ply], n)
-        else:  # back from a child that returned ``value``
-            ply -= 1
-            undo_move(P, T)
-            v = -value
-            if v > ST[ply, S_BEST]:
-                ST[ply, S_BEST] = v
-                if v > ST[ply, S_ALPHA]:
-                    ST[ply, S_ALPHA] = v
-                    if v >= ST[ply, S_BETA]:
-                        value = v
-                        ret = True
-            ST[ply, S_I] += 1
-        if not ret:
-            i = ST[ply, S_I]
-            n = ST[ply, S_N]
-            if i >= n:
-                value = ST[ply, S_BEST]
-                ret = True
-            else:
-                _pick(MV[ply], SC[ply], i, n)
-                do_move(P, T, MV[ply, i])
-                d = ST[ply, S_DEPTH]
-                ST[ply + 1, S_DEPTH] = d - 1 if d > 0 else 0
-                ST[ply + 1, S_QD] = Q_DEPTH if d > 0 else ST[ply, S_QD] - 1
-                ST[ply + 1, S_ALPHA] = -ST[ply, S_BETA]
-                ST[ply + 1, S_BETA] = -ST[ply, S_ALPHA]
-                ply += 1
-                entering = True
-                continue
-        if ply == 0:
-            return value
-        entering = False
-
-
-@kernel
-def _root_scores(P, T, E, MV, SC, ST, roots, n, depth, out, ctl, att):
-    """Score each root move (side-to-move view); moves far below the best get fail-soft upper bounds."""
-    best = -INF
-    for i in range(n):
-        do_move(P, T, roots[i])
-        lo = best - ROOT_WINDOW if best > -INF + ROOT_WINDOW else -INF
-        v = -_search(P, T, E, MV, SC, ST, depth - 1, -INF, -lo, ctl, att)
-        undo_move(P, T)
-        out[i] = v
-        if v > best:
-            best = v
-    return best
-
-
-class Scorer:
-    """Root move scores of a shogi :class:`engine.Position` by the kernels above (buffers owned here)."""
-
-    def __init__(self) -> None:
-        self.MV = np.zeros((MAX_PLY + 1, MAX_MOVES), np.int32)
-        self.SC = np.zeros((MAX_PLY + 1, MAX_MOVES), np.int32)
-        self.ST = np.zeros((MAX_PLY + 1, 8), np.int64)
-        self.ctl = np.zeros(4, np.int64)
-        self.att = np.zeros((2, 1), np.int32)  # the evaluation's scratch, sized to the board in scores()
-        self.nodes = 0
-
-    def scores(self, pos, codes, depth: int) -> np.ndarray:
-        """Scores (centipawns, side to move) of ``codes`` played in ``pos`` (left unchanged)."""
-        codes = np.asarray(codes, np.int32)
-        out = np.zeros(len(codes), np.int64)
-        if len(codes) == 0:
-            return out
-        p = pos.copy()
-        p._ensure_depth(MAX_PLY + 8)
-        E = build_eval_tables(p.variant)
-        if self.att.shape != threat_scratch_shape(p.variant):
-            self.att = threat_scratch(p.variant)
-        # Captures and promotions first, so the window tightens early.
-        order = np.argsort([-(int(p.state.board[c & 0xFF]) != 0 and not c & DROP) * 2 - bool(c & PROMOTE)
-                            for c in codes], kind="stable")
-        roots = codes[order].copy()
-        tmp = np.zeros(len(codes), np.int64)
-        self.ctl[0] = 0
-        _root_scores(p.state, p.tables, E, self.MV, self.SC, self.ST, roots, len(roots), depth, tmp, self.ctl, self.att)
-        self.nodes += int(self.ctl[0])
-        out[order] = tmp
-        return out
-
-    def best(self, pos, depth: int) -> int:
-        codes = pos.legal_codes("search")
-        if len(codes) == 0:
-            return -MATE
-        return int(self.scores(pos, codes, depth).max())
+def result_value(r: SearchResult | SearchInfo) -> int:
+    """A search's score as one number (centipawns; a mate in n plies as ``±(MATE - n)``), side-to-move view."""
+    if r.mate is not None:
+        return (MATE - abs(r.mate)) * (1 if r.mate > 0 else -1)
+    return int(r.score_cp or 0)
 
 
 # ------------------------------------------------------------------------ plans
@@ -247,26 +100,74 @@ def choose_plan(side: int, rng: np.random.Generator, temperature: float = 120.0,
 # ------------------------------------------------------------------------ engine
 @dataclass
 class Settings:
-    depth: int = 2
+    depth: int = 2  # the depth of a decision asked without limits (``choose(game)``)
     use_plan: bool = True  # may declare its own defection
     reason_enemy: bool = True  # keeps a belief over the enemy's plan and searches with it
     samples: int = 6  # enemy plans sampled per decision (PIMC)
-    candidates: int = 5  # best moves re-scored by PIMC
+    candidates: int = 3  # principal variations (MultiPV) re-scored by PIMC when the enemy may declare next
     declare_margin: int = 120
     sleeper_weight: float = 0.5  # weight of the sleeper terms when the trigger is far
     evidence_tau: float = 600.0
     evidence_floor: float = 0.1
 
 
-class TurncoatEngine:
-    """Chooses the token for the side to move of a view (:meth:`choose`)."""
+@dataclass
+class Decision:
+    """What :meth:`TurncoatEngine.choose` decided: the token, its value (cp, side to move, the plan terms and PIMC
+    included), its score as the search found it (what an ``info`` line shows), the main search's depth and the
+    nodes of every search of the decision."""
+    token: str
+    value: float = 0.0
+    score: int = 0
+    depth: int = 0
+    nodes: int = 0
 
-    def __init__(self, settings: Settings | None = None, seed: int | None = 0) -> None:
+
+class _Budget:
+    """One decision's :class:`Limits`, shared out over its searches (see the module doc). Time is counted from the
+    decision's start; :meth:`update` (``ponderhit``) may give a clock to a decision that began without one."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.t0 = time.perf_counter()
+        self.limits = limits
+        self.nodes = 0  # spent by the decision's finished searches
+
+    def elapsed_ms(self) -> int:
+        return int((time.perf_counter() - self.t0) * 1000)
+
+    def part(self, end: float, of_rest: float = 1.0, depth_less: int = 0) -> Limits:
+        """The limits of a search that may use ``of_rest`` of what is left until ``end`` (a share of the decision's
+        time and nodes, counted from its start; past 1, of the soft limit only): ``depth_less`` plies less than the
+        decision's depth limit."""
+        L = self.limits
+
+        def left(total: int | None, spent: int, until: float) -> int | None:
+            return None if total is None else max(1, int((total * until - spent) * of_rest))
+
+        spent_ms = self.elapsed_ms()
+        return Limits(depth=None if L.depth is None else max(1, L.depth - depth_less),
+                      nodes=left(L.nodes, self.nodes, min(end, 1.0)), soft_ms=left(L.soft_ms, spent_ms, end),
+                      hard_ms=left(L.hard_ms, spent_ms, min(end, 1.0)), infinite=L.infinite)
+
+
+class TurncoatEngine:
+    """Chooses the token for the side to move of a view (:meth:`choose`). :meth:`stop` and :meth:`update_limits`
+    may be called from another thread while it chooses."""
+
+    def __init__(self, settings: Settings | None = None, seed: int | None = 0,
+                 searcher: Searcher | None = None) -> None:
         """``seed``: the source of every random choice (the plan, the enemy plans sampled); ``None`` draws it from
-        OS entropy, so that a player cannot learn the plan from earlier games."""
+        OS entropy, so that a player cannot learn the plan from earlier games. ``searcher``: the shared searcher to
+        use (default: a new one with a 16 MiB table)."""
         self.s = settings or Settings()
         self.rng = np.random.default_rng(seed)
-        self.scorer = Scorer()
+        self.searcher = searcher or Searcher()
+        self.nodes = 0  # nodes of the finished searches of the running (or last) decision
+        self.last: Decision | None = None
+        self._lock = threading.Lock()
+        self._stopped = False
+        self._budget: _Budget | None = None
+        self._running: tuple[float, float] | None = None  # (start, end share) of the search running, for update_limits
         self._reset()
 
     def _reset(self) -> None:
@@ -275,6 +176,57 @@ class TurncoatEngine:
         self._seen: list[str] = []
         self.belief: np.ndarray | None = None
         self.enemy = None
+
+    def clear(self) -> None:
+        """A new game: forget the belief and the searcher's tables."""
+        self._reset()
+        self.searcher.clear()
+
+    # ----------------------------------------------------------- control (any thread)
+    def stop(self) -> None:
+        """End the running decision soon: the search running answers at once, the searches still to come are
+        skipped (the main search's answer stands)."""
+        with self._lock:
+            self._stopped = True
+        self.searcher.stop()
+
+    def update_limits(self, soft_ms: int | None, hard_ms: int | None) -> None:
+        """New time limits, counted from the start of the running decision (``ponderhit``); ends infinite mode."""
+        with self._lock:
+            budget = self._budget
+            if budget is None:
+                return
+            budget.limits = replace(budget.limits, soft_ms=soft_ms, hard_ms=hard_ms, infinite=False)
+            if self._running is not None:
+                started, end = self._running
+                since = int((started - budget.t0) * 1000)
+                self.searcher.update_limits(None if soft_ms is None else max(1, int(soft_ms * end) - since),
+                                            None if hard_ms is None else max(1, int(hard_ms * end) - since))
+
+    def progress(self) -> int:
+        """Nodes of the running decision so far (read from another thread)."""
+        return self.nodes + self.searcher._nodes()
+
+    def _search(self, pos, limits: Limits, end: float, on_info=None) -> SearchResult | None:
+        """One search by the shared searcher, or ``None`` when the decision was stopped before it began."""
+        with self._lock:
+            if self._stopped:
+                return None
+            self._running = (time.perf_counter(), end)
+
+        def started() -> None:  # a stop that came while the searcher reset its flag still counts
+            if self._stopped:
+                self.searcher.stop()
+
+        try:
+            r = self.searcher.search(pos, limits, on_info, on_start=started)
+        finally:
+            with self._lock:
+                self._running = None
+        self.nodes += r.nodes
+        if self._budget is not None:
+            self._budget.nodes += r.nodes
+        return r
 
     # ----------------------------------------------------------- belief
     def _observe(self, game: TurncoatGame, me: int) -> None:
@@ -334,49 +286,128 @@ class TurncoatEngine:
         return p
 
     # ----------------------------------------------------------- decisions
-    def choose(self, game: TurncoatGame) -> str:
-        """The action token for the side to move of ``game`` (a view; not modified)."""
+    def choose(self, game: TurncoatGame, limits: Limits | None = None,
+               on_info: Callable[[SearchInfo], None] | None = None) -> str:
+        """The action token for the side to move of ``game`` (a view; not modified) within ``limits`` (default:
+        ``Settings.depth``). ``on_info`` gets the main search's info (its PV is of ``game.pos``); the decision is
+        then in :attr:`last`."""
+        limits = limits if limits is not None else Limits(depth=self.s.depth)
+        with self._lock:
+            self._stopped = False
+            self._budget = budget = _Budget(limits)
+        self.nodes = 0
+        try:
+            self.last = self._choose(game, budget, on_info)
+        finally:
+            with self._lock:
+                self._budget = None
+        self.last.nodes = self.nodes
+        return self.last.token
+
+    def _choose(self, game: TurncoatGame, budget: _Budget, on_info) -> Decision:
         me = game.side_to_move()
         if game.plan_node_side() is not None:
-            return choose_plan(me, self.rng)
+            return Decision(choose_plan(me, self.rng))
         if self.s.reason_enemy:
             self._observe(game, me)
-        move, value = self._best_move(game, me)
-        if self.s.use_plan and game.can_declare():
+        declare = self.s.use_plan and game.can_declare()
+        if declare:
             g2 = game.copy()
             g2.declare()
             if g2.over is not None:
-                return "defect"
-            move2, value2 = self._best_move(g2, me)
-            if move2 is not None and (move is None or value2 > value + self.s.declare_margin):
-                return "defect," + game.pos.move_usi(move2)
+                return Decision("defect", MATE, MATE)
+        pimc = (self.s.reason_enemy and not game.declared[1 - me] and game.move_number + 1 >= DECLARE_FROM_MOVE
+                and self.belief is not None)
+        others = int(declare) + int(pimc)
+        main_end = MAIN_SHARE if others else 1.0
+        pimc_end = main_end + (1.0 - main_end) / others if pimc else main_end
+        move, value, score, depth = self._best_move(game, me, budget, main_end, pimc_end if pimc else None, on_info)
+        if declare:
+            r = self._search(g2.pos, budget.part(1.0, depth_less=1), 1.0, None)
+            codes2 = set(g2.legal_codes())
+            if r is not None and r.best in codes2 and (move is None or result_value(r) > value + self.s.declare_margin):
+                v = result_value(r)
+                return Decision("defect," + game.pos.move_usi(r.best), v, v, depth)
         if move is None:
             codes = game.legal_codes()
-            return game.pos.move_usi(codes[0]) if codes else "defect"
-        return game.pos.move_usi(move)
+            return Decision(game.pos.move_usi(codes[0]) if codes else "defect", value, score, depth)
+        return Decision(game.pos.move_usi(move), value, score, depth)
 
-    def _best_move(self, game: TurncoatGame, me: int) -> tuple[int | None, float]:
+    def _best_move(self, game: TurncoatGame, me: int, budget: _Budget, main_end: float, pimc_end: float | None,
+                   on_info) -> tuple[int | None, float, int, int]:
+        """The best move of ``game`` with its value, its searched score and the main search's depth: the shared
+        search's candidates, re-scored by the sleeper terms and (``pimc_end``: the enemy can declare next) by
+        PIMC."""
         codes = game.legal_codes()
         if not codes:
-            return None, -MATE
-        base = self.scorer.scores(game.pos, codes, self.s.depth).astype(float)
+            return None, -MATE, -MATE, 0
         enemy = 1 - me
         enemy_live = self.s.reason_enemy and not game.declared[enemy]
         mine_live = self.s.use_plan and not game.declared[me] and isinstance(game.plans[me], tuple)
-        enemy_next = game.move_number + 1  # the enemy's next turn
-        enemy_now = enemy_live and enemy_next >= DECLARE_FROM_MOVE
-        if enemy_live or mine_live:
-            p_sleep = self.sleeper_probability(game) if enemy_live and not enemy_now else None
-            w_enemy = self._far_weight(enemy_next)
+        terms = None
+        if enemy_live or mine_live:  # the static plan terms of every legal move
+            p_sleep = self.sleeper_probability(game) if enemy_live else None
+            w_enemy = self._far_weight(game.move_number + 1)  # the enemy's next turn
             w_mine = self._far_weight(game.move_number + 2) if mine_live else 0.0
-            base += np.array([self._sleeper_term(game, c, me, p_sleep, w_enemy, w_mine) for c in codes])
-        if enemy_now and self.belief is not None:
-            top = np.argsort(-base)[:self.s.candidates]
-            rescored = self._pimc(game, codes, base, me, top)
-            i = int(top[int(np.argmax(rescored))])
-            return codes[i], float(rescored.max())
+            terms = {c: self._sleeper_term(game, c, me, p_sleep, w_enemy, w_mine) for c in codes}
+        safe: list[int] = []
+        if terms is not None:
+            safest = max(terms.values())
+            safe = [c for c in codes if terms[c] >= safest - SAFE_BAND]
+            if len(safe) == len(codes):
+                safe = []  # every move as safe as the best: the main search covers them
+        # several lines only for PIMC to re-score: elsewhere the safe search gives the alternative, at less depth cost
+        lines, depth = self._main(game.pos, codes, budget.part(main_end),
+                                  self.s.candidates if pimc_end is not None else 1, main_end, on_info)
+        if safe and not {m for m, _ in lines} & set(safe):
+            # the main search's lines are all riskier: the safest moves searched on their own (skipped after a stop),
+            # past the main search's soft limit (the hard limit holds)
+            safe_end = main_end * (1 + SAFE_SHARE)
+            lines += self._main(game.pos, safe, budget.part(safe_end), 1, safe_end, None, anyway=False)[0]
+        if not lines:
+            return codes[0], 0.0, 0, depth
+        cand = [m for m, _ in lines]
+        base = np.array([v for _, v in lines], float)
+        if terms is not None:
+            base += np.array([terms[c] for c in cand])
+        if pimc_end is not None:
+            base = self._pimc(game, cand, base, me, budget, pimc_end)
         i = int(np.argmax(base))
-        return codes[i], float(base[i])
+        return cand[i], float(base[i]), lines[i][1], depth
+
+    def _main(self, pos, codes: list[int], limits: Limits, multipv: int, end: float,
+              on_info, anyway: bool = True) -> tuple[list[tuple[int, int]], int]:
+        """A search's lines ``[(move, value)]``, best first, from its deepest completed iteration (MultiPV
+        ``multipv``; moves ``codes`` only), and that depth. After a stop: a depth-1 search (``anyway``), else
+        none."""
+        by_depth: dict[int, dict[int, tuple[int, int]]] = {}
+
+        def collect(info: SearchInfo) -> None:
+            if info.bound is None and info.pv:
+                by_depth.setdefault(info.depth, {})[info.multipv] = (int(info.pv[0]), result_value(info))
+            if on_info is not None:
+                on_info(info)
+
+        r = self._search(pos, replace(limits, multipv=multipv, searchmoves=list(codes)), end, collect)
+        if r is None:
+            if not anyway:
+                return [], 0
+            r = self._search_anyway(pos, codes)
+        legal = set(codes)
+        if by_depth:
+            depth = max(by_depth)
+            lines = [line for _, line in sorted(by_depth[depth].items()) if line[0] in legal]
+            if lines:
+                return sorted(lines, key=lambda line: -line[1]), depth
+        if r.best in legal:
+            return [(int(r.best), result_value(r))], r.depth
+        return [], r.depth
+
+    def _search_anyway(self, pos, codes: list[int]) -> SearchResult:
+        """Depth 1: the answer of a decision stopped before its main search began."""
+        r = self.searcher.search(pos, Limits(depth=1, searchmoves=list(codes)))
+        self.nodes += r.nodes
+        return r
 
     def _far_weight(self, first_chance_move: int) -> float:
         dist = max(0, DECLARE_FROM_MOVE - first_chance_move)
@@ -403,34 +434,52 @@ class TurncoatEngine:
         game.pop()
         return t
 
-    def _pimc(self, game: TurncoatGame, codes, base: np.ndarray, me: int, top: np.ndarray) -> np.ndarray:
-        """PIMC values of the moves ``codes[top]`` (the others are not candidates)."""
+    def _pimc(self, game: TurncoatGame, cand: list[int], base: np.ndarray, me: int, budget: _Budget,
+              end: float) -> np.ndarray:
+        """PIMC values of the candidate moves: per sampled enemy plan, the lower of the value without a declaration
+        and the value after it; each distinct flipped set searched once per move, the searches sharing the time
+        until ``end``."""
         enemy = 1 - me
         plans = PL.all_plans(enemy)
         w = self.belief / self.belief.sum()
         picks = self.rng.choice(len(plans), size=self.s.samples, p=w)
-        out = np.zeros(len(top))
-        for j, i in enumerate(top):
+        jobs = []  # (candidate index, the samples' flipped sets, the board after each distinct one)
+        for j, code in enumerate(cand):
             g = game.copy()
-            g.push(codes[i])
-            cache: dict[tuple, float] = {}
-            vals = []
+            g.push(code)
+            boards: dict[tuple, np.ndarray | None] = {}
+            keys = []
             for k in picks:
                 board, flipped, _ = g.defected_board(enemy, plans[k])
                 key = tuple(flipped)
-                if key not in cache:
-                    cache[key] = self._after_enemy_declares(g, board, enemy) if flipped else math.inf
-                vals.append(min(base[i], cache[key]))
-            out[j] = float(np.mean(vals))
+                keys.append(key)
+                if key not in boards:
+                    boards[key] = board if flipped else None
+            jobs.append((j, g, keys, boards))
+        todo = sum(1 for _, _, _, boards in jobs for b in boards.values() if b is not None)
+        out = base.copy()
+        for j, g, keys, boards in jobs:
+            values: dict[tuple, float] = {}
+            for key, board in boards.items():
+                if board is None:
+                    values[key] = math.inf
+                    continue
+                values[key] = self._after_enemy_declares(g, board, enemy, budget.part(end, 1 / max(todo, 1), 1), end)
+                todo -= 1
+            out[j] = float(np.mean([min(base[j], values[key]) for key in keys]))
         return out
 
-    def _after_enemy_declares(self, g: TurncoatGame, board: np.ndarray, enemy: int) -> float:
+    def _after_enemy_declares(self, g: TurncoatGame, board: np.ndarray, enemy: int, limits: Limits,
+                              end: float) -> float:
         """Our value (cp) if the enemy, to move in ``g``, declares and flips to ``board``."""
         pos = _build_position(board, g.pos.state.hands.copy(), enemy, g.move_number)
         my_king = pos.king_square(1 - enemy)
         if my_king is not None and is_attacked(pos.state, pos.tables, my_king, enemy):
             return -MATE
-        return -self.scorer.best(pos, max(1, self.s.depth - 1))
+        r = self._search(pos, limits, end)
+        if r is None or r.best is None:  # stopped: no evidence either way
+            return math.inf if r is None else MATE
+        return -result_value(r)
 
 
 def _attacks(board: np.ndarray, T, code: int, sq: int, target: int) -> bool:

@@ -1,11 +1,14 @@
 """The GUI in a real browser: headless Debian Chromium driven by Selenium.
 
 Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
-roll / card / plan / defection where they apply, a game end, a record saved and loaded back. The start position of
-every variant is saved as ``<variant>.png``, fantasista's magic (curtain squares, inventory) as
-``fantasista-magic.png`` and a mawarikudoi turn chosen by its end (the chooser of the ends on one square) as
-``mawarikudoi-ends.png``: into a temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into ``docs/img/``
-(the screenshots of ``docs/gui.md``), so that a test run leaves the work tree as it was.
+roll / card / plan / defection where they apply, a game end, a record saved and loaded back; the layout of every
+variant at a 390x844 phone and a 1366x900 desktop (no sideways overflow, every square and prompt on screen, pieces
+drawn as SVG), moves by drag and drop and by the keyboard, resigning with confirmation, the sound switch, the text
+contrast. The start position of every variant is saved as ``<variant>.png`` (1366x900) and
+``<variant>-phone.png`` (390x844), fantasista's magic (curtain squares, inventory) as ``fantasista-magic.png`` and a
+mawarikudoi turn chosen by its end (the chooser of the ends on one square) as ``mawarikudoi-ends.png``: into a
+temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into ``docs/img/`` (the screenshots of
+``docs/gui.md``), so that a test run leaves the work tree as it was.
 
 Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
 ``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
@@ -35,7 +38,9 @@ IMG = (ROOT / "docs" / "img" if os.environ.get("FANTASISTA_UPDATE_SCREENSHOTS") 
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
@@ -44,7 +49,9 @@ if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
 
 CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1300,1000"]
+                "--disable-dev-shm-usage", "--window-size=1366,900"]
+#: The screens the page is tried on: (width, height, a phone's touch screen).
+DESKTOP, PHONE = (1366, 900, False), (390, 844, True)
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +64,10 @@ def gui(tmp_path_factory):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(DRIVER))
     driver.set_page_load_timeout(30)
+    gui = Gui(driver, srv)
+    gui.viewport(*DESKTOP)
     try:
-        yield Gui(driver, srv)
+        yield gui
     finally:
         driver.quit()
         srv.shutdown_all()
@@ -176,11 +185,24 @@ class Gui:
                   and self.d.find_elements(By.CSS_SELECTOR, "#board .sq"), what=f"new {variant} game")
         time.sleep(0.2)
 
-    def screenshot(self, variant: str) -> None:
+    def viewport(self, width: int, height: int, mobile: bool) -> None:
+        """Show the page on a screen of exactly this size (a phone's: its meta viewport and touch)."""
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                               {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile})
+        self.d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": mobile})
+
+    def screenshot(self, name: str) -> None:
+        """What the screen shows (scrolled to the top), as ``<name>.png``."""
         IMG.mkdir(parents=True, exist_ok=True)
-        path = IMG / f"{variant}.png"
-        self.d.find_element(By.TAG_NAME, "body").screenshot(str(path))
+        path = IMG / f"{name}.png"
+        self.d.execute_script("window.scrollTo(0, 0); document.activeElement && document.activeElement.blur();")
+        time.sleep(0.3)  # the layout settles (the board is sized after each render)
+        self.d.save_screenshot(str(path))
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+
+    def kanji(self, sq: str) -> str | None:
+        """The piece on a square as the server names it (its full kanji), whatever the piece style drawn."""
+        return self.attr(f'#board .sq[data-sq="{sq}"]', "data-kanji")
 
     def wave(self, *moves: str) -> None:
         """Click silver-wave moves (``"5g5f"``: the silver, then its square), each after the server's answer."""
@@ -240,10 +262,10 @@ def test_shogi_clicks_engine_promotion_records_and_mate(gui):
     gui.wait(lambda: gui.moves() == [], what="undo")
     gui.click("#redo")
     gui.wait(lambda: len(gui.moves()) == 2, what="redo")
-    # notation toggle: western letters
-    gui.click("#notation")
-    assert gui.text('#board .sq[data-sq="2h"]') == "R"
-    gui.click("#notation")
+    # piece styles: western letters, two-kanji names, back to one kanji
+    for style, rook in (("western", "R"), ("two", "飛車"), ("one", "飛")):
+        Select(gui.d.find_element(By.ID, "piece-style")).select_by_value(style)
+        assert gui.text('#board .sq[data-sq="2h"]').replace("\n", "") == rook
 
     # the promotion prompt, in a game between two people
     gui.new_game("shogi", "human", "human")
@@ -251,8 +273,11 @@ def test_shogi_clicks_engine_promotion_records_and_mate(gui):
         gui.sq(a), gui.sq(b)
         gui.wait(lambda: len(gui.moves()) == n, what=f"move {n}")
     gui.sq("8h"), gui.sq("2b")
-    labels = [b.text for b in gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.choice"))]
-    assert labels == ["成 promote", "不成 don't promote"] or sorted(labels) == sorted(["成 promote", "不成 don't promote"])
+    labels = [b.get_attribute("aria-label")
+              for b in gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#chooser button.choice"))]
+    assert labels == ["成 promote", "不成 don't promote"]
+    # one question, one way out: no Cancel beside the board while it asks, and no "Which one?"
+    assert "Promote?" in gui.text("#chooser .prompt") and not gui.d.find_element(By.ID, "cancel-move").is_displayed()
     gui.click('#chooser button.choice[data-token="8h2b+"]')
     gui.wait(lambda: gui.moves()[-1:] == ["8h2b+"])
     gui.sq("3a"), gui.sq("2b")  # 同銀
@@ -282,7 +307,8 @@ def test_daishogi_13x13_engine_and_lion_steps(gui):
     # a lion capturing in passing, chosen step by step
     sfen = "6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1"
     gui.session.new_game("daishogi2017", players=["human", "human"], start_sfen=sfen)
-    gui.wait(lambda: gui.text('#board .sq[data-sq="7g"]') == "獅子")
+    gui.wait(lambda: gui.kanji("7g") == "獅子")
+    assert gui.text('#board .sq[data-sq="7g"]') == "獅"  # the one-kanji style
     gui.sq("7g"), gui.sq("6f")
     assert gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#chooser button[data-token="7g6f"]'))
     classes = gui.attr('#board .sq[data-sq="5e"]', "class")
@@ -322,6 +348,7 @@ def test_fantasista_roll_shown_and_engine_answers(gui):
     gui.wait(lambda: len([m for m in gui.moves() if not m.startswith("roll=")]) >= 16, what="the engine's move")
     gui.wait(lambda: gui.moves().count("roll=" + gui.state()["events"]["roll"]["token"].split("=")[1]) >= 1)
     gui.click("#resign")
+    gui.click("#resign-yes")
     gui.wait(lambda: "resign" in gui.text("#result"))
 
 
@@ -659,10 +686,234 @@ def test_each_tab_plays_its_own_game_and_a_new_game_asks_first(gui):
     gui.wait(lambda: first.game_number == game + 1 and gui.moves() == [], what="the replaced game")
 
 
+# ------------------------------------------------------------------------------------------ layout, input, access
+#: Each variant's game for the layout test (persons play: nothing moves while the page is measured).
+LAYOUT_VARIANTS = ["shogi", "daishogi2017", "fantasista", "turncoat", "mawarikudoi", "enokian"]
+#: Where every board square, the pieces and the prompt are on the screen, read in one script call.
+LAYOUT_JS = """
+const vw = window.innerWidth, vh = window.innerHeight;
+const rects = [...document.querySelectorAll('#board .sq')].map((e) => e.getBoundingClientRect());
+const pieces = [...document.querySelectorAll('#board .sq[data-piece]')];
+const drawn = (e) => !!e.querySelector(':scope > svg.piece polygon') && !!e.querySelector(':scope > svg.piece text');
+const hands = [...document.querySelectorAll('.hand .hp')];
+const box = document.getElementById('chooser');
+const c = box.hidden ? null : box.getBoundingClientRect();
+return {vw, vh, docWidth: document.documentElement.scrollWidth, squares: rects.length,
+  left: Math.min(...rects.map((r) => r.left)), right: Math.max(...rects.map((r) => r.right)),
+  top: Math.min(...rects.map((r) => r.top)), bottom: Math.max(...rects.map((r) => r.bottom)),
+  pieces: pieces.length, drawn: pieces.filter(drawn).length, hands: hands.length,
+  handsDrawn: hands.filter((e) => e.querySelector('svg.piece polygon')).length,
+  chooser: c && {left: c.left, right: c.right, top: c.top, bottom: c.bottom}};
+"""
+
+
+def _layout(gui) -> dict:
+    gui.d.execute_script("window.scrollTo(0, 0)")
+    time.sleep(0.2)
+    return gui.d.execute_script(LAYOUT_JS)
+
+
+def _prompt_in_view(gui, clicks: list[str], what: str) -> None:
+    for name in clicks:
+        gui.sq(name)
+    gui.wait(lambda: gui.d.find_element(By.ID, "chooser").is_displayed(), what=what)
+    box = gui.d.execute_script(LAYOUT_JS)["chooser"]
+    vw, vh = gui.d.execute_script("return [window.innerWidth, window.innerHeight]")
+    assert 0 <= box["left"] and box["right"] <= vw and 0 <= box["top"] and box["bottom"] <= vh, (what, box, vw, vh)
+
+
+@pytest.mark.parametrize("screen", [PHONE, DESKTOP], ids=["phone-390x844", "desktop-1366x900"])
+def test_every_variant_fits_the_screen_with_drawn_pieces_and_prompts_in_view(gui, screen):
+    """No sideways overflow; every square inside the screen's width (at 1366x900 the whole board in view at the
+    top of the page); every piece on the board and in hand drawn as SVG; the promotion and the lion's prompt in
+    view where they are asked. The phone's screenshots are ``<variant>-phone.png``."""
+    width, height, mobile = screen
+    gui.open()
+    gui.viewport(*screen)
+    try:
+        for variant in LAYOUT_VARIANTS:
+            gui.session.new_game(variant, players=["human", "human"])
+            info = gui.state()["variant"]
+            gui.wait(lambda: gui.d.execute_script("return S && S.variant.id") == variant
+                     and len(gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")) == info["files"] * info["ranks"],
+                     what=f"the {variant} board")
+            time.sleep(0.3)
+            m = _layout(gui)
+            assert (m["vw"], m["vh"]) == (width, height)
+            assert m["docWidth"] <= width, (variant, m)
+            assert m["left"] >= 0 and m["right"] <= width, (variant, m)
+            if not mobile:
+                assert m["top"] >= 0 and m["bottom"] <= height, (variant, m)
+            assert m["pieces"] > 0 and m["drawn"] == m["pieces"], (variant, m)
+            assert m["handsDrawn"] == m["hands"], (variant, m)
+            if mobile:
+                gui.screenshot(f"{variant}-phone")
+        # the prompts, where they are asked
+        gui.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/9/9/9/9/9/1B7/4K4 b - 1")
+        gui.wait(lambda: gui.kanji("8h") == "角" and gui.kanji("5i") is not None, what="the bishop")
+        _prompt_in_view(gui, ["8h", "2b"], "the promotion prompt")
+        gui.session.new_game("daishogi2017", players=["human", "human"],
+                             start_sfen="6k6/13/13/13/13/7p5/6Z6/13/13/13/13/13/6K6 b - 1")
+        gui.wait(lambda: gui.kanji("7g") == "獅子", what="the lion")
+        _prompt_in_view(gui, ["7g", "6f"], "the lion's stop here")
+        assert gui.d.find_elements(By.CSS_SELECTOR, '#chooser button[data-token="7g6f"]')
+    finally:
+        gui.viewport(*DESKTOP)
+
+
+def _drag(gui, frm: str, to: str, touch: bool = False) -> None:
+    src = gui.d.find_element(By.CSS_SELECTOR, f'#board .sq[data-sq="{frm}"]')
+    dst = gui.d.find_element(By.CSS_SELECTOR, f'#board .sq[data-sq="{to}"]')
+    if not touch:
+        ActionChains(gui.d).click_and_hold(src).move_by_offset(8, -8).move_to_element(dst).release().perform()
+        return
+    from selenium.webdriver.common.actions import interaction
+    from selenium.webdriver.common.actions.action_builder import ActionBuilder
+    from selenium.webdriver.common.actions.pointer_input import PointerInput
+    actions = ActionBuilder(gui.d, mouse=PointerInput(interaction.POINTER_TOUCH, "finger"))
+    actions.pointer_action.move_to(src).pointer_down().move_to(src, 8, 8).move_to(dst).pointer_up()
+    actions.perform()
+
+
+def test_moves_by_mouse_drag_touch_drag_keyboard_and_clicks(gui):
+    """The four ways to move go through the same move code; squares are labelled for screen readers."""
+    gui.open()
+    gui.session.new_game("shogi", players=["human", "human"])
+    gui.wait(lambda: gui.kanji("7g") == "歩" and gui.moves() == [], what="the game")
+    assert gui.attr('#board .sq[data-sq="7g"]', "aria-label") == "7g 歩 sente"
+    assert gui.attr('#board .sq[data-sq="5a"]', "aria-label") == "5a 玉 gote"
+    assert gui.attr('#board .sq[data-sq="7f"]', "aria-label") == "7f empty"
+    _drag(gui, "7g", "7f")
+    gui.wait(lambda: gui.moves() == ["7g7f"], what="the mouse drag")
+    assert "last" in gui.attr('#board .sq[data-sq="7f"]', "class")
+    _drag(gui, "3c", "3d", touch=True)
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"], what="the touch drag")
+    # a drag let go outside the board moves nothing
+    src = gui.d.find_element(By.CSS_SELECTOR, '#board .sq[data-sq="2g"]')
+    ActionChains(gui.d).click_and_hold(src).move_by_offset(8, 8).move_to_element(
+        gui.d.find_element(By.ID, "moves")).release().perform()
+    time.sleep(0.3)
+    assert gui.moves() == ["7g7f", "3c3d"] and not gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.selected")
+    # the keyboard: focus 3g, right to 2g, Enter picks the pawn, up to 2f, Enter moves it
+    gui.d.execute_script("document.querySelector('#board .sq[data-sq=\"3g\"]').focus()")
+    ActionChains(gui.d).send_keys(Keys.ARROW_RIGHT, Keys.ENTER, Keys.ARROW_UP).perform()
+    focused = gui.d.execute_script("return document.activeElement.getAttribute('aria-label')")
+    assert focused == "2f empty, can go here", focused
+    ActionChains(gui.d).send_keys(Keys.ENTER).perform()
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f"], what="the keyboard move")
+    assert gui.d.execute_script("return document.activeElement.dataset.sq") == "2f"  # the focus stays on the board
+    gui.sq("8c"), gui.sq("8d")
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f", "8c8d"], what="the clicked move")
+    # check: the king in check is marked (state from the server)
+    gui.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '.hand .hp[data-hand="G"]'), what="the gold in hand")
+    assert not gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.check")
+    gui.play_path(["hand:G", "sq:4b"])
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq.check[data-sq="5a"]'), what="the check mark")
+    assert "in check" in gui.attr('#board .sq[data-sq="5a"]', "aria-label")
+
+
+def test_resign_asks_first_and_the_sound_switch_is_remembered(gui):
+    gui.open()
+    gui.session.new_game("shogi", players=["human", "human"])
+    gui.wait(lambda: gui.moves() == [] and gui.kanji("7g") == "歩", what="the game")
+    assert gui.attr("#sound", "aria-pressed") == "false"  # off until switched on
+    gui.click("#sound")
+    assert gui.attr("#sound", "aria-pressed") == "true"
+    assert gui.d.execute_script("return localStorage.getItem('fantasista-sound')") == "on"
+    gui.sq("7g"), gui.sq("7f")
+    gui.wait(lambda: gui.moves() == ["7g7f"], what="the move")
+    gui.wait(lambda: gui.attr("#sound", "data-played") == "1", what="the move's sound")
+    # Resign asks; Keep playing keeps the game
+    gui.click("#resign")
+    assert gui.d.find_element(By.ID, "resign-confirm").is_displayed()
+    time.sleep(0.3)
+    assert gui.state()["result"] is None
+    gui.click("#resign-no")
+    assert not gui.d.find_element(By.ID, "resign-confirm").is_displayed() and gui.state()["result"] is None
+    # another page of this browser starts with the sound on
+    gui.d.switch_to.new_window("tab")
+    try:
+        gui.open()
+        assert gui.attr("#sound", "aria-pressed") == "true"
+        gui.click("#sound")  # off again for the tests that follow
+    finally:
+        gui.d.close()
+        gui.d.switch_to.window(gui.d.window_handles[0])
+    gui.click("#resign")
+    gui.click("#resign-yes")
+    gui.wait(lambda: "resign" in gui.text("#result"), what="the resignation")
+    assert gui.d.find_element(By.ID, "resign").get_property("disabled")
+
+
+#: The contrast (WCAG 2) of every visible text on the page against what is behind it (the first opaque background
+#: up the tree, each stop of a gradient, semi-transparent layers blended in), and of each piece's kanji on its wood.
+CONTRAST_JS = """
+const rgb = (s) => { const m = /rgba?\\(([^)]+)\\)/.exec(s); if (!m) return null;
+  const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const lum = (c) => { const [r, g, b] = c.slice(0, 3).map((v) => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const blend = (top, under) => top.slice(0, 3).map((v, i) => top[3] * v + (1 - top[3]) * under[i]);
+function behind(el) {
+  const layers = [];
+  let base = [[255, 255, 255]];
+  for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    const stops = [...cs.backgroundImage.matchAll(/rgba?\\([^)]+\\)/g)].map((m) => rgb(m[0]));
+    if (stops.length) { base = stops; break; }
+    const c = rgb(cs.backgroundColor);
+    if (c && c[3] >= 1) { base = [c]; break; }
+    if (c && c[3] > 0) layers.push(c);
+  }
+  return base.map((b) => layers.reduceRight((acc, l) => blend(l, acc), b.slice(0, 3)));
+}
+const bad = [];
+for (const el of document.querySelectorAll('body *')) {
+  if (el.closest('svg') || el.closest('[hidden]') || el.matches('option, script, style')) continue;
+  if (el.closest('button:disabled, select:disabled, input:disabled')) continue;  // disabled controls are exempt
+  const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+  if (!own || !el.getClientRects().length) continue;
+  const cs = getComputedStyle(el);
+  if (cs.visibility !== 'visible') continue;
+  const fg = rgb(cs.color);
+  for (const bg of behind(el)) {
+    const r = ratio(blend(fg, bg), bg);
+    if (r < 4.5) bad.push([el.tagName + (el.id ? '#' + el.id : '') + '.' + el.className, el.textContent.trim().slice(0, 20), r.toFixed(2)]);
+  }
+}
+const wood = (id) => [...document.querySelectorAll('#' + id + ' stop')].map((s) => rgb(getComputedStyle(s).stopColor));
+for (const g of document.querySelectorAll('svg.piece g[fill]')) {
+  const owner = g.closest('svg').classList.contains('gote') ? 'wood-gote' : 'wood-sente';
+  for (const bg of wood(owner)) {
+    const r = ratio(rgb(getComputedStyle(g).fill), bg);
+    if (r < 4.5) bad.push(['piece ' + owner, g.textContent, r.toFixed(2)]);
+  }
+}
+return bad;
+"""
+
+
+def test_text_contrast_is_at_least_4_5(gui):
+    """Every text on a played game's page (form, status, hands, coordinates, panels, move list, promoted and
+    unpromoted kanji of both sides) reads at 4.5:1 or more."""
+    gui.open()
+    gui.session.new_game("fantasista", players=["human", "human"],
+                         start_sfen="4k4/4p4/9/9/9/4P4/3SSS3/4K4/7B1 b - 1 f=ga;r=WCe;m=2i@S;h=D2Sp")
+    gui.wait(lambda: gui.d.find_elements(By.ID, "inventory-0"), what="the fantasista game")
+    bad = gui.d.execute_script(CONTRAST_JS)
+    assert bad == [], bad
+    gui.session.new_game("shogi", players=["human", "human"],
+                         start_sfen="4k4/9/9/9/9/9/9/1+B5+p1/4K4 b RL2Pgs 1")
+    gui.wait(lambda: gui.kanji("8h") == "馬", what="promoted pieces")
+    gui.sq("5i"), gui.sq("4i")
+    gui.wait(lambda: gui.moves() == ["5i4i"], what="a move in the list")
+    bad = gui.d.execute_script(CONTRAST_JS)
+    assert bad == [], bad
+
+
 # ------------------------------------------------------------------------------------------ review, branches, editor
 def test_move_list_navigates_by_click_and_keys_and_a_move_there_makes_a_branch(gui):
-    from selenium.webdriver.common.keys import Keys
-
     gui.open()
     gui.new_game("shogi")
     for frm, to in (("7g", "7f"), ("3c", "3d"), ("2g", "2f")):

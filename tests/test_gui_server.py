@@ -151,6 +151,31 @@ def test_checkmate_ends_the_game(server):
     assert "sente wins" in st["result"]["text"]
 
 
+def test_state_marks_the_king_in_check_in_every_variant_with_check():
+    """``check``: the square of the king in check, for the page's check mark (shogi, dai shogi, turncoat with its
+    plans, fantasista); ``None`` otherwise and in the games without check. The variant's kanji come with the state
+    (the promotion prompt draws the promoted piece)."""
+    s = Session("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G2r 1")
+    assert s.state()["check"] is None
+    s.play("G*4b")
+    assert s.state()["check"] == "5a"
+    s.play("5a4b")
+    assert s.state()["check"] is None
+    assert s.state()["variant"]["kanji"]["+R"] == "龍"
+    s = Session("daishogi2017", players=["human", "human"], start_sfen="6k6/13/13/13/13/13/6R6/13/13/13/13/13/K12 w - 1")
+    assert s.state()["check"] == "7a"
+    s = Session("turncoat", players=["human", "human"], seed=1)
+    for tok in ("plan:8b", "plan:2h", "7g7f", "3c3d"):
+        s.play(tok)
+    assert s.state()["check"] is None
+    s.play("8h3c+")  # the horse on 3c looks at 5a through 4b
+    assert s.state()["check"] == "5a"
+    s = Session("fantasista", players=["human", "human"], start_sfen="4k4/9/9/9/9/9/9/4r4/4K4 b - 1 f=ga")
+    assert s.state()["check"] == "5i"
+    for variant in ("fantasista", "mawarikudoi", "enokian"):
+        assert Session(variant, players=["human", "human"]).state()["check"] is None
+
+
 def test_records_round_trip_json_kif_csa(server):
     _, api = server
     api.new({"variant": "shogi", "players": ["human", "human"]})

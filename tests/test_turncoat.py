@@ -491,6 +491,105 @@ def test_engine_declares_a_winning_defection_and_learns_a_revealed_plan():
         assert e.belief.max() == 1.0 and all_plans(0)[int(np.argmax(e.belief))] == parse_plan("6a,7c", 0)
 
 
+class _CountingSearcher:
+    """The shared searcher, recording each position it is asked to search and the limits it got."""
+
+    def __init__(self) -> None:
+        from search import Searcher
+        self.inner = Searcher()
+        self.calls: list[tuple[str, object]] = []
+
+    def search(self, pos, limits, on_info=None, on_start=None):
+        self.calls.append((pos.sfen(), limits))
+        return self.inner.search(pos, limits, on_info, on_start)
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def _game_at_move(n: int, seed: int) -> TurncoatGame:
+    """Sente's view of a random game (gote's plan hidden) with sente to play move ``n``, no declaration yet."""
+    full = started("6a,7c", "1g,2g,3g")
+    rng = random.Random(seed)
+    while full.move_number < n:
+        full.apply(rng.choice([t for t in full.legal_actions() if not t.startswith("defect")]))
+        assert full.result() is None
+    assert full.turn == 0
+    return TurncoatGame.replay(full.view(0))
+
+
+@pytest.mark.parametrize("seed", [3, 4])  # games where declaring does not win at once
+def test_engine_searches_with_the_shared_searcher_and_pimc_once_the_enemy_may_declare(seed):
+    """Every position is searched by search.Searcher (the shared kernel), with the limits handed in: while the
+    enemy's trigger is far, the main search (one line, every legal move) and, when its line carries more sleeper
+    risk than the safest moves, one search of those alone; once the enemy may declare on its next turn, the main
+    search keeps several lines (MultiPV) and one search per candidate and distinct flipped set follows, each a
+    position where enemy pieces changed sides, and one of the position after our own declaration. They share the
+    decision's node budget."""
+    from search import Limits
+    from search.turncoat import Settings, TurncoatEngine
+    far = _game_at_move(11, seed)
+    counting = _CountingSearcher()
+    e = TurncoatEngine(Settings(declare_margin=10 ** 6), seed=1, searcher=counting)
+    assert e.choose(far, Limits(depth=3)) in far.legal_actions()
+    legal = sorted(far.legal_codes())
+    assert {sfen for sfen, _ in counting.calls} == {far.pos.sfen()} and len(counting.calls) <= 2
+    main, *safe = [limits for _, limits in counting.calls]
+    assert main.multipv == 1 and main.depth == 3 and sorted(main.searchmoves) == legal
+    assert all(len(s.searchmoves) < len(legal) and s.multipv == 1 for s in safe)
+    assert e.last.depth == 3 and e.last.nodes > 0
+    near = _game_at_move(31, seed)  # sente's move 31: gote may declare at move 32; sente may declare now
+    counting.calls.clear()
+    tok = e.choose(near, Limits(nodes=20_000))
+    assert tok in near.legal_actions() or tok.startswith("defect,")
+    own = [limits for sfen, limits in counting.calls if sfen == near.pos.sfen()]
+    assert own[0].multipv == Settings().candidates
+    rest = [(sfen, limits) for sfen, limits in counting.calls if sfen != near.pos.sfen()]
+    after_declaring = [c for c in rest if c[0].split()[1] == "b"]  # our own declaration: still our move
+    pimc = [c for c in rest if c[0].split()[1] == "w"]  # the enemy to move, after it declared
+    assert len(after_declaring) == 1 and pimc, "no determinization was searched"
+    assert all(sfen.split()[0] != near.pos.sfen().split()[0] for sfen, _ in pimc)
+    assert sum(limits.nodes for _, limits in counting.calls) <= 20_000 + len(counting.calls)
+
+
+def test_engine_stop_answers_from_the_main_search_and_skips_the_rest():
+    """A stop while the main search runs: it answers with a legal move at once and nothing else is searched."""
+    import threading
+
+    from search import Limits
+    from search.turncoat import TurncoatEngine
+    near = _game_at_move(31, 3)
+    counting = _CountingSearcher()
+    e = TurncoatEngine(seed=1, searcher=counting)
+    threading.Timer(0.3, e.stop).start()
+    t0 = time.perf_counter()
+    tok = e.choose(near, Limits(infinite=True))
+    assert time.perf_counter() - t0 < 60  # a hang guard, not a speed test
+    assert len(counting.calls) == 1 and (tok in near.legal_actions() or tok.startswith("defect"))
+
+
+def test_usi_turncoat_go_depth_is_the_shared_searchs_depth():
+    """``go depth 5`` reaches depth 5 with the shared search's info lines (seldepth, nodes, multipv, pv of moves);
+    the engine of 44c866b searched a fixed 2 plies whatever it was asked."""
+    import io
+
+    from usi.engine import UsiEngine
+    out = io.StringIO()
+    eng = UsiEngine(out=out)
+    for line in ("setoption name USI_Variant value turncoat", "setoption name Seed value 3",
+                 "position startpos moves plan=4a,6c plan=? 7g7f 3c3d 2g2f 8c8d", "go depth 5"):
+        eng.handle(line)
+    eng._job.thread.join(300)  # (not _finish_search: its stop would end the search)
+    assert not eng._job.thread.is_alive()
+    lines = out.getvalue().splitlines()
+    assert not any("error" in line for line in lines), lines
+    infos = [line.split() for line in lines if line.startswith("info depth")]
+    assert max(int(t[2]) for t in infos) == 5
+    assert any("seldepth" in t and "multipv" in t for t in infos)
+    best = [line.split()[1] for line in lines if line.startswith("bestmove")]
+    assert len(best) == 1
+
+
 @pytest.mark.slow
 def test_strength_plan_user_beats_plain_engine():
     """100 games (50 seeds, colours swapped): the engine that uses its plan and reasons about the enemy's against

@@ -296,6 +296,8 @@ class ThinkLimits:
     unbounded: bool = False
     stop: threading.Event = field(default_factory=threading.Event)
     t0: float = field(default_factory=time.perf_counter)
+    #: called after :meth:`set_budget` (a ``ponderhit``), for a thinker whose search must be told the new deadlines
+    on_budget: Callable[[], None] | None = None
 
     def set_budget(self, soft_ms: int, hard_ms: int, now: float | None = None) -> None:
         """Deadlines ``soft_ms`` / ``hard_ms`` after ``now`` (default: now). ``ponderhit`` calls it while a thinker
@@ -303,6 +305,9 @@ class ThinkLimits:
         now = time.perf_counter() if now is None else now
         self.hard_at = now + hard_ms / 1000
         self.soft_at = now + soft_ms / 1000
+        hook = self.on_budget
+        if hook is not None:
+            hook()
 
     @property
     def timed(self) -> bool:
@@ -460,56 +465,77 @@ class FantasistaThinker(Thinker):
 
 
 class TurncoatThinker(Thinker):
-    """``search.turncoat.TurncoatEngine``: a fixed-depth engine (2 by default, 1 under a short clock); its belief
-    over the enemy's plan is kept between ``go`` commands of one game. Its secret choices (the plan) come from
-    ``Seed``: 0, the default, means unset and draws them from OS entropy afresh for every game (a fixed default
-    would name the same plan every game); any other value makes them reproducible."""
+    """``search.turncoat.TurncoatEngine`` over the shared shogi searcher (``USI_Hash`` sizes its table), with the
+    USI limits as one :class:`search.Limits`: the clock's soft and hard limits, depth, nodes, ``go infinite`` /
+    ``go ponder`` (a ``ponderhit`` brings the clock to the running search). Its belief over the enemy's plan is kept
+    between ``go`` commands of one game. Its secret choices (the plan, the enemy plans sampled) come from ``Seed``:
+    0, the default, means unset and draws them from OS entropy afresh for every game (a fixed default would name the
+    same plan every game); any other value makes them reproducible."""
 
     variant = "turncoat"
 
     def __init__(self, opt, seed=0):
         super().__init__(opt, seed)
+        from search import Searcher
+
+        self.searcher = Searcher(hash_mb=int(opt("USI_Hash") or 16))
         self.clear()
 
     def clear(self) -> None:
-        from search.turncoat import Settings, TurncoatEngine
+        from search.turncoat import TurncoatEngine
 
-        self.engine = TurncoatEngine(Settings(depth=2), seed=self.seed or None)  # None: OS entropy
+        self.searcher.clear()
+        self.engine = TurncoatEngine(seed=self.seed or None, searcher=self.searcher)  # None: OS entropy
 
     def warmup(self) -> None:
-        from engine.variants.turncoat import new_game
+        self.searcher.warmup("shogi")
 
-        g = new_game()
-        for tok in ("plan:8b", "plan:2h"):
-            g.apply(tok)
-        self.engine.scorer.scores(g.pos, g.legal_codes()[:2], 1)
-        self.clear()
+    def stop(self) -> None:
+        super().stop()
+        self.engine.stop()
+
+    def progress(self) -> int | None:
+        return self.engine.progress()
 
     def think(self, state, limits, send):
-        self._limits = limits
-        if limits.depth is not None:
-            depth = max(1, min(limits.depth, 4))
-        elif limits.timed and limits.hard_at - limits.t0 < 0.4:
-            depth = 1
-        else:
-            depth = 2
-        self.engine.s.depth = depth
-        token = self.engine.choose(state)
-        line = f"info depth {depth} time {limits.elapsed_ms()}"
-        if not token.startswith("plan"):
-            try:
-                from eval import evaluate
+        from search import MATE_BOUND, Limits
+        from usi.engine import PLAIN_GO_MS, format_info
 
-                after = state.copy()
-                after.apply(token)
-                if after.result() is None:
-                    line += f" score cp {-int(evaluate(after.pos))}"
-                else:
-                    won = after.result()[0] == (1.0 if state.side_to_move() == 0 else 0.0)
-                    line += f" score mate {1 if won else -1}"
-            except Exception:
-                pass
-        send(line + f" pv {token}")
+        self._limits = limits
+        start = time.perf_counter()
+
+        def ms_left(at: float | None) -> int | None:
+            return None if at is None else max(1, int((at - start) * 1000))
+
+        if limits.stop.is_set():  # stop (or a ponderhit without a clock) before the search began
+            search_limits = Limits(depth=1)
+        else:
+            search_limits = Limits(depth=limits.depth, nodes=limits.nodes, soft_ms=ms_left(limits.soft_at),
+                                   hard_ms=ms_left(limits.hard_at), infinite=limits.unbounded and not limits.timed)
+            if not (search_limits.infinite or limits.timed or limits.depth or limits.nodes):
+                search_limits.soft_ms = search_limits.hard_ms = PLAIN_GO_MS  # a plain go: nothing else would end it
+        # a ponderhit gives the running decision its clock
+        limits.on_budget = lambda: self.engine.update_limits(ms_left(limits.soft_at), ms_left(limits.hard_at))
+        shown: list = [None]
+
+        def on_info(info) -> None:
+            shown[0] = info
+            send(format_info(info, state.pos))
+
+        try:
+            token = self.engine.choose(state, search_limits, on_info)
+        finally:
+            limits.on_budget = None
+        d = self.engine.last
+        main = shown[0]
+        if main is None or not main.pv or state.pos.move_usi(int(main.pv[0])) != token:
+            # the token is not the main search's last line (a plan, a declaration, a move the plan terms chose)
+            if token.startswith("plan"):
+                line = f"info depth 0 time {limits.elapsed_ms()}"
+            else:
+                score = f"mate {1 if d.score > 0 else -1}" if abs(d.score) > MATE_BOUND else f"cp {d.score}"
+                line = f"info depth {max(d.depth, 1)} time {limits.elapsed_ms()} nodes {d.nodes} score {score}"
+            send(line + f" pv {token}")
         return token
 
 

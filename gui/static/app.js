@@ -17,7 +17,9 @@ let variants = [];
 let prefix = [];         // click steps chosen so far
 let planPick = new Set();
 let flipped = false;
-let western = false;
+// how pieces are written: "one" (one kanji, the usual set), "two" (two-kanji names), "western" (SFEN letters)
+let pieceStyle = localStorage.getItem("fantasista-pieces") || "one";
+let western = pieceStyle === "western";
 let lastRollKey = "", lastCardKey = "";
 let pollVersion = -1;
 let turnActs = [];       // mawarikudoi: the actions of the turn being built
@@ -285,37 +287,115 @@ function resolve() {
   renderMarks();
   const box = $("chooser");
   box.innerHTML = "";
-  box.hidden = !complete.length;
-  if (complete.length) {
-    const p = document.createElement("span");
-    p.className = "prompt";
-    p.textContent = longer.length ? "Stop here, or click a highlighted square to go on:" : "Which one?";
-    box.appendChild(p);
-    const tokens = complete.map((a) => a.token);
-    for (const a of complete) {
-      const b = document.createElement("button");
-      b.type = "button";
-      b.className = "choice";
-      b.dataset.token = a.token;
-      b.textContent = choiceLabel(a.token, tokens);
-      b.onclick = () => sendMove(a.token);
-      box.appendChild(b);
-    }
-    const c = document.createElement("button");
-    c.type = "button";
-    c.textContent = "Cancel";
-    c.onclick = () => { prefix = []; renderMarks(); box.hidden = true; };
-    box.appendChild(c);
+  box.hidden = true;
+  if (!complete.length) return;
+  const tokens = complete.map((a) => a.token);
+  const at = lastSquare(prefix);
+  if (isPromotion(tokens) && !longer.length) return promotionChoice(tokens, (t) => sendMove(t), at);
+  // a move that may stop here or go on (a lion's second step, a breath after a drop ...): the highlighted squares
+  // go on, the button stops; the prompt stands at the board's edge away from the square, off the squares to go on
+  prompt(box, longer.length ? `Stop on ${at || "here"}, or click a highlighted square to go on`
+    : "Which move?");
+  for (const a of complete) {
+    addButton(box, choiceLabel(a.token, tokens, longer.length > 0), () => sendMove(a.token),
+      { cls: "choice", data: { token: a.token } });
   }
+  if (!longer.length) closeButton(box);
+  showChooser(at, longer.length > 0);
 }
 
-function choiceLabel(token, tokens) {
-  const base = token.replace(/\+$/, "");
-  if (tokens.length === 2 && tokens.every((t) => t.replace(/\+$/, "") === base)) {
-    return token.endsWith("+") ? "成 promote" : "不成 don't promote";
-  }
+function lastSquare(path) {
+  for (let i = path.length - 1; i >= 0; i--) if (path[i].startsWith("sq:")) return path[i].slice(3);
+  return null;
+}
+
+function isPromotion(tokens) {
+  const base = tokens[0].replace(/\+$/, "");
+  return tokens.length === 2 && tokens.every((t) => t.replace(/\+$/, "") === base) && tokens.some((t) => t.endsWith("+"));
+}
+
+function choiceLabel(token, tokens, stop) {
   if (/:x/.test(token)) return token + " (capture in place)";
+  if (stop && tokens.length === 1) return `Stop here (${token})`;
   return token;
+}
+
+function prompt(box, text) {
+  const p = document.createElement("div");
+  p.className = "prompt";
+  p.textContent = text;
+  box.appendChild(p);
+}
+
+function closeButton(box) {
+  const c = addButton(box, "×", cancelMove, { cls: "close" });
+  c.setAttribute("aria-label", "Cancel the move");
+  c.title = "Cancel (Esc)";
+}
+
+// 成 / 不成: one question with the two pieces drawn, at the square where the piece goes.
+function promotionChoice(tokens, play, at) {
+  const box = $("chooser");
+  box.innerHTML = "";
+  prompt(box, "Promote? 成りますか");
+  const from = S.board.squares[(tokens[0].match(/^\d+[a-m]/) || [""])[0]];
+  const hand = /^([A-Z+']+)\*/.exec(tokens[0]);
+  const letter = from ? from.letter : hand ? hand[1] : "";
+  const owner = S.side;
+  const kanji = (l) => (S.variant.kanji || {})[l] || l;
+  for (const t of [...tokens].sort((a, b) => (b.endsWith("+") ? 1 : 0) - (a.endsWith("+") ? 1 : 0))) {
+    const promote = t.endsWith("+");
+    const l = promote ? "+" + letter.replace(/^\+/, "") : letter;
+    const b = addButton(box, "", () => play(t), { cls: "choice promo", data: { token: t, move: t } });
+    b.innerHTML = pieceSVG({ kanji: kanji(l), letter: l, owner: 0, promoted: promote }) +
+      `<span>${promote ? "成 promote" : "不成 don't promote"}</span>`;
+    b.setAttribute("aria-label", promote ? "成 promote" : "不成 don't promote");
+  }
+  closeButton(box);
+  showChooser(at, false);
+}
+
+// Show the chooser over the board: next to the square ``at`` (below it, else above), or with ``away`` at the
+// board's edge farther from it; always inside the board's frame and the screen.
+let chooserAt = null, chooserAway = false;
+
+function showChooser(at, away) {
+  chooserAt = at;
+  chooserAway = away;
+  $("chooser").hidden = false;
+  // one way to cancel: the chooser's own × when it has one, else the Cancel beside the board
+  const own = !!$("chooser").querySelector("button.close"), cancel = $("cancel-move");
+  if (cancel) cancel.hidden = own;
+  placeChooser();
+  const first = $("chooser").querySelector("button.choice");
+  if (first && !away) first.focus({ preventScroll: true });
+}
+
+function placeChooser() {
+  const box = $("chooser"), frame = $("board-frame");
+  box.style.left = "0px";
+  box.style.top = "0px";
+  box.style.maxWidth = Math.min(frame.clientWidth, document.documentElement.clientWidth - 8) + "px";
+  const fr = frame.getBoundingClientRect(), bw = box.offsetWidth, bh = box.offsetHeight;
+  const el = chooserAt && document.querySelector(`#board .sq[data-sq="${chooserAt}"]`);
+  let x = (fr.width - bw) / 2, y = (fr.height - bh) / 2;
+  if (el) {
+    const r = el.getBoundingClientRect();
+    x = r.left - fr.left + r.width / 2 - bw / 2;
+    const top = r.top - fr.top;
+    if (chooserAway) y = top + r.height / 2 > fr.height / 2 ? 4 : fr.height - bh - 4;
+    else y = top + r.height + bh + 4 <= fr.height ? top + r.height + 4 : top - bh - 4;
+  }
+  x = Math.max(0, Math.min(x, fr.width - bw));
+  y = Math.max(0, Math.min(y, fr.height - bh));
+  // inside the screen too: the frame may reach past it (a phone, a short window)
+  const vw = document.documentElement.clientWidth;
+  if (fr.left + x + bw > vw - 4) x = vw - 4 - bw - fr.left;
+  if (fr.left + x < 4) x = 4 - fr.left;
+  if (fr.top + y + bh > window.innerHeight - 4) y = window.innerHeight - 4 - bh - fr.top;
+  if (fr.top + y < 4) y = 4 - fr.top;
+  box.style.left = Math.round(x) + "px";
+  box.style.top = Math.round(y) + "px";
 }
 
 // Mawarikudoi: a turn of N actions chosen by where it ends, or built one action at a time; the server checks each
@@ -366,13 +446,10 @@ function chooseEnd(s) {
   renderMarks();
   const box = $("chooser");
   box.innerHTML = "";
-  const p = document.createElement("span");
-  p.className = "prompt";
-  p.textContent = `The turn can end on ${s.slice(3)} in ${ends.length} ways:`;
-  box.appendChild(p);
+  prompt(box, `The turn can end on ${s.slice(3)} in ${ends.length} ways:`);
   for (const e of ends) addButton(box, e.label, () => playEnd(e.end), { cls: "choice end-choice", data: { end: e.end } });
-  addButton(box, "Cancel", () => { box.hidden = true; endSquare = null; renderMarks(); }, { cls: "" });
-  box.hidden = false;
+  closeButton(box);
+  showChooser(endSquare, false);
 }
 
 async function playEnd(end) {
@@ -417,22 +494,14 @@ function waveStep(s) {
   if (waveFrom) {
     const moves = waveInfo.next.filter((n) => n.from === waveFrom && n.to === sq);
     if (moves.length === 1) return fetchWave([...waveMoves, moves[0].move]);
-    if (moves.length > 1) return promotionPrompt(moves);
+    if (moves.length > 1) {
+      return promotionChoice(moves.map((n) => n.move), (m) => fetchWave([...waveMoves, m]), sq);
+    }
   }
   // another silver is picked instead; the picked one again drops it; any other square changes nothing
   if (waveFrom === sq) waveFrom = null;
   else if (waveInfo.next.some((n) => n.from === sq)) waveFrom = sq;
   renderMarks();
-}
-
-function promotionPrompt(moves) {
-  const box = $("chooser");
-  box.innerHTML = "";
-  for (const n of moves) {
-    addButton(box, n.promote ? "成 promote" : "不成 don't promote", () => fetchWave([...waveMoves, n.move]),
-      { cls: "choice", data: { move: n.move } });
-  }
-  box.hidden = false;
 }
 
 // A button in ``box``: ``attrs`` may give its id, class and data-* values (``data: {step: ...}``).
@@ -502,26 +571,87 @@ async function sendMove(token) {
 }
 
 // ---------------------------------------------------------------------------------------------- rendering
-function pieceHTML(cell) {
-  const text = western ? cell.western : cell.kanji;
-  const cls = ["piece", cell.color ? "gote" : "sente"];
-  if (western) cls.push("western");
-  else if (text.length === 2) cls.push("n2");
-  else if (text.length >= 3) cls.push("n3");
-  if (cell.letter.startsWith("+") && S.variant.id !== "enokian") cls.push("promoted");
-  if (S.variant.id === "enokian" && cell.color === 1) cls.push("red");
-  if (cell.facing) {  // mawarikudoi: the runner points where it faces
-    const deg = FACING_DEG[cell.facing] + (flipped ? 180 : 0);
-    return `<span class="${cls.join(" ")} faced" data-facing="${cell.facing}" style="transform: rotate(${deg}deg)">${text}</span>`;
+// Pieces are drawn here as inline SVG: a pentagon of wood, the kanji (promoted in red), gote's pointing down and of
+// darker wood (the owner shows without the rotation too). One-kanji style: the usual one-character set; the server
+// names some pieces with two or three kanji, whose one-character forms are these (else their first kanji).
+const ONE_CHAR = { 酔象: "象", 猛虎: "虎", 龍馬: "馬", 猛牛: "牛", 飛龍: "竜", 火炎竜: "炎", 王神竜: "神", 槍歩兵: "槍",
+  雷王馬: "雷", 疾風馬: "疾", 剣の銀: "剣" };
+const TWO_CHAR = { 歩: "歩兵", 香: "香車", 桂: "桂馬", 銀: "銀将", 金: "金将", 角: "角行", 飛: "飛車", 玉: "玉将", 王: "王将",
+  と: "と金", 杏: "成香", 圭: "成桂", 全: "成銀", 馬: "龍馬", 龍: "龍王" };
+const PENTAGON = "50,4 80,15 91,96 9,96 20,15";
+const TOKEN_INSET = "50,13 73,22 82,89 18,89 27,22";
+const SIDE_WORD = ["sente", "gote"];
+
+function esc(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+
+// The text on a piece in the chosen style.
+function faceText(kanji, letter) {
+  if (pieceStyle === "western") return letter;
+  if (pieceStyle === "two") return TWO_CHAR[kanji] || kanji;
+  return kanji.length > 1 ? (ONE_CHAR[kanji] || kanji[0]) : kanji;
+}
+
+// One piece as SVG: ``owner`` 0 / 1, ``promoted`` (red kanji), ``token`` (fantasista: a dashed blue inner line).
+function pieceSVG({ kanji, letter, owner, promoted = false, token = false, cls = "" }) {
+  const text = faceText(kanji, letter);
+  const chars = [...text];
+  const down = (owner === 1) !== flipped;
+  const ink = promoted ? "#86000a" : "#1a1208";
+  let words = "";
+  if (western) {
+    const size = chars.length > 2 ? 26 : chars.length > 1 ? 34 : 46;
+    words = `<text x="50" y="62" font-size="${size}" class="western">${esc(text)}</text>`;
+  } else if (chars.length === 1) {
+    words = `<text x="50" y="61" font-size="52">${esc(text)}</text>`;
+  } else {
+    const size = chars.length === 2 ? 35 : 25, y0 = chars.length === 2 ? 42 : 35;
+    words = chars.map((c, i) => `<text x="50" y="${y0 + i * size * 0.98}" font-size="${size}">${esc(c)}</text>`).join("");
   }
-  return `<span class="${cls.join(" ")}">${text}</span>`;
+  return `<svg class="piece ${SIDE_WORD[owner]}${cls ? " " + cls : ""}" viewBox="0 0 100 100" aria-hidden="true" focusable="false">` +
+    `<g${down ? ' transform="rotate(180 50 50)"' : ""}>` +
+    `<polygon points="${PENTAGON}" fill="url(#wood-${SIDE_WORD[owner]})" stroke="${owner ? "#24160a" : "#5a3c12"}" stroke-width="${owner ? 6 : 2.5}" stroke-linejoin="round"/>` +
+    // gote's mark: a dark band across the foot of the piece (besides its darker wood, its frame and its direction)
+    (owner ? `<path d="M11.5 87 L88.5 87 L91 96 L9 96 Z" fill="#24160a"/>` : "") +
+    (token ? `<polygon points="${TOKEN_INSET}" fill="none" stroke="#0b4f99" stroke-width="3" stroke-dasharray="7 4"/>` : "") +
+    `<g fill="${ink}" text-anchor="middle" dominant-baseline="central" font-weight="700" ` +
+    `font-family="'Noto Serif CJK JP','IPAMincho','IPAexMincho','Hiragino Mincho ProN','Yu Mincho','Noto Sans CJK JP','IPAGothic',serif">` +
+    `${words}</g></g></svg>`;
+}
+
+function isPromoted(cell) { return cell.letter.startsWith("+"); }
+
+// Mawarikudoi: the way a runner faces, as an arrow at its square's edge (turned with the board when flipped).
+function facingArrow(facing, small = false) {
+  const deg = FACING_DEG[facing] + (flipped ? 180 : 0);
+  return `<svg class="facing" viewBox="0 0 100 100" aria-hidden="true" data-facing="${facing}">` +
+    `<g transform="rotate(${deg} 50 50)"><polygon points="${small ? "50,0 74,28 26,28" : "50,0 70,14 30,14"}" ` +
+    `fill="#006b60" stroke="#fff" stroke-width="2.5" stroke-linejoin="round"/></g></svg>`;
 }
 
 function squareName(file, rank) { return `${file}${RANKS[rank]}`; }
 
+// What a screen reader says for a square: "7g 歩 sente", "7f empty".
+function squareLabel(name, cell) {
+  if (!cell) return `${name} empty`;
+  let label = `${name} ${cell.kanji} ${SIDE_WORD[cell.color]}`;
+  if (cell.facing) label += ` facing ${FACING_WORD[cell.facing]}`;
+  if (cell.marks && cell.marks.includes("'")) label += " token";
+  if (cell.rider) label += `, carrying ${cell.rider.kanji}`;
+  return label;
+}
+const FACING_WORD = { n: "north", e: "east", s: "south", w: "west" };
+
+let lastMoves = -1, lastGame = -1;   // for the move sound: the moves of the state drawn last
+
 function render(st) {
   if (st.game !== formGame) syncForm(st);
   if (!S || S.version !== st.version) resetWave();
+  const moves = st.history.filter((h) => !h.event).length;
+  if (st.game === lastGame && moves > lastMoves) moveSound();
+  lastMoves = moves;
+  lastGame = st.game;
   if (LIVE && (LIVE.game !== st.game)) { view = null; stopReplay(); }
   LIVE = st;
   if (view && (fullLines()[view.line] || []).length < view.ply) view = null;  // taken back meanwhile
@@ -542,16 +672,48 @@ function render(st) {
   $("undo").disabled = !st.can_undo;
   $("redo").disabled = !st.can_redo;
   $("resign").disabled = !!st.result;
+  if (st.result) $("resign-confirm").hidden = true;
   $("chooser").hidden = true;
   showError(st.error || stickyError);
   renderReview();
+  fitBoard();
   if (S.turn_build && !turnInfo) fetchTurn([]);
 }
 
+// ---------------------------------------------------------------------------------------------- layout
+// The board as large as the screen allows: the side panel beside the board from 1000 px, the hands beside it from
+// 640 px (else above and below); the square size follows the width left and, on wide screens, the height below the
+// board's top (so that the whole board is in view without scrolling).
+const ASIDE_W = 360, HAND_SQ = 2.0;
+
+function fitBoard() {
+  if (!S) return;
+  const b = S.board, nf = b.files, nr = b.ranks;
+  const W = document.documentElement.clientWidth, H = window.innerHeight;
+  const asideBeside = W >= 1000, handsBeside = W >= 640;
+  document.body.classList.toggle("aside-beside", asideBeside);
+  document.body.classList.toggle("hands-beside", handsBeside);
+  const pad = asideBeside ? 32 : 16, frame = 16, gaps = handsBeside ? 20 : 0;
+  let width = W - pad - frame - (asideBeside ? ASIDE_W + 12 : 0) - gaps;
+  const perFile = nf + 0.36 + (handsBeside ? 2 * HAND_SQ : 0);
+  let sq = width / perFile;
+  if (handsBeside) {  // the whole board below its top, inside the screen
+    const top = $("table").getBoundingClientRect().top + window.scrollY;
+    sq = Math.min(sq, (H - top - frame - 10) / (nr + 0.4));
+  } else {  // hands above and below: the board and both hands in one screen where the height allows
+    sq = Math.min(sq, (H - 90) / (nr + 0.4 + 2 * 0.95));
+  }
+  sq = Math.max(18, Math.min(84, Math.floor(sq)));
+  const root = document.documentElement.style;
+  root.setProperty("--sq", sq + "px");
+  root.setProperty("--handw", Math.round(sq * HAND_SQ) + "px");
+}
+window.addEventListener("resize", () => { fitBoard(); if (!$("chooser").hidden) placeChooser(); });
+
 function drawBoard(b) {
   const nf = b.files, nr = b.ranks;
-  document.documentElement.style.setProperty("--sq", nf > 9 ? "40px" : "50px");
   const board = $("board");
+  const hadFocus = board.contains(document.activeElement);
   board.style.gridTemplateColumns = `repeat(${nf}, var(--sq))`;
   board.innerHTML = "";
   const files = [], ranks = [];
@@ -561,32 +723,53 @@ function drawBoard(b) {
   $("files").innerHTML = files.map((f) => `<span>${f}</span>`).join("");
   $("ranks").style.gridTemplateRows = `repeat(${nr}, var(--sq))`;
   $("ranks").innerHTML = ranks.map((r) => `<span>${western ? RANKS[r] : KANJI_RANKS[r + 1]}</span>`).join("");
+  if (kbIndex < 0 || kbIndex >= nf * nr) kbIndex = Math.floor(nr / 2) * nf + Math.floor(nf / 2);
+  let index = 0;
   for (const r of ranks) {
     for (const f of files) {
       const name = squareName(f, r);
       const el = document.createElement("div");
       el.className = "sq";
       el.dataset.sq = name;
+      el.dataset.index = index;
+      el.setAttribute("role", "button");
+      el.tabIndex = index === kbIndex ? 0 : -1;
       const cell = b.squares[name];
       if (cell) {
-        let html = pieceHTML(cell);
+        let html = pieceSVG({ kanji: cell.kanji, letter: cell.western, owner: cell.color, promoted: isPromoted(cell),
+          token: !!(cell.marks && cell.marks.includes("'")), cls: cell.facing ? "runner" : "" });
+        if (cell.facing) html = html.replace("<svg ", `<svg data-facing="${cell.facing}" `) + facingArrow(cell.facing);
         if (cell.marks && cell.marks.includes("'")) html += `<span class="mark token" title="token">●</span>`;
         if (cell.marks && cell.marks.includes("!")) html += `<span class="mark invincible" title="invincible">★</span>`;
-        if (cell.rider && cell.rider.facing) {
-          html += `<span class="rider other-runner ${cell.rider.color ? "gote" : "sente"}" title="the other runner">${western ? cell.rider.western : cell.rider.kanji}${FACING_ARROW[cell.rider.facing]}</span>`;
-        } else if (cell.rider) {
-          html += `<span class="rider" title="rider">${western ? cell.rider.western : cell.rider.kanji}</span>`;
+        if (cell.rider) {
+          const rd = cell.rider, owner = rd.color !== undefined ? rd.color : cell.color;
+          html += `<span class="rider${rd.facing ? " other-runner" : ""}" data-kanji="${esc(rd.kanji)}" ` +
+            `title="${rd.facing ? "the other runner" : "rider"}">` +
+            pieceSVG({ kanji: rd.kanji, letter: rd.western, owner, promoted: rd.letter.startsWith("+"),
+              token: !!(rd.marks && rd.marks.includes("'")) }) + (rd.facing ? facingArrow(rd.facing, true) : "") + `</span>`;
         }
         el.innerHTML = html;
         el.dataset.piece = cell.letter;
         el.dataset.color = cell.color;
+        el.dataset.kanji = cell.kanji;
       }
-      el.onclick = () => (isPlanNode() ? togglePlan(name) : step("sq:" + name));
+      el.dataset.label = squareLabel(name, cell);
+      el.setAttribute("aria-label", el.dataset.label);
+      el.onclick = () => { if (!suppressClick) activate("sq:" + name); };
+      el.onpointerdown = (ev) => pointerDown(ev, "sq:" + name, el);
+      el.onfocus = () => { kbIndex = +el.dataset.index; };
       board.appendChild(el);
+      index++;
+    }
+  }
+  if (nf === 9 && nr === 9) {  // the four star points of a 9x9 board, a third of the way in (the same when flipped)
+    for (const [x, y] of [[1, 1], [2, 1], [1, 2], [2, 2]]) {
+      board.insertAdjacentHTML("beforeend", `<span class="hoshi" style="left:${x * 100 / 3}%;top:${y * 100 / 3}%"></span>`);
     }
   }
   board.classList.toggle("flipped", flipped);
-  if (S.variant.id === "mawarikudoi") markCorners(S.turn_build && turnInfo ? turnInfo.panel : S.panel);
+  if (S.variant.id === "mawarikudoi" && !editor) markCorners(S.turn_build && turnInfo ? turnInfo.panel : S.panel);
+  if (hadFocus) focusSquare(kbIndex);
 }
 
 // Mawarikudoi: each side's corners (its home with ⌂, the others with a flag once touched this leg).
@@ -612,21 +795,166 @@ function renderHands() {
   [["hand-top", sides[0]], ["hand-bottom", sides[1]]].forEach(([id, color]) => {
     const el = $(id);
     el.innerHTML = "";
-    if (S.variant.sides === 1 && color === 1) return;
+    el.hidden = S.variant.sides === 1 && color === 1 && !editor;  // the editor's board has two sides
+    if (el.hidden) return;
+    el.setAttribute("aria-label", `${SIDE_WORD[color]}'s hand`);
     const label = document.createElement("span");
     label.className = "label";
-    label.textContent = (color ? "☖ gote" : "☗ sente") + " " + S.players[color].name;
+    label.textContent = (color ? "☖ gote" : "☗ sente") + (editor ? "" : " " + S.players[color].name);
     el.appendChild(label);
     for (const h of S.board.hands[color]) {
-      const b = document.createElement("span");
+      const b = document.createElement("button");
+      b.type = "button";
       b.className = "hp" + (h.token ? " token" : "");
       b.dataset.hand = h.key;
       b.dataset.color = color;
-      b.innerHTML = `${western ? h.western : h.kanji}${h.token ? "'" : ""}<sub>${h.count > 1 ? h.count : ""}</sub>`;
-      b.onclick = () => { if (color === S.side) step("hand:" + h.key); };
+      b.dataset.kanji = h.kanji;
+      b.setAttribute("aria-label", `${h.kanji}${h.token ? " token" : ""} ×${h.count} in ${SIDE_WORD[color]}'s hand`);
+      b.innerHTML = pieceSVG({ kanji: h.kanji, letter: h.western, owner: color, promoted: h.key.startsWith("+"),
+        token: !!h.token }) + (h.count > 1 ? `<span class="count">${h.count}</span>` : "");
+      b.onclick = () => { if (!suppressClick && color === S.side) activate("hand:" + h.key); };
+      b.onpointerdown = (ev) => { if (color === S.side) pointerDown(ev, "hand:" + h.key, b); };
       el.appendChild(b);
     }
   });
+}
+
+// ---------------------------------------------------------------------------------------------- input
+// A click, a drop, Enter on the focused square: all go through activate (then step, the one move code).
+function activate(s) {
+  if (!S) return;
+  if (editor) return s.startsWith("sq:") ? editorClick(s.slice(3)) : undefined;
+  if (s.startsWith("sq:") && isPlanNode()) return togglePlan(s.slice(3));
+  step(s);
+}
+
+function isPicked(s) {
+  return prefix[prefix.length - 1] === s || (!!waveFrom && s === "sq:" + waveFrom);
+}
+
+// Drag and drop (mouse, touch, pen): pressing a piece and moving picks it as a click would; letting go over a square
+// clicks that square. A piece that cannot move is not dragged.
+let drag = null;
+let suppressClick = false;
+
+function pointerDown(ev, s, el) {
+  if (ev.button !== 0 || !S || !S.human_turn) return;
+  drag = { s, el, x0: ev.clientX, y0: ev.clientY, id: ev.pointerId, started: false, ghost: null };
+}
+
+function startDrag() {
+  if (!isPicked(drag.s)) activate(drag.s);
+  if (!isPicked(drag.s)) return false;
+  drag.started = true;
+  const svg = drag.el.querySelector("svg.piece");
+  if (!svg) return false;
+  drag.ghost = document.createElement("div");
+  drag.ghost.className = "drag-ghost";
+  drag.ghost.innerHTML = svg.outerHTML;
+  document.body.appendChild(drag.ghost);
+  drag.el.classList.add("dragging");
+  return true;
+}
+
+function endDrag(cancelled, ev) {
+  const d = drag;
+  drag = null;
+  if (!d || !d.started) return;
+  d.ghost.remove();
+  d.el.classList.remove("dragging");
+  for (const e of document.querySelectorAll(".dragging")) e.classList.remove("dragging");
+  suppressClick = true;  // the click that ends a drag is no second click
+  setTimeout(() => { suppressClick = false; }, 0);
+  if (cancelled) return;
+  const under = document.elementFromPoint(ev.clientX, ev.clientY);
+  const sq = under && under.closest("#board .sq");
+  if (!sq) { prefix = []; $("chooser").hidden = true; renderMarks(); return; }
+  if ("sq:" + sq.dataset.sq !== d.s) activate("sq:" + sq.dataset.sq);
+}
+
+document.addEventListener("pointermove", (ev) => {
+  if (!drag || ev.pointerId !== drag.id) return;
+  if (!drag.started) {
+    if (Math.hypot(ev.clientX - drag.x0, ev.clientY - drag.y0) < 6) return;
+    if (!startDrag()) { drag = null; return; }
+  }
+  drag.ghost.style.left = ev.clientX + "px";
+  drag.ghost.style.top = ev.clientY + "px";
+  ev.preventDefault();
+});
+document.addEventListener("pointerup", (ev) => { if (drag && ev.pointerId === drag.id) endDrag(false, ev); });
+document.addEventListener("pointercancel", (ev) => { if (drag && ev.pointerId === drag.id) endDrag(true, ev); });
+
+// The keyboard: the arrow keys move the focus square (as seen on the screen), Enter or Space clicks it, Escape
+// drops a half-made move.
+let kbIndex = -1;
+
+function focusSquare(i) {
+  const squares = document.querySelectorAll("#board .sq");
+  if (!squares.length) return;
+  kbIndex = Math.max(0, Math.min(squares.length - 1, i));
+  squares.forEach((el, k) => { el.tabIndex = k === kbIndex ? 0 : -1; });
+  squares[kbIndex].classList.add("kbfocus");
+  squares[kbIndex].focus();
+}
+
+function cancelMove() {
+  prefix = [];
+  endSquare = null;
+  $("chooser").hidden = true;
+  renderMarks();
+}
+
+$("board").addEventListener("keydown", (ev) => {
+  if (!S) return;
+  const nf = S.board.files, n = S.board.files * S.board.ranks;
+  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -nf, ArrowDown: nf };
+  if (ev.key in moves) {
+    const i = kbIndex + moves[ev.key];
+    const sameRow = Math.floor(i / nf) === Math.floor(kbIndex / nf);
+    if (i >= 0 && i < n && (Math.abs(moves[ev.key]) === nf || sameRow)) focusSquare(i);
+    ev.preventDefault();
+  } else if (ev.key === "Enter" || ev.key === " ") {
+    const el = document.querySelectorAll("#board .sq")[kbIndex];
+    if (el) activate("sq:" + el.dataset.sq);
+    ev.preventDefault();
+  } else if (ev.key === "Escape") {
+    cancelMove();
+  }
+});
+document.addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape" && !$("chooser").hidden) cancelMove();
+});
+
+// A short beep on each move, when switched on (remembered in this browser).
+const SOUND_KEY = "fantasista-sound";
+let soundOn = localStorage.getItem(SOUND_KEY) === "on";
+let audio = null;
+
+function showSound() {
+  $("sound").textContent = soundOn ? "Sound: on" : "Sound: off";
+  $("sound").setAttribute("aria-pressed", String(soundOn));
+}
+
+function moveSound() {
+  if (!soundOn) return;
+  const el = $("sound");
+  el.dataset.played = String(+(el.dataset.played || 0) + 1);
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const t = audio.currentTime, osc = audio.createOscillator(), gain = audio.createGain();
+    osc.type = "triangle";
+    osc.frequency.setValueAtTime(880, t);
+    osc.frequency.exponentialRampToValueAtTime(440, t + 0.08);
+    gain.gain.setValueAtTime(0.0001, t);
+    gain.gain.exponentialRampToValueAtTime(0.3, t + 0.005);
+    gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.12);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(t);
+    osc.stop(t + 0.13);
+  } catch (e) {
+    // no audio here: the move is silent
+  }
 }
 
 const BUTTON_LABELS = { "throw:gold": "金 gold throw (4 golds)", "throw:mixed": "金銀 mixed throw (golds × silvers)",
@@ -663,7 +991,9 @@ function renderMarks() {
   for (const el of document.querySelectorAll("#board .sq")) {
     const name = el.dataset.sq;
     el.classList.toggle("last", S.last_move.includes(name));
-    el.classList.toggle("selected", prefix.includes("sq:" + name) || waveFrom === name || endSquare === name);
+    el.classList.toggle("check", S.check === name && !building);
+    const selected = prefix.includes("sq:" + name) || waveFrom === name || endSquare === name;
+    el.classList.toggle("selected", selected);
     el.classList.toggle("wave-done", waveDone.has(name));
     const target = active && next.has("sq:" + name);
     el.classList.toggle("target", target);
@@ -677,6 +1007,8 @@ function renderMarks() {
     el.dataset.kind = target ? (kind || "move") : "";
     el.classList.toggle("capture", target && !building && !!el.dataset.piece && !own);
     el.classList.toggle("plan-pick", planning && planPick.has(name));
+    el.setAttribute("aria-label", el.dataset.label + (S.check === name ? ", in check" : "") +
+      (selected ? ", selected" : "") + (target ? ", can go here" : ""));
   }
   for (const el of document.querySelectorAll(".hand .hp")) {
     const key = "hand:" + el.dataset.hand;
@@ -707,13 +1039,7 @@ function renderMarks() {
     b.onclick = () => step(s);
     actions.appendChild(b);
   }
-  if (prefix.length) {
-    const c = document.createElement("button");
-    c.type = "button";
-    c.textContent = "Cancel";
-    c.onclick = () => { prefix = []; renderMarks(); $("chooser").hidden = true; };
-    actions.appendChild(c);
-  }
+  if (prefix.length) addButton(actions, "Cancel", cancelMove, { cls: "cancel", id: "cancel-move" });
 }
 
 // Turncoat plans: toggle enemy pieces; the plan whose squares equal the picked set can be confirmed.
@@ -1005,11 +1331,11 @@ function shownAt() {
 
 // What the page draws: the live state, or with a reviewed position's board, moves and marks in its place.
 function shownState(st) {
-  if (editor) return { ...st, board: editorBoard(), legal: [], human_turn: false, last_move: [], turn_build: null,
-    wave_build: false, thinking: false };
+  if (editor) return { ...st, board: editorBoard(), legal: [], human_turn: false, last_move: [], check: null,
+    turn_build: null, wave_build: false, thinking: false };
   if (!view) return st;
   return { ...st, board: view.board, legal: view.legal, human_turn: view.legal.length > 0, side: view.side,
-    last_move: view.last_move, turn_build: null, wave_build: false, node: view.node, panel: view.panel,
+    last_move: view.last_move, check: view.check, turn_build: null, wave_build: false, node: view.node, panel: view.panel,
     thinking: false, result: null };
 }
 
@@ -1112,8 +1438,12 @@ function renderReview() {
   if (editor) redrawEditor();
 }
 
+// ←/→/Home/End step through the shown line, except where the key has a job of its own: in a text field or a
+// select, on a question over the board, and the arrow keys while the board has the focus (they move its focus square).
 document.addEventListener("keydown", (ev) => {
-  if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
+  if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (ev.target.closest && ev.target.closest("input, textarea, select, #chooser")) return;
+  if (ev.key.startsWith("Arrow") && ev.target.closest && ev.target.closest("#board")) return;
   const keys = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
   if (!(ev.key in keys) || !LIVE || editor) return;
   ev.preventDefault();
@@ -1185,12 +1515,12 @@ function editorBoard() {
   for (const [sq, tok] of Object.entries(e.squares)) {
     const upper = tok.replace(/^\+/, "")[0] === tok.replace(/^\+/, "")[0].toUpperCase();
     const letter = tok.toUpperCase().replace(/'$/, "");
-    squares[sq] = { letter, color: upper ? 0 : 1, kanji: v.pieces[letter] || letter, western: letter, marks: "" };
+    squares[sq] = { letter, color: upper ? 0 : 1, kanji: v.kanji[letter] || letter, western: letter, marks: "" };
   }
   const hands = [[], []];
   for (const l of v.hand) {
     for (const [c, key] of [[0, l], [1, l.toLowerCase()]]) {
-      if (e.hands[key]) hands[c].push({ key: l, letter: l, kanji: v.pieces[l] || l, western: l, count: e.hands[key] });
+      if (e.hands[key]) hands[c].push({ key: l, letter: l, kanji: v.kanji[l] || l, western: l, count: e.hands[key] });
     }
   }
   return { files: v.files, ranks: v.ranks, squares, hands, turn: e.side === "b" ? 0 : 1 };
@@ -1222,9 +1552,12 @@ function closeEditor() {
 function editorPalette() {
   const v = editorVariant(), box = $("editor-palette");
   box.innerHTML = "";
-  for (const [letter, kanji] of Object.entries(v.pieces)) {
-    addButton(box, kanji, () => { editor.tool = letter; editorPalette(); }, {
+  for (const [letter, kanji] of Object.entries(v.kanji)) {  // drawn as on the board, in the chosen side's colours
+    const b = addButton(box, "", () => { editor.tool = letter; editorPalette(); }, {
       cls: "epiece" + (editor.tool === letter ? " chosen" : ""), data: { piece: letter } });
+    b.innerHTML = pieceSVG({ kanji, letter, owner: editor.color, promoted: letter.startsWith("+") });
+    b.title = `${kanji} ${letter}`;
+    b.setAttribute("aria-label", `${kanji} ${letter} (${SIDE_WORD[editor.color]})`);
   }
   addButton(box, "✕ empty", () => { editor.tool = "empty"; editorPalette(); },
     { cls: "epiece" + (editor.tool === "empty" ? " chosen" : ""), data: { piece: "empty" } });
@@ -1234,7 +1567,7 @@ function editorPalette() {
   for (const l of v.hand) {
     for (const [c, key] of [[0, l], [1, l.toLowerCase()]]) {
       const label = document.createElement("label");
-      label.textContent = `${c ? "☖" : "☗"}${v.pieces[l] || l} `;
+      label.textContent = `${c ? "☖" : "☗"}${v.kanji[l] || l} `;
       const input = document.createElement("input");
       input.type = "number";
       input.min = 0;
@@ -1265,8 +1598,7 @@ function redrawEditor() {
   S = shownState(LIVE);
   drawBoard(S.board);
   renderHands();
-  for (const el of document.querySelectorAll("#board .sq")) el.onclick = () => editorClick(el.dataset.sq);
-  for (const el of document.querySelectorAll(".hand .hp")) el.onclick = null;
+  fitBoard();  // the editor's variant may have another board size than the game's
   $("status").textContent = "position editor: pick a piece, click squares; set hands and the side to move";
 }
 
@@ -1343,12 +1675,24 @@ async function init() {
   $("limit-kind").onchange = () => { $("limit-value").value = LIMIT_DEFAULTS[$("limit-kind").value]; };
   $("undo").onclick = () => post("/api/undo");
   $("redo").onclick = () => post("/api/redo");
-  $("resign").onclick = () => post("/api/resign");
-  $("flip").onclick = () => { flipped = !flipped; render(S); };
-  $("notation").onclick = () => {
-    western = !western;
-    $("notation").textContent = western ? "日本語 駒" : "Western letters";
-    render(S);
+  // resigning asks first, beside the button
+  $("resign").onclick = () => { $("resign-confirm").hidden = false; $("resign-no").focus(); };
+  $("resign-no").onclick = () => { $("resign-confirm").hidden = true; };
+  $("resign-yes").onclick = () => { $("resign-confirm").hidden = true; post("/api/resign"); };
+  $("flip").onclick = () => { flipped = !flipped; render(LIVE); };
+  $("piece-style").value = pieceStyle;
+  $("piece-style").onchange = () => {
+    pieceStyle = $("piece-style").value;
+    western = pieceStyle === "western";
+    localStorage.setItem("fantasista-pieces", pieceStyle);
+    render(LIVE);
+    if (editor) editorPalette();
+  };
+  showSound();
+  $("sound").onclick = () => {
+    soundOn = !soundOn;
+    localStorage.setItem(SOUND_KEY, soundOn ? "on" : "off");
+    showSound();
   };
   for (const fmt of ["json", "kif", "ki2", "csa"]) $("save-" + fmt).onclick = () => save(fmt);
   initReviewAndEditor();
