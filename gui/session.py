@@ -607,7 +607,8 @@ class Session:
 
     def view(self, line: Any, ply: Any) -> dict:
         """The position after ``ply`` plies of line ``line`` as this page's viewer may see it (review): the board,
-        the last move's squares, the side to move and, when a person may play there (a branch), the legal moves."""
+        the last move's squares, the king in check (as the state's ``check``), the side to move and, when a person
+        may play there (a branch), the legal moves."""
         with self.lock:
             line, ply = self._position_at(line, ply)
             game, plies = self._game_at(line, ply)
@@ -619,8 +620,9 @@ class Session:
             node = game.node()
             return {"line": line, "ply": ply, "board": game.board(see if self.info.id == "turncoat" else None).to_json(),
                     "sfen": game.sfen(see), "node": node, "side": game.side() if node != "chance" else 0,
-                    "last_move": G.last_move_squares(prev.token) if prev else [], "legal": legal,
-                    "refusal": refusal, "panel": game.panel(see), "live": line == self.active and ply == len(self.plies)}
+                    "last_move": G.last_move_squares(prev.token) if prev else [], "check": game.check_square(),
+                    "legal": legal, "refusal": refusal, "panel": game.panel(see),
+                    "live": line == self.active and ply == len(self.plies)}
 
     def play_at(self, token: Any, line: Any, ply: Any) -> dict:
         """A person's move in the position after ``ply`` plies of line ``line``. At the live position it is an

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gui.engines import parse_engine_arg
-from gui.games import click_path
+from gui.games import click_path, variant_infos
 from gui.server import MAX_BODY, make_server, serve_in_thread, server_from_args
 from gui.session import RequestError, Session
 
@@ -1464,6 +1464,21 @@ def test_review_any_position_and_branch_from_an_earlier_one(server):
     # back to the main line: its own move where the branch left it
     st = api.ok("/api/move", {"move": main[2], "line": 0, "ply": 2})
     assert st["at"] == {"line": 0, "ply": 3} and st["line"] == 0 and [h["token"] for h in st["history"]] == main
+
+
+def test_a_reviewed_position_marks_its_own_king_in_check_and_variants_name_their_pieces_once():
+    """``/api/view`` has the shown position's ``check`` (not the live one's), so the review draws the same marks as
+    the live board; each variant's ``kanji`` (the drawn pieces, the promotion prompt and the editor's palette),
+    ``hand`` and ``editable`` come under one key each."""
+    s = Session("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G2r 1")
+    s.play("G*4b")
+    s.play("5a4b")
+    assert s.state()["check"] is None
+    assert s.view(0, 1)["check"] == "5a" and s.view(0, 0)["check"] is None and s.view(0, 2)["check"] is None
+    variants = {v["id"]: v for v in (info.to_json() for info in variant_infos().values())}
+    assert variants["shogi"]["kanji"]["+R"] == "龍" and "pieces" not in variants["shogi"]
+    assert variants["shogi"]["hand"] == "RBGSNLP" and variants["daishogi2017"]["hand"] == ""
+    assert [v for v in variants if variants[v]["editable"]] == ["shogi", "daishogi2017", "fantasista", "turncoat"]
 
 
 def test_review_never_shows_the_other_sides_turncoat_plan(plot_server):
