@@ -219,6 +219,8 @@ class VariantInfo:
     kanji: dict[str, str] = field(default_factory=dict)
     available: bool = True
     note: str = ""
+    hand: str = "RBGSNLP"  # the pieces a hand may hold (the position editor's hand counts); "" without drops
+    editable: bool = True  # the position editor can set up its SFEN (a board, hands and the side to move)
 
     def names(self, letter: str) -> tuple[str, str]:
         return self.kanji.get(letter, letter), letter
@@ -226,7 +228,7 @@ class VariantInfo:
     def to_json(self) -> dict:
         return {"id": self.id, "name": self.name, "ja": self.ja, "files": self.files, "ranks": self.ranks,
                 "sides": self.sides, "options": self.options, "available": self.available, "note": self.note,
-                "kanji": self.kanji}
+                "kanji": self.kanji, "hand": self.hand, "editable": self.editable}
 
 
 def _daishogi_kanji() -> dict[str, str]:
@@ -258,7 +260,7 @@ def variant_infos() -> dict[str, VariantInfo]:
     infos = [
         VariantInfo("shogi", "Shogi", "将棋", kanji=STANDARD_KANJI),
         VariantInfo("daishogi2017", "Dai shogi (2017)", "2017年版普通唱導集大将棋", 13, 13,
-                    kanji=_daishogi_kanji()),
+                    kanji=_daishogi_kanji(), hand=""),
         VariantInfo("fantasista", "Ousho Fantasista", "王将ファンタジスタ", kanji=_fantasista_kanji(), options=[
             {"name": "fairy_sente", "label": "sente fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "hiko"},
             {"name": "fairy_gote", "label": "gote fairy", "choices": FAIRY_CHOICES + ["choose"], "default": "ayumi"},
@@ -269,8 +271,8 @@ def variant_infos() -> dict[str, VariantInfo]:
             {"name": "reserved_gote", "label": "gote's 9-18", "choices": RESERVED_SIDE_CHOICES,
              "default": "default"}]),
         VariantInfo("turncoat", "Turncoat shogi", "寝返り将棋", kanji=STANDARD_KANJI),
-        VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI),
-        VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1,
+        VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI, editable=False),
+        VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1, editable=False,
                     kanji={"P": "歩", "K": "王", "+S": "炎", "+R": "龍", "+B": "馬"}, options=[
                         {"name": "michizane", "label": "Michizane's corner", "choices": ["1a", "9i"],
                          "default": "1a"}]),

@@ -27,13 +27,18 @@ JSON API (every answer is JSON; a refused request is ``{"error": "..."}`` and ch
                            is ``"human"``, ``"engine"`` or ``{"kind": "engine", "engine": <name>, "depth",
                            "movetime", "nodes"}``; an unfinished game is replaced only with ``"replace": true`` (else
                            409 ``{"error", "confirm": true}``)
-``POST /api/move``         ``{"move": "<token>"}``: a legal action token of the person to move
+``POST /api/move``         ``{"move": "<token>", "line"?, "ply"?}``: a legal action token of the person to move; with
+                           ``line`` and ``ply`` played in that earlier position: a branch (answer: the state and
+                           ``at``: ``{"line", "ply"}`` where the move led)
 ``POST /api/undo``         back to before the last move made by a person (``/api/redo`` replays it)
 ``POST /api/resign``       the person (or, with two, the side to move) resigns
-``GET  /api/record``       ``?format=json|kif|csa``: ``{"text", "name", "mime"}`` (KIF/CSA for shogi only)
-``POST /api/load``         ``{"text": "<JSON record, KIF or CSA>", "players"?, "default_players"?, "replace"?}``: the
-                           players are ``players``, else the record's (persons, engines the server offers by name),
-                           else ``default_players``
+``GET  /api/view``         ``?line=<line>&ply=<plies>``: the position after that many plies of that line (review),
+                           as this page may see it, with the legal moves when a person may play there (a branch)
+``GET  /api/record``       ``?format=json|kif|ki2|csa``: ``{"text", "name", "mime"}`` (KIF/KI2/CSA for shogi only)
+``POST /api/load``         ``{"text": "<JSON record, KIF, KI2, CSA, SFEN or position line>", "players"?,
+                           "default_players"?, "replace"?, "variant"?}``: the players are ``players``, else the
+                           record's (persons, engines the server offers by name), else ``default_players``;
+                           ``variant`` is the one of a pasted SFEN or position line
 ``POST /api/turnstep``     ``{"actions": [...]}``: mawarikudoi, a turn being built action by action: the runner
                            after those actions (a preview board and panel), the actions left, the possible next ones;
                            with ``"ends": true`` also every place the rest of the turn can end
@@ -380,7 +385,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._json([info.to_json() for info in G.variant_infos().values()])
         if url.path == "/api/engines":
             return self._json(describe(self.server.engines))
-        if url.path not in ("/api/state", "/api/record"):
+        if url.path not in ("/api/state", "/api/record", "/api/view"):
             raise HttpError(404, f"no such page {url.path[:SHOWN_INPUT_CHARS]!r}")
         session = self.server.session(self.headers.get(GAME_HEADER))
         if url.path == "/api/state":
@@ -394,6 +399,12 @@ class Handler(BaseHTTPRequestHandler):
                     raise RequestError("wait must be a number of seconds from 0 to 60")
                 session.wait(since_v, min(wait_v, 60))
             return self._json(session.state())
+        if url.path == "/api/view":
+            try:
+                line, ply = int(query.get("line", "")), int(query.get("ply", ""))
+            except ValueError:
+                raise RequestError("line and ply must be integers") from None
+            return self._json(session.view(line, ply))
         text, mime, name = session.export(query.get("format", "json"))
         return self._json({"text": text, "mime": mime, "name": name})
 
@@ -474,17 +485,23 @@ def _new(session: Session, data: dict) -> None:
                      replace=_typed(data, "replace", (bool,), "true or false", False))
 
 
-def _move(session: Session, data: dict) -> None:
+def _move(session: Session, data: dict) -> Any:
     if "move" not in data:
         raise RequestError("missing 'move'")
-    session.play(data["move"])
+    if data.get("line") is None and data.get("ply") is None:
+        session.play(data["move"])
+        return None
+    at = session.play_at(data["move"], _typed(data, "line", (int,), "a line number", 0),
+                         _typed(data, "ply", (int,), "a number of plies"))
+    return dict(session.state(), at=at)
 
 
 def _load(session: Session, data: dict) -> None:
     session.load(_typed(data, "text", (str,), "the text of a record", ""),
                  _typed(data, "players", (list,), "a list of two players (sente, gote)"),
                  _typed(data, "default_players", (list,), "a list of two players (sente, gote)"),
-                 replace=_typed(data, "replace", (bool,), "true or false", False))
+                 replace=_typed(data, "replace", (bool,), "true or false", False),
+                 variant=_typed(data, "variant", (str,), "a variant name"))
 
 
 def _turnend(session: Session, data: dict) -> None:

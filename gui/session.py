@@ -200,6 +200,7 @@ class Ply:
     pv: list = field(default_factory=list)
     time: Optional[float] = None
     secret: bool = False  # a turncoat plan: seen only by ``side`` while the game runs (no move: never highlighted)
+    comment: str = ""  # a record's comment after this ply (KIF ``*``, CSA ``'``)
 
 
 class Session:
@@ -218,8 +219,31 @@ class Session:
         self._setup(variant, options, players, seed, start_sfen)
 
     # ------------------------------------------------------------------ setup
+    # ------------------------------------------------------------------ lines (the main line and its branches)
+    @property
+    def plies(self) -> list[Ply]:
+        """The active line: the plies from the start to the live position (the game engines play)."""
+        return self.lines[self.active]
+
+    @plies.setter
+    def plies(self, value: list[Ply]) -> None:
+        self.lines[self.active] = value
+
+    @property
+    def ended(self) -> Optional[tuple[float, str, str]]:
+        """The active line's result not from the rules (resign, a bad engine, a record's 投了 ...)."""
+        return self.line_ends[self.active]
+
+    @ended.setter
+    def ended(self, value: Optional[tuple[float, str, str]]) -> None:
+        self.line_ends[self.active] = value
+
     def _setup(self, variant, options, players, seed, start_sfen, plies: list | None = None,
-               replace: bool = True) -> None:
+               replace: bool = True, result: Optional[tuple] = None,
+               branches: Optional[list[tuple[list[Ply], Optional[tuple]]]] = None,
+               start_comment: str = "") -> None:
+        """Validate, then start a game. A loaded record gives ``plies`` (its main line), the ``result`` its end
+        marker names, and ``branches``: (every ply from the start, result) of each other line."""
         info = self.infos.get(variant) if isinstance(variant, str) else None
         if info is None:
             raise RequestError(f"unknown variant {variant!r} (known: {', '.join(self.infos)})")
@@ -254,6 +278,12 @@ class Session:
         replayed = None
         if plies is not None:
             replayed = self._replay(info, options, start_sfen, plies)
+        other_lines = []
+        for k, (line, res) in enumerate(branches or [], 1):
+            try:
+                other_lines.append((self._replay(info, options, start_sfen, line)[1], res))
+            except RequestError as exc:
+                raise RequestError(f"branch {k}: {exc}") from None
         if not replace and self.unfinished():
             raise ConfirmError("this tab's game is not finished: replace it? (send \"replace\": true)")
         # Everything is valid: commit.
@@ -265,15 +295,25 @@ class Session:
         # the true start (turncoat: both plans), for undo and replays; the page and records get game.start_view
         self.start_sfen = game.start_sfen
         self.game = game
-        self.plies: list[Ply] = []
+        # every line played from the start: the main line first, then the branches made from earlier positions
+        # (a line shares its first moves with another; the tree is derived from the lines, see _tree)
+        self.lines: list[list[Ply]] = [[]]
+        self.line_ends: list[Optional[tuple[float, str, str]]] = [None]  # each line's result not from the rules
+        self.active = 0  # the line being played
+        self._results: dict[tuple, Optional[tuple[float, str, str]]] = {}  # the rules' result of lines not played
+        self.start_comment = start_comment
         self.redo: list[list[Ply]] = []
-        self.ended: Optional[tuple[float, str, str]] = None  # result not from the rules: resign, bad engine ...
         self.thinking = False
         self.live_info: dict = {}
         self.error = ""
         self.started = _dt.datetime.now().isoformat(timespec="seconds")
         if replayed is not None:
             self.game, self.plies = replayed
+            if result is not None and self.game.result() is None:
+                self.ended = result
+            for line, res in other_lines:
+                self.lines.append(line)
+                self.line_ends.append(res)
         self._advance()
 
     def _replay(self, info, options, start_sfen, plies: list[Ply]) -> tuple[G.GuiGame, list[Ply]]:
@@ -423,14 +463,17 @@ class Session:
         return 0 if self.info.sides == 1 else self.game.side()
 
     def _play(self, token: str, human: bool, **meta) -> Ply:
-        game = self.game
+        return self._play_on(self.game, self.plies, token, human, **meta)
+
+    def _play_on(self, game: G.GuiGame, plies: list[Ply], token: str, human: bool, **meta) -> Ply:
+        """Apply ``token`` to ``game`` and append its ply to ``plies`` (GameFailure: nothing changed)."""
         chance = game.node() == "chance"
-        side = game.side() if not chance else (self.plies[-1].side if self.plies else 0)
-        prev_to = next((G.to_square(p.token) for p in reversed(self.plies) if not p.event), None)
+        side = game.side() if not chance else (plies[-1].side if plies else 0)
+        prev_to = next((G.to_square(p.token) for p in reversed(plies) if not p.event), None)
         ja = game.japanese(token, prev_to)
         game.apply(token)  # raises GameFailure: nothing changed
         ply = Ply(token, side, event=chance, human=human, ja=ja, secret=_is_plan(self.info.id, token), **meta)
-        self.plies.append(ply)
+        plies.append(ply)
         return ply
 
     # ------------------------------------------------------------------ engine turns
@@ -530,6 +573,140 @@ class Session:
             self._advance()
             self._touch()
 
+    # ------------------------------------------------------------------ review and branches
+    def _position_at(self, line: Any, ply: Any) -> tuple[int, int]:
+        if isinstance(line, bool) or not isinstance(line, int) or not 0 <= line < len(self.lines):
+            raise RequestError(f"'line' must be a line of this game, 0 to {len(self.lines) - 1}, not {line!r}")
+        if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(self.lines[line]):
+            raise RequestError(f"'ply' must be from 0 to {len(self.lines[line])} in line {line}, not {ply!r}")
+        return line, ply
+
+    def _game_at(self, line: int, ply: int) -> tuple[G.GuiGame, list[Ply]]:
+        """A replay of line ``line`` up to ``ply`` plies (the session's own game for the live position)."""
+        if line == self.active and ply == len(self.plies):
+            return self.game, self.plies
+        return self._replay(self.info, self.options, self.start_sfen, [_copy(p) for p in self.lines[line][:ply]])
+
+    def _branch_refusal(self, game: G.GuiGame) -> str:
+        """Why no person may play in ``game`` (a position shown in review), or "" when one may."""
+        if game.node() != "decision":
+            return "no move can be played in that position (the game is over there, or a chance event is next)"
+        side = 0 if self.info.sides == 1 else game.side()
+        if self.players[side].kind != "human":
+            return "it is not a person's turn in that position"
+        if self.info.id == "mawarikudoi" and getattr(game.state, "phase", "") == "turn":
+            return "a mawarikudoi turn is built at the live position only"
+        if self.info.id == "turncoat":
+            # a move there would show that side's plan and legal moves: only to that side, and never once the
+            # finished game has shown both plans
+            if self._plans_shown():
+                return "the game is over and both plans were shown: no branch can be played"
+            if self.viewer() != side:
+                return "that position's side to move is not the one this page may show"
+        return ""
+
+    def view(self, line: Any, ply: Any) -> dict:
+        """The position after ``ply`` plies of line ``line`` as this page's viewer may see it (review): the board,
+        the last move's squares, the king in check (as the state's ``check``), the side to move and, when a person
+        may play there (a branch), the legal moves."""
+        with self.lock:
+            line, ply = self._position_at(line, ply)
+            game, plies = self._game_at(line, ply)
+            viewer = self.viewer()
+            see = self._game_viewer(viewer)
+            prev = next((p for p in reversed(plies) if not p.event and not p.secret), None)
+            refusal = self._branch_refusal(game)
+            legal = [] if refusal else game.legal_entries()[0]
+            node = game.node()
+            return {"line": line, "ply": ply, "board": game.board(see if self.info.id == "turncoat" else None).to_json(),
+                    "sfen": game.sfen(see), "node": node, "side": game.side() if node != "chance" else 0,
+                    "last_move": G.last_move_squares(prev.token) if prev else [], "check": game.check_square(),
+                    "legal": legal, "refusal": refusal, "panel": game.panel(see),
+                    "live": line == self.active and ply == len(self.plies)}
+
+    def play_at(self, token: Any, line: Any, ply: Any) -> dict:
+        """A person's move in the position after ``ply`` plies of line ``line``. At the live position it is an
+        ordinary move; elsewhere the move a line already has there goes on along that line (which becomes the
+        one played), and any other move starts a new line, a branch (the others are kept). Answers where the
+        move led: ``{"line", "ply"}``."""
+        with self.lock:
+            if not isinstance(token, str) or not token.strip():
+                raise RequestError("'move' must be a non-empty string")
+            token = token.strip()
+            line, ply = self._position_at(line, ply)
+            if line == self.active and ply == len(self.plies):
+                self.play(token)
+                return {"line": self.active, "ply": ply + 1}
+            prefix = [p.token for p in self.lines[line][:ply]] + [token]
+            same = next((k for k in [line] + list(range(len(self.lines)))
+                         if [p.token for p in self.lines[k][:ply + 1]] == prefix), None)
+            game, plies = self._game_at(line, ply)
+            refusal = self._branch_refusal(game)
+            if refusal:
+                raise RequestError(refusal)
+            if same is not None:
+                self._switch(same)
+                return {"line": same, "ply": ply + 1}
+            try:
+                self._play_on(game, plies, token, human=True)
+            except G.GameFailure as exc:
+                raise RequestError(f"illegal move {token!r}: {exc}") from None
+            self._stop_thinking()
+            if ply == len(self.lines[line]) and self.line_ends[line] is None and game.result() is None:
+                self.active = line  # the end of an unfinished line: it goes on
+            else:
+                self.lines.append([])
+                self.line_ends.append(None)
+                self.active = len(self.lines) - 1
+            self.game, self.plies = game, plies
+            self.redo.clear()
+            self.error = ""
+            self._advance()
+            self._touch()
+            return {"line": self.active, "ply": ply + 1}
+
+    def _stop_thinking(self) -> None:
+        self.generation += 1
+        if self.thinking:
+            for eng in self.engines:
+                if eng is not None:
+                    eng.stop()
+        self.thinking = False
+        self.live_info = {}
+
+    def _switch(self, line: int) -> None:
+        """Play line ``line`` from now on (its end is the live position)."""
+        if line == self.active:
+            return
+        game, plies = self._replay(self.info, self.options, self.start_sfen, [_copy(p) for p in self.lines[line]])
+        self._stop_thinking()
+        self.active = line
+        self.game, self.plies = game, plies
+        self.redo.clear()
+        self.error = ""
+        self._advance()
+        self._touch()
+
+    def _line_result(self, line: int) -> Optional[tuple[float, str, str]]:
+        if line == self.active:
+            return self.result()
+        if self.line_ends[line] is not None:
+            return self.line_ends[line]
+        key = (line, tuple(p.token for p in self.lines[line]))  # a line not played now does not change
+        if key not in self._results:
+            r = self._game_at(line, len(self.lines[line]))[0].result()
+            self._results[key] = None if r is None else (r[0], r[1], "")
+        return self._results[key]
+
+    def _tree(self) -> list[tuple[int, int, int]]:
+        """(line, parent line or -1, fork) of each line with moves of its own, main line first, each line's
+        branches after it (the later forks first). A line's parent is the earliest line sharing the most moves
+        with it; ``fork`` is how many."""
+        from .kifcsa import Line, tree_order
+
+        # end="x": a branch may go on past another line's last move (KIF could not say so; the page can)
+        return tree_order([Line(tokens=[p.token for p in ln], end="x") for ln in self.lines])
+
     def resign(self) -> None:
         with self.lock:
             if self.node() == "terminal":
@@ -591,16 +768,25 @@ class Session:
 
     # ------------------------------------------------------------------ records
     def record(self, viewer: Optional[int]) -> dict:
-        """The match runner's JSON record (see :mod:`usi.records`), with the GUI's extras; secrets hidden."""
-        res = self.result()
-        history = [p.token if self._visible(p, viewer) else "plan=?" for p in self.plies]
-        moves = [t for t, p in zip(history, self.plies) if not p.event]
-        events = [[i, t] for i, (t, p) in enumerate(zip(history, self.plies)) if p.event]
+        """The match runner's JSON record (see :mod:`usi.records`) of the main line, with the GUI's extras: the
+        other lines as ``variations`` (each every token from the start, its result and comments) and ``comments``
+        (by the number of plies before them); secrets hidden."""
+        main = self.lines[0]
+        res = self._line_result(0)
+        history = self._tokens(main, viewer)
+        moves = [t for t, p in zip(history, main) if not p.event]
+        events = [[i, t] for i, (t, p) in enumerate(zip(history, main)) if p.event]
         names = [p.name for p in self.players]
-        result = None if res is None else ("draw" if res[0] == 0.5 else "sente" if res[0] == 1.0 else "gote")
+        result = _result_word(res)
         # a hidden plan's time, score and depth are the engine's thinking about its secret: not shown either
         decided = [p if self._visible(p, viewer) else Ply("plan=?", p.side, secret=True)
-                   for p in self.plies if not p.event]
+                   for p in main if not p.event]
+        variations = []
+        for k, _, fork in self._tree()[1:]:
+            r = self._line_result(k)
+            variations.append({"fork": fork, "history": self._tokens(self.lines[k], viewer), "result": _result_word(r),
+                               "reason": r[1] if r else None, "detail": r[2] if r else "",
+                               "comments": self._comments(self.lines[k], viewer)})
         return {
             "game": 1, "pair": 0, "variant": self.info.id, "seed": self.seed, "options": self.options,
             "sente": names[0], "gote": names[1], "start_sfen": self.game.start_view(self._game_viewer(viewer)),
@@ -610,35 +796,52 @@ class Session:
             "depths": [p.depth for p in decided],
             "result": result, "winner": None if result in (None, "draw") else names[SIDES.index(result)],
             "reason": res[1] if res else None, "detail": res[2] if res else "",
-            "final_sfen": self.game.sfen(self._game_viewer(viewer)), "started": self.started,
+            "final_sfen": self._game_at(0, len(main))[0].sfen(self._game_viewer(viewer)), "started": self.started,
             "players": [p.to_json() for p in self.players],
+            "comments": self._comments(main, viewer, self.start_comment), "variations": variations,
         }
 
+    def _tokens(self, line: list[Ply], viewer: Optional[int]) -> list[str]:
+        return [p.token if self._visible(p, viewer) else "plan=?" for p in line]
+
+    def _comments(self, line: list[Ply], viewer: Optional[int], start: str = "") -> dict[str, str]:
+        out = {"0": start} if start else {}
+        out.update({str(i + 1): p.comment for i, p in enumerate(line) if p.comment and self._visible(p, viewer)})
+        return out
+
     def export(self, fmt: str) -> tuple[str, str, str]:
-        """(text, mime type, file name) of the record in ``json``, ``kif`` or ``csa``."""
+        """(text, mime type, file name) of the record in ``json``, ``kif``, ``ki2`` or ``csa`` (the last three for
+        standard shogi: KIF and KI2 with every line as a 変化 branch, CSA the main line)."""
+        from . import kifcsa
+
         with self.lock:
-            rec = self.record(self.viewer())
             stem = f"{self.info.id}-{self.started.replace(':', '').replace('-', '')}"
             if fmt == "json":
+                rec = self.record(self.viewer())
                 return json.dumps(rec, ensure_ascii=False, indent=1) + "\n", "application/json", stem + ".json"
-            if fmt not in ("kif", "csa"):
-                raise RequestError(f"unknown record format {fmt!r} (json, kif, csa)")
+            if fmt not in ("kif", "ki2", "csa"):
+                raise RequestError(f"unknown record format {fmt!r} (json, kif, ki2, csa)")
             if self.info.id != "shogi":
                 raise RequestError(f"{fmt.upper()} records exist for standard shogi only; save JSON instead")
-            from usi import records
+            start = self.game.start_sfen
+            lines = []
+            for k, line in enumerate(self.lines):
+                comments = {i + 1: p.comment for i, p in enumerate(line) if p.comment}
+                if k == 0 and self.start_comment:
+                    comments[0] = self.start_comment
+                lines.append(kifcsa.Line(tokens=[p.token for p in line], result=self._line_result(k),
+                                         comments=comments, times=[p.time for p in line]))
+            rec = kifcsa.Record(None if start.split()[:3] == kifcsa.STARTPOS.split()[:3] else start, lines,
+                                (self.players[0].name, self.players[1].name))
+            writer = {"kif": kifcsa.to_kif, "ki2": lambda r, started: kifcsa.to_ki2(r), "csa": kifcsa.to_csa}[fmt]
+            return writer(rec, self.started), "text/plain; charset=utf-8", f"{stem}.{fmt}"
 
-            ongoing = rec["result"] is None
-            if ongoing:
-                rec = dict(rec, result="draw", reason="sennichite", detail="")
-            text = records.to_kif(rec) if fmt == "kif" else records.to_csa(rec)
-            if ongoing:  # an unfinished game: no terminal line
-                lines = text.splitlines()
-                cut = 2
-                text = "\n".join(lines[:-cut]) + "\n"
-            return text, "text/plain; charset=utf-8", f"{stem}.{fmt}"
-
-    def load(self, text: Any, players=None, default_players=None, replace: bool = True) -> None:
-        """Load a JSON record (any variant), a KIF or a CSA file (standard shogi). On any error nothing changes.
+    def load(self, text: Any, players=None, default_players=None, replace: bool = True,
+             variant: Optional[str] = None) -> None:
+        """Load a JSON record (any variant), a KIF, KI2 or CSA file (standard shogi), or a position: an SFEN,
+        ``sfen ...``, ``position startpos|sfen ... [moves ...]`` (of ``variant``, else this game's variant, else
+        standard shogi or dai shogi, whichever reads it). A record's branches, comments and result (投了, %TORYO,
+        a JSON record's ``result``) are kept: a finished game stays finished. On any error nothing changes.
 
         The players are ``players`` when given; else those the JSON record names (persons and our own engine with
         its limit; an engine given by a command is never started from a file: ``default_players`` plays that side
@@ -647,7 +850,10 @@ class Session:
 
         if not isinstance(text, str) or not text.strip():
             raise RequestError("the record is empty")
+        if variant is not None and not isinstance(variant, str):
+            raise RequestError(f"variant must be a variant name, not {variant!r}")
         stripped = text.lstrip("\ufeff \n\r\t")
+        result, branches, comments, start_comment, position = None, [], {}, "", False
         try:
             if stripped.startswith("{"):
                 try:
@@ -656,16 +862,34 @@ class Session:
                     raise RequestError("malformed JSON record: nested too deeply") from None
                 except ValueError as exc:  # not JSON, or a number of more than 4,300 digits
                     raise RequestError(f"malformed JSON record: {exc}") from None
-                variant, start, tokens, options = _from_json_record(rec)
+                kind, start, tokens, options = _from_json_record(rec)
+                result, branches, comments = _json_extras(rec, tokens)
+                start_comment = (rec.get("comments") or {}).get("0", "")
                 recorded = rec.get("players")
             else:
                 recorded = None
-                variant, options = "shogi", {}
-                start, tokens = kifcsa.parse_record(stripped)
+                kind, options = "shogi", {}
+                read = kifcsa.parse_position(stripped)
+                if read is not None:
+                    position = True
+                    start, tokens = read
+                else:
+                    record = kifcsa.parse_record(stripped)
+                    start, main = record.start, record.lines[0]
+                    tokens, result = main.tokens, main.result
+                    start_comment = main.comments.get(0, "")
+                    for line in record.lines:
+                        for n, c in line.comments.items():
+                            if n > 0:
+                                comments[tuple(line.tokens[:n])] = c
+                    branches = [(line.tokens, line.result) for line in record.lines[1:]]
         except (kifcsa.RecordError, ValueError, IndexError, KeyError) as exc:  # what a mangled file makes the reader
             raise RequestError(f"malformed record: {exc}") from None
+
+        def plies_of(tokens: list[str]) -> list[Ply]:
+            return [Ply(t, 0, comment=comments.get(tuple(tokens[:i + 1]), "")) for i, t in enumerate(tokens)]
+
         with self.lock:
-            plies = [Ply(t, 0) for t in tokens]
             fallback = default_players if default_players is not None else [p.to_json() for p in self.players]
             note = ""
             if players is not None:
@@ -674,7 +898,23 @@ class Session:
                 use, note = _recorded_players(recorded, fallback, self.engine_table)
             else:
                 use = fallback
-            self._setup(variant, options, use, self.seed, start, plies=plies, replace=replace)
+            extra = [(plies_of(t), r) for t, r in branches]
+            if not position:
+                self._setup(kind, options, use, self.seed, start, plies=plies_of(tokens), replace=replace,
+                            result=result, branches=extra, start_comment=start_comment)
+            else:  # a position names no variant: the one asked for, this game's, then shogi and dai shogi
+                first = None
+                for kind in dict.fromkeys([variant or self.info.id, self.info.id, "shogi", "daishogi2017"]):
+                    try:
+                        self._setup(kind, self.options if kind == self.info.id else {}, use, self.seed, start,
+                                    plies=plies_of(tokens), replace=replace)
+                        break
+                    except ConfirmError:
+                        raise
+                    except RequestError as exc:
+                        first = first or exc
+                else:
+                    raise RequestError(f"malformed position: {first}")
             self.error = note
             self._touch()
 
@@ -699,15 +939,13 @@ class Session:
             board = game.board(see if self.info.id == "turncoat" else None).to_json()
             # the last move's squares: a plan is no move (and the other side's plan is secret)
             prev = next((p for p in reversed(self.plies) if not p.event and not p.secret), None)
-            history = []
-            for i, p in enumerate(self.plies):
-                if self._visible(p, viewer):
-                    history.append({"i": i, "token": p.token, "ja": p.ja, "side": p.side, "event": p.event,
-                                    "score": p.score, "winprob": p.winprob, "depth": p.depth,
-                                    "pv": self._pv_for(p.pv, p.side, viewer), "human": p.human})
-                else:  # a hidden plan: neither it nor what the engine thought of it
-                    history.append({"i": i, "token": "plan:?", "ja": "伏兵 ？", "side": p.side, "event": p.event,
-                                    "score": None, "winprob": None, "depth": None, "pv": [], "human": p.human})
+            history = [self._entry(i, p, viewer) for i, p in enumerate(self.plies)]
+            lines = []
+            for k, parent, fork in self._tree():
+                line_res = self._line_result(k)
+                lines.append({"line": k, "parent": parent, "fork": fork, "length": len(self.lines[k]),
+                              "moves": [self._entry(i, p, viewer) for i, p in enumerate(self.lines[k]) if i >= fork],
+                              "result": None if line_res is None else _result_text(line_res)})
             events = {}
             for i, p in enumerate(self.plies):
                 if p.event and self._visible(p, viewer):
@@ -725,8 +963,19 @@ class Session:
                                                     "text": _result_text(res)},
                 "error": self.error, "can_undo": any(p.human for p in self.plies) and not self._plans_shown(), "can_redo": bool(self.redo),
                 "viewer": viewer, "turn_build": turn_build, "wave_build": wave_build, "game": self.game_number,
+                "line": self.active, "lines": lines, "start_comment": self.start_comment,
             }
             return out
+
+    def _entry(self, i: int, p: Ply, viewer: Optional[int]) -> dict:
+        """A ply as the move list shows it to ``viewer``."""
+        if self._visible(p, viewer):
+            return {"i": i, "token": p.token, "ja": p.ja, "side": p.side, "event": p.event, "score": p.score,
+                    "winprob": p.winprob, "depth": p.depth, "pv": self._pv_for(p.pv, p.side, viewer),
+                    "human": p.human, "comment": p.comment}
+        # a hidden plan: neither it nor what the engine thought of it
+        return {"i": i, "token": "plan:?", "ja": "伏兵 ？", "side": p.side, "event": p.event, "score": None,
+                "winprob": None, "depth": None, "pv": [], "human": p.human, "comment": ""}
 
     def _person_to_move(self, variant: str, what: str) -> None:
         if self.info.id != variant:
@@ -821,6 +1070,50 @@ def _mover_score(p: Ply) -> Optional[int]:
 def _is_plan(variant: str, token: str) -> bool:
     """A turncoat plan (``plan:<squares>``, or ``plan=<squares>`` from a record): a secret of the side choosing it."""
     return variant == "turncoat" and token.startswith("plan")
+
+
+def _result_word(res: Optional[tuple[float, str, str]]) -> Optional[str]:
+    """A record's ``result``: "sente", "gote", "draw" (who won), or ``None``."""
+    return None if res is None else ("draw" if res[0] == 0.5 else "sente" if res[0] == 1.0 else "gote")
+
+
+def _json_extras(rec: dict, tokens: list[str]) -> tuple[Optional[tuple], list, dict]:
+    """(the result to keep, [(tokens, result)] of the variations, comments by the tokens up to them) of a JSON
+    record; :class:`RequestError` if malformed."""
+    def result_of(item: dict, what: str) -> Optional[tuple[float, str, str]]:
+        word, reason, detail = item.get("result"), item.get("reason"), item.get("detail") or ""
+        if word is None:
+            return None
+        if word not in ("sente", "gote", "draw") or not isinstance(reason, str) or not isinstance(detail, str):
+            raise RequestError(f"malformed JSON record: {what}'s 'result' must be sente, gote or draw with a "
+                               "'reason'")
+        return {"sente": 1.0, "gote": 0.0, "draw": 0.5}[word], reason, detail
+
+    comments: dict[tuple, str] = {}
+
+    def take_comments(item: dict, line: list[str], what: str) -> None:
+        given = item.get("comments") or {}
+        if not isinstance(given, dict) or not all(isinstance(v, str) and k.isdigit() and int(k) <= len(line)
+                                                  for k, v in given.items()):
+            raise RequestError(f"malformed JSON record: {what}'s 'comments' must map ply numbers to text")
+        for k, v in given.items():
+            if int(k) > 0:
+                comments[tuple(line[:int(k)])] = v
+
+    result = result_of(rec, "the record")
+    take_comments(rec, tokens, "the record")
+    variations = rec.get("variations") or []
+    if not isinstance(variations, list) or not all(
+            isinstance(v, dict) and isinstance(v.get("history"), list) and all(isinstance(t, str) for t in v["history"])
+            for v in variations):
+        raise RequestError("malformed JSON record: 'variations' must be a list of {history: [tokens], ...}")
+    branches = []
+    for k, v in enumerate(variations, 1):
+        if any(t.endswith("=?") for t in v["history"]):
+            raise RequestError("the record hides a secret (a plan=?): it cannot be replayed")
+        take_comments(v, v["history"], f"variation {k}")
+        branches.append((list(v["history"]), result_of(v, f"variation {k}")))
+    return result, branches, comments
 
 
 def _result_text(res: tuple[float, str, str]) -> str:

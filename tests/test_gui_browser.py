@@ -1,12 +1,14 @@
 """The GUI in a real browser: headless Debian Chromium driven by Selenium.
 
 Each variant: a game started from the form, moves made by clicking squares and hands, the engine's answer, the
-roll / card / plan / defection where they apply, a game end, a record saved and loaded back; the layout of every
+roll / card / plan / defection where they apply, a game end, a record saved and loaded back; review, branches and
+the position editor; the layout of every
 variant at a 390x844 phone and a 1366x900 desktop (no sideways overflow, every square and prompt on screen, pieces
 drawn as SVG), moves by drag and drop and by the keyboard, resigning with confirmation, the sound switch, the text
 contrast. The start position of every variant is saved as ``<variant>.png`` (1366x900) and
 ``<variant>-phone.png`` (390x844), fantasista's magic (curtain squares, inventory) as ``fantasista-magic.png`` and a
-mawarikudoi turn chosen by its end (the chooser of the ends on one square) as ``mawarikudoi-ends.png``: into a
+mawarikudoi turn chosen by its end (the chooser of the ends on one square) as ``mawarikudoi-ends.png``, the review
+of a branched record as ``review.png`` and the position editor on a phone as ``editor-phone.png``: into a
 temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into ``docs/img/`` (the screenshots of
 ``docs/gui.md``), so that a test run leaves the work tree as it was.
 
@@ -910,3 +912,233 @@ def test_text_contrast_is_at_least_4_5(gui):
     gui.wait(lambda: gui.moves() == ["5i4i"], what="a move in the list")
     bad = gui.d.execute_script(CONTRAST_JS)
     assert bad == [], bad
+
+
+# ------------------------------------------------------------------------------------------ review, branches, editor
+def test_move_list_navigates_by_click_and_keys_and_a_move_there_makes_a_branch(gui):
+    gui.open()
+    gui.new_game("shogi")
+    for frm, to in (("7g", "7f"), ("3c", "3d"), ("2g", "2f")):
+        gui.sq(frm)
+        gui.sq(to)
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f"], what="three moves")
+    piece = lambda sq: gui.attr(f'#board .sq[data-sq="{sq}"]', "data-piece")  # noqa: E731
+    current = lambda: gui.attr("#moves .current", "data-ply")  # noqa: E731
+    gui.click('#moves tr[data-line="0"][data-ply="1"]')
+    gui.wait(lambda: current() == "1" and piece("3c") == "P" and piece("3d") is None, what="the position after 1")
+    body = gui.d.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    gui.wait(lambda: current() == "2" and piece("3d") == "P", what="→")
+    body.send_keys(Keys.HOME)
+    gui.wait(lambda: current() is None and piece("7g") == "P" and piece("7f") is None, what="Home")
+    body.send_keys(Keys.END)
+    gui.wait(lambda: current() == "3" and not gui.d.find_element(By.ID, "review-live").is_displayed(), what="End")
+    body.send_keys(Keys.ARROW_LEFT)
+    gui.wait(lambda: current() == "2" and piece("2g") == "P" and "branch" in gui.text("#review-where"), what="←")
+    gui.sq("5g")  # sente to move in that position: a move here is a branch
+    gui.sq("5f")
+    gui.wait(lambda: len(gui.session.lines) == 2, what="the branch")
+    gui.wait(lambda: "５六歩" in gui.text("#moves tr.branch"), what="the branch in the move list")
+    assert gui.moves() == ["7g7f", "3c3d", "2g2f"]  # the main line kept
+    assert [p.token for p in gui.session.plies] == ["7g7f", "3c3d", "5g5f"]
+    gui.click("#moves tr.branch .bmove")
+    gui.wait(lambda: piece("5f") == "P" and "current" in (gui.attr("#moves tr.branch .bmove", "class") or ""),
+             what="the branch's move shown")
+    gui.click("#save-kif")
+    gui.wait(lambda: "変化：3手" in gui.d.find_element(By.ID, "record-text").get_property("value"), what="KIF")
+
+
+def test_position_editor_sfen_round_trips_and_starts_a_game(gui):
+    gui.open()
+    gui.new_game("shogi")
+    gui.click("#edit-position")
+    gui.wait(lambda: gui.d.find_element(By.ID, "editor").is_displayed(), what="the editor")
+    sfen_box = gui.d.find_element(By.ID, "editor-sfen")
+    assert sfen_box.get_property("value") == gui.state()["sfen"]  # the shown position, out as SFEN
+    sfen = "4k4/9/9/9/9/9/9/9/4K4 b 2Gp 1"
+
+    def read(text: str) -> str:
+        gui.d.execute_script("arguments[0].value = arguments[1];", sfen_box, text)
+        gui.click("#editor-read")
+        return sfen_box.get_property("value")
+
+    assert read(sfen) == sfen
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="5a"]', "data-piece") == "K", what="the king read in")
+    gui.click('#editor-palette button[data-piece="G"]')
+    gui.sq("5b")
+    gui.wait(lambda: sfen_box.get_property("value") == "4k4/4G4/9/9/9/9/9/9/4K4 b 2Gp 1", what="a gold placed")
+    hand = gui.d.find_element(By.CSS_SELECTOR, '#editor-hands input[data-hand="G"]')
+    hand.clear()
+    hand.send_keys("1\t")
+    Select(gui.d.find_element(By.ID, "editor-side")).select_by_value("w")
+    want = "4k4/4G4/9/9/9/9/9/9/4K4 w Gp 1"
+    gui.wait(lambda: sfen_box.get_property("value") == want, what="hands and the side to move")
+    assert read(want) == want
+    session = gui.session
+    before = session.game_number
+    gui.click("#editor-start")
+    gui.confirm_if_asked()
+    gui.wait(lambda: session.game_number != before, what="the game from the editor")
+    assert session.start_sfen == want and not gui.d.find_element(By.ID, "editor").is_displayed()
+    # dai shogi: 13 files, no hands
+    Select(gui.d.find_element(By.ID, "variant")).select_by_value("daishogi2017")
+    gui.click("#edit-position")
+    dai = "6k6/13/13/13/13/13/6Z6/13/13/13/13/13/6K6 b - 1"
+    assert read(dai) == dai and not gui.d.find_elements(By.CSS_SELECTOR, "#editor-hands input")
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="7g"]', "data-piece") == "Z", what="the lion read in")
+    before = session.game_number
+    gui.click("#editor-start")
+    gui.confirm_if_asked()
+    gui.wait(lambda: session.game_number != before, what="the dai shogi game from the editor")
+    assert session.info.id == "daishogi2017" and session.start_sfen == dai
+
+
+def test_a_load_error_stays_on_screen_while_the_engines_play_on(gui):
+    gui.open()
+    gui.new_game("shogi", sente="random", gote="random")
+    box = gui.d.find_element(By.ID, "record-text")
+    gui.d.execute_script("arguments[0].value = arguments[1];", box, "▲７六歩　△３四歩　▲５五龍\n")
+    gui.click("#load-text")
+    gui.wait(lambda: "▲５五龍" in gui.text("#error"), what="the load error")
+    plies = len(gui.session.plies)
+    gui.wait(lambda: len(gui.session.plies) >= plies + 3, what="the engines' next moves")
+    time.sleep(0.3)
+    assert "▲５五龍" in gui.text("#error") and gui.d.find_element(By.ID, "error").is_displayed()
+    if gui.session.result() is None:
+        gui.session.resign()
+
+
+# ------------------------------------------------------------------------------------------ review and editor with the new look
+#: A short branched record with comments (the review's branch rows and comment box on screen).
+BRANCHED_KIF = """手合割：平手
+*the start
+   1 ７六歩(77)
+   2 ３四歩(33)
+*a comment on move 2
+   3 ２六歩(27)
+   4 投了
+
+変化：3手
+   3 ６六歩(67)
+*in the branch
+"""
+
+
+def test_review_and_editor_fit_the_phone_with_drawn_pieces_and_their_own_check_mark(gui):
+    """On a 390 px phone the reviewed position is drawn with the SVG pieces and its own check mark (not the live
+    one's), the review bar and the editor (shogi and 13x13 dai shogi, the palette's pieces drawn) overflow nothing."""
+    width, height, _ = PHONE
+    gui.open()
+    gui.viewport(*PHONE)
+    try:
+        session = gui.session
+        session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G2r 1")
+        session.play("G*4b")
+        session.play("5a4b")
+        gui.wait(lambda: gui.moves() == ["G*4b", "5a4b"] and gui.kanji("4b") == "玉", what="the king took the gold")
+        assert not gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.check")
+        gui.click('#moves tr[data-line="0"][data-ply="1"]')
+        gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq.check[data-sq="5a"]')
+                 and gui.kanji("4b") == "金", what="the reviewed position with its check")
+        m = _layout(gui)
+        assert m["docWidth"] <= width and m["left"] >= 0 and m["right"] <= width, m
+        assert m["pieces"] == 4 and m["drawn"] == 4, m  # 5a, 4b, 5c, 5i
+        bar = gui.d.execute_script("return document.getElementById('review').getBoundingClientRect().right")
+        assert bar <= width and gui.d.find_element(By.ID, "review-live").is_displayed()
+        # the step buttons are drawn: ⏮ and ⏭ are missing from common fonts (a box on the screen)
+        icons = gui.d.execute_script("""return ['start', 'back', 'forward', 'end'].map((k) => {
+            const b = document.getElementById('review-' + k), svg = b.querySelector('svg.icon');
+            return [b.textContent.trim(), !!svg && svg.getBoundingClientRect().width > 0, b.getAttribute('aria-label')];
+        });""")
+        assert all(text == "" and drawn and label for text, drawn, label in icons), icons
+        gui.click("#review-live")
+        gui.wait(lambda: not gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.check"), what="the live position")
+        for variant, squares in (("shogi", 81), ("daishogi2017", 169)):
+            Select(gui.d.find_element(By.ID, "variant")).select_by_value(variant)
+            gui.click("#edit-position")
+            gui.wait(lambda: gui.d.find_element(By.ID, "editor").is_displayed()
+                     and len(gui.d.find_elements(By.CSS_SELECTOR, "#board .sq")) == squares, what=f"the {variant} editor")
+            if variant == "daishogi2017":  # the game is shogi: the dai shogi editor starts empty
+                gui.d.execute_script("document.getElementById('editor-sfen').value = arguments[0]",
+                                     "6k6/13/13/13/13/13/6Z6/13/13/13/13/13/6K6 b - 1")
+                gui.click("#editor-read")
+                gui.wait(lambda: gui.kanji("7g") == "獅子", what="the lion read in")
+            time.sleep(0.3)
+            m = _layout(gui)
+            assert m["docWidth"] <= width and m["left"] >= 0 and m["right"] <= width, (variant, m)
+            assert m["drawn"] == m["pieces"] > 0, (variant, m)
+            palette = gui.d.execute_script("""
+                const b = [...document.querySelectorAll('#editor-palette button.epiece')];
+                const r = document.getElementById('editor').getBoundingClientRect();
+                return {n: b.length, drawn: b.filter((e) => e.querySelector('svg.piece polygon')).length,
+                        right: Math.max(r.right, ...b.map((e) => e.getBoundingClientRect().right))};""")
+            assert palette["drawn"] == palette["n"] - 1 > 0 and palette["right"] <= width, (variant, palette)
+            if variant == "shogi":
+                gui.screenshot("editor-phone")
+            gui.click("#editor-close")
+            gui.wait(lambda: not gui.d.find_element(By.ID, "editor").is_displayed(), what="the editor closed")
+        Select(gui.d.find_element(By.ID, "variant")).select_by_value("shogi")
+    finally:
+        gui.viewport(*DESKTOP)
+
+
+def test_board_arrow_keys_move_its_focus_and_elsewhere_step_the_review(gui):
+    """While the board has the focus its arrow keys move the focus square and leave the review alone (Home/End still
+    step the review); anywhere else ←/→ step through the line; a keyboard move in a reviewed position is a branch."""
+    gui.open()
+    session = gui.session
+    session.new_game("shogi", players=["human", "human"])
+    for token in ("7g7f", "3c3d", "2g2f"):
+        session.play(token)
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f"], what="three moves")
+    current = lambda: gui.attr("#moves .current", "data-ply")  # noqa: E731
+    focused = lambda: gui.d.execute_script("return document.activeElement.dataset.sq || null")  # noqa: E731
+    reviewing = lambda: gui.d.find_element(By.ID, "review-live").is_displayed()  # noqa: E731
+    gui.d.execute_script("document.querySelector('#board .sq[data-sq=\"5e\"]').focus()")
+    ActionChains(gui.d).send_keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT, Keys.ARROW_UP).perform()
+    time.sleep(0.3)
+    assert focused() == "7d" and current() == "3" and not reviewing()
+    ActionChains(gui.d).send_keys(Keys.HOME).perform()
+    gui.wait(lambda: current() is None and reviewing() and gui.kanji("7g") == "歩", what="Home on the board")
+    ActionChains(gui.d).send_keys(Keys.END).perform()
+    gui.wait(lambda: current() == "3" and not reviewing(), what="End on the board")
+    # off the board: the arrows step the review
+    gui.click('#moves tr[data-line="0"][data-ply="2"]')
+    gui.wait(lambda: current() == "2", what="the position after 2")
+    assert focused() is None
+    ActionChains(gui.d).send_keys(Keys.ARROW_LEFT).perform()
+    gui.wait(lambda: current() == "1" and gui.attr('#board .sq[data-sq="3d"]', "data-piece") is None, what="←")
+    # back on the board, in the reviewed position (gote to move): 8c, Enter, down to 8d, Enter makes a branch
+    gui.d.execute_script("document.querySelector('#board .sq[data-sq=\"8c\"]').focus()")
+    ActionChains(gui.d).send_keys(Keys.ENTER, Keys.ARROW_DOWN).perform()
+    assert focused() == "8d" and current() == "1"
+    ActionChains(gui.d).send_keys(Keys.ENTER).perform()
+    gui.wait(lambda: len(session.lines) == 2 and [p.token for p in session.plies] == ["7g7f", "8c8d"],
+             what="the branch made by the keyboard")
+    gui.wait(lambda: "８四歩" in gui.text("#moves tr.branch"), what="the branch row")
+    assert gui.moves() == ["7g7f", "3c3d", "2g2f"]
+
+
+def test_text_contrast_of_the_review_branches_comments_and_editor(gui):
+    """The records branch's elements read at 4.5:1 too: the review bar while reviewing, branch rows with the shown
+    move, the comment box, the editor."""
+    gui.open()
+    gui.new_game("shogi")
+    box = gui.d.find_element(By.ID, "record-text")
+    gui.d.execute_script("arguments[0].value = arguments[1];", box, BRANCHED_KIF)
+    gui.click("#load-text")
+    gui.confirm_if_asked()
+    gui.wait(lambda: gui.moves() == ["7g7f", "3c3d", "2g2f"] and gui.d.find_elements(By.CSS_SELECTOR, "#moves tr.branch"),
+             what="the branched record")
+    gui.click('#moves tr[data-line="0"][data-ply="2"]')
+    gui.wait(lambda: "a comment on move 2" in gui.text("#move-comment"), what="the comment")
+    assert gui.d.execute_script(CONTRAST_JS) == []
+    gui.click("#moves tr.branch .bmove")
+    gui.wait(lambda: "in the branch" in gui.text("#move-comment"), what="the branch's move")
+    assert gui.d.execute_script(CONTRAST_JS) == []
+    gui.screenshot("review")
+    gui.click("#edit-position")
+    gui.wait(lambda: gui.d.find_element(By.ID, "editor").is_displayed(), what="the editor")
+    gui.click('#editor-palette button[data-piece="G"]')
+    assert gui.d.execute_script(CONTRAST_JS) == []
+    gui.click("#editor-close")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gui.engines import parse_engine_arg
-from gui.games import click_path
+from gui.games import click_path, variant_infos
 from gui.server import MAX_BODY, make_server, serve_in_thread, server_from_args
 from gui.session import RequestError, Session
 
@@ -497,11 +497,12 @@ def test_turncoat_plans_stay_hidden_when_a_set_up_start_gives_both_plans(plot_se
     watch.check(data, 0, "the refused load")
     api.ok("/api/resign", {})
     watch.revealed(watch.state(api.ok("/api/state")))
-    full = api.ok("/api/record?format=json")["text"]
+    full = json.loads(api.ok("/api/record?format=json")["text"])
+    full.update(result=None, reason=None)  # a loaded record's result stands: without one, the game goes on
 
     # the full record loads back: two people, each seeing only its own plan in the start, the game on from the truth
     watch = SecretWatch(api, [PLOT_S, PLOT_G], preset=True)
-    st = watch.state(api.load({"text": full, "players": ["human", "human"]}))
+    st = watch.state(api.load({"text": json.dumps(full), "players": ["human", "human"]}))
     assert [h["token"] for h in st["history"]] == ["2g2f", "8c8d", "2f2e", "8d8e"]
     assert st["viewer"] == 0 and st["start_sfen"] == seen_by[0] and api.session(srv).start_sfen == start
     st = watch.move("5g5f")
@@ -1268,3 +1269,233 @@ def test_the_servers_shutdown_leaves_no_engine_behind(tmp_path):
         srv.server_close()
         srv.close_sessions(wait_s=15)  # what main() does after Ctrl-C (with SHUTDOWN_WAIT_S)
     assert not running(pid), "the engine outlived the server"
+
+
+# ------------------------------------------------------------------------------------------ records and review (issue 51)
+BRANCHED_KIF = """# a game with two branches, one inside the other, and comments
+手合割：平手
+先手：A
+後手：B
+手数----指手---------消費時間--
+*the start
+   1 ７六歩(77)   ( 0:01/00:00:01)
+   2 ３四歩(33)   ( 0:02/00:00:02)
+*a comment on move 2
+   3 ２六歩(27)   ( 0:00/00:00:01)
+   4 ８四歩(83)   ( 0:00/00:00:02)
+   5 投了
+まで4手で後手の勝ち
+
+変化：3手
+   3 ６六歩(67)
+   4 ８四歩(83)
+*in the branch
+   5 ７八銀(79)
+
+変化：5手
+   5 ６八銀(79)
+
+変化：2手
+   2 ８四歩(83)
+"""
+
+
+def lines_of(st: dict) -> dict[tuple, list]:
+    """Every line of a state as {its tokens from the start: its own tokens}."""
+    full = {}
+    for ln in st["lines"]:
+        parent = full.get(ln["parent"], [])
+        full[ln["line"]] = parent[:ln["fork"]] + [m["token"] for m in ln["moves"]]
+    return sorted(tuple(v) for v in full.values())
+
+
+def test_a_branched_kif_loads_with_its_branches_and_saves_back_with_them(server):
+    _, api = server
+    st = api.load({"text": BRANCHED_KIF, "players": ["human", "human"]})
+    assert [h["token"] for h in st["history"]] == ["7g7f", "3c3d", "2g2f", "8c8d"]
+    want = [("7g7f", "3c3d", "2g2f", "8c8d"), ("7g7f", "3c3d", "6g6f", "8c8d", "7i6h"),
+            ("7g7f", "3c3d", "6g6f", "8c8d", "7i7h"), ("7g7f", "8c8d")]
+    assert lines_of(st) == want
+    assert st["result"]["reason"] == "resign" and st["result"]["score"] == 0.0  # 投了: sente, to move, resigned
+    assert st["node"] == "terminal" and not st["human_turn"]
+    assert st["history"][1]["comment"] == "a comment on move 2" and st["start_comment"] == "the start"
+    kif = api.ok("/api/record?format=kif")["text"]
+    assert kif.count("変化：") == 3 and "*in the branch" in kif and "投了" in kif
+    for fmt in ("kif", "ki2", "json"):
+        text = kif if fmt == "kif" else api.ok(f"/api/record?format={fmt}")["text"]
+        st = api.load({"text": text, "players": ["human", "human"]})
+        assert lines_of(st) == want, fmt
+        assert st["result"]["reason"] == "resign", fmt
+        assert st["history"][1]["comment"] == "a comment on move 2", fmt
+    csa = api.ok("/api/record?format=csa")["text"]  # CSA has no branches: the main line, its comments, %TORYO
+    assert "%TORYO" in csa and "'*a comment on move 2" in csa
+    st = api.load({"text": csa, "players": ["human", "human"]})
+    assert lines_of(st) == [want[0]] and st["result"]["reason"] == "resign"
+
+
+def test_ki2_handicap_kif_csa_and_sfen_load(server):
+    _, api = server
+    ki2 = ("手合割：平手\n先手：A\n後手：B\n\n▲７六歩　△３四歩　▲２二角成　△同　銀\n▲４五角　△５二金右\n"
+           "まで6手で中断\n")
+    st = api.load({"text": ki2, "players": ["human", "human"]})
+    assert [h["token"] for h in st["history"]] == ["7g7f", "3c3d", "8h2b+", "3a2b", "B*4e", "6a5b"]
+    assert st["result"] is None and st["human_turn"]  # 中断: the game goes on
+    # a KI2 move the rules cannot tell apart (two golds reach 5h) is refused, never an empty game
+    status, data = api.call("/api/load", {"text": "▲５八金\n", "replace": True})
+    assert status == 400 and "▲５八金" in data["error"] and "2 moves" in data["error"], data
+    handicap_kif = "手合割：角落ち\n下手：A\n上手：B\n手数----指手---------消費時間--\n   1 ３四歩(33)\n   2 ７六歩(77)\n"
+    st = api.load({"text": handicap_kif, "players": ["human", "human"], "replace": True})
+    assert st["start_sfen"] == "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+    assert [h["token"] for h in st["history"]] == ["3c3d", "7g7f"]
+    assert "手合割：角落ち" in api.ok("/api/record?format=kif")["text"]
+    csa = api.ok("/api/record?format=csa")["text"]
+    assert "PI22KA" in csa
+    st = api.load({"text": csa, "players": ["human", "human"], "replace": True})
+    assert st["start_sfen"].split()[:2] == ["lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL", "w"]
+    st = api.load({"text": "V2.2\nPI82HI\n-\n-3334FU\n+7776FU\n'good move\n%TORYO\n", "players": ["human", "human"]})
+    assert st["start_sfen"].startswith("lnsgkgsnl/7b1/") and st["history"][-1]["comment"] == "good move"
+    assert st["result"]["reason"] == "resign" and st["result"]["score"] == 1.0  # gote, to move, resigned
+    st = api.load({"text": "sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d",
+                   "players": ["human", "human"]})
+    assert st["variant"]["id"] == "shogi" and [h["token"] for h in st["history"]] == ["3c3d"]
+    # every handicap name reads to its position, and back
+    from gui.kifcsa import HANDICAPS
+    for name, sfen in HANDICAPS.items():
+        st = api.load({"text": f"手合割：{name}\n   1 ５四歩(53)\n", "players": ["human", "human"], "replace": True})
+        assert st["start_sfen"] == sfen, name
+        assert f"手合割：{name}" in api.ok("/api/record?format=kif")["text"], name
+
+
+def test_end_markers_finish_the_loaded_game_and_the_engine_does_not_play_on(server):
+    _, api = server
+    cases = [("   1 ７六歩(77)\n   2 ３四歩(33)\n   3 投了\n", 0.0, "resign"),
+             ("   1 ７六歩(77)\n   2 千日手\n", 0.5, "sennichite"),
+             ("   1 ７六歩(77)\n   2 持将棋\n", 0.5, "jishogi"),
+             ("   1 ７六歩(77)\n   2 入玉勝ち\n", 0.0, "entering king"),  # gote, to move, declared
+             ("   1 ７六歩(77)\n   2 反則勝ち\n", 0.0, "illegal move"),
+             ("   1 ７六歩(77)\n   2 切れ負け\n", 1.0, "time forfeit"),
+             ("V2.2\nPI\n+\n+7776FU\n%TORYO\n", 1.0, "resign"),
+             ("V2.2\nPI\n+\n+7776FU\n-3334FU\n%KACHI\n", 1.0, "entering king"),
+             ("V2.2\nPI\n+\n+7776FU\n%SENNICHITE\n", 0.5, "sennichite"),
+             ("▲７六歩　△３四歩\nまで2手で後手の勝ち\n", 0.0, "resign")]
+    for text, score, reason in cases:
+        # gote (or both) is our engine: a finished record must not wake it
+        st = api.load({"text": text, "players": [RANDOM, RANDOM], "replace": True})
+        assert st["result"] is not None and (st["result"]["score"], st["result"]["reason"]) == (score, reason), text
+        assert st["node"] == "terminal" and not st["thinking"], text
+    time.sleep(0.3)
+    st = api.ok("/api/state")
+    assert [h["token"] for h in st["history"]] == ["7g7f", "3c3d"] and not st["thinking"]
+    st = api.load({"text": "V2.2\nPI\n+\n+7776FU\n%CHUDAN\n", "players": ["human", "human"], "replace": True})
+    assert st["result"] is None and st["human_turn"]  # suspended: the game goes on
+
+
+def test_malformed_records_give_one_clear_line_and_leave_the_game_unchanged(server):
+    _, api = server
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/move", {"move": "7g7f"})
+    before = api.ok("/api/state")
+    cases = [("手合割：九枚落ち\n   1 ７六歩(77)\n", "unknown handicap"),
+             ("   1 ７六歩(77)\n   3 ３四歩(33)\n", "move 3 where move 2"),
+             ("   1 ７六歩(77)\n\n変化：5手\n   5 ３四歩(33)\n", "変化：5手"),
+             ("   1 ７六歩(77)\n   2 ３四歩(33)\n\n変化：2手\n   2 ９九歩(11)\n", "branch 1"),
+             ("▲７六歩　△３四歩　▲５五龍\n", "▲５五龍"),
+             ("▲７六歩　▲３四歩\n", "not the side to move"),
+             ("V2.2\nPI82XX\n+\n", "82XX"),
+             ("V2.2\nPI\n+\n+7776FU\n%NONSENSE\n", "%NONSENSE"),
+             ("V2.2\nPI\n+\n-3334FU\n", "not the side to move"),
+             ("position startpos moves 7g7f 7g7f", "token 2"),
+             ("position upside down", "position startpos"),
+             ("sfen 9/9/9 b - 1", "bad start position"),
+             ("lorem ipsum\ndolor sit amet\n", "not a record")]
+    for text, words in cases:
+        status, data = api.call("/api/load", {"text": text, "replace": True})
+        assert status == 400 and words in data["error"], (text, data)
+        assert "\n" not in data["error"] and "Traceback" not in data["error"], data
+        unchanged(api, before)
+
+
+def test_a_pasted_position_line_loads(server):
+    _, api = server
+    st = api.load({"text": "position startpos moves 7g7f 3c3d 8h2b+", "players": ["human", "human"]})
+    assert [h["token"] for h in st["history"]] == ["7g7f", "3c3d", "8h2b+"] and st["variant"]["id"] == "shogi"
+    st = api.load({"text": "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1 moves G*5b", "players": ["human", "human"]})
+    assert st["result"]["reason"] == "checkmate"
+    # a position names no variant: the page's, when that variant reads it (a 13x13 SFEN is dai shogi's)
+    sfen = "6k6/13/13/13/13/13/6Z6/13/13/13/13/13/6K6 b - 1"
+    st = api.load({"text": sfen, "players": ["human", "human"], "variant": "shogi", "replace": True})
+    assert st["variant"]["id"] == "daishogi2017" and st["sfen"] == sfen
+    st = api.load({"text": "position startpos", "players": ["human", "human"], "variant": "daishogi2017",
+                   "replace": True})
+    assert st["variant"]["id"] == "daishogi2017" and st["board"]["files"] == 13
+
+
+def test_review_any_position_and_branch_from_an_earlier_one(server):
+    _, api = server
+    api.new({"variant": "shogi", "players": ["human", RANDOM], "seed": 2})
+    st = api.ok("/api/move", {"move": "7g7f"})
+    st = wait_for(api, lambda s: s["human_turn"])
+    st = api.ok("/api/move", {"move": "2g2f"})
+    st = wait_for(api, lambda s: s["human_turn"])
+    main = [h["token"] for h in st["history"]]
+    assert len(main) == 4
+    view = api.ok("/api/view?line=0&ply=2")
+    assert view["side"] == 0 and view["last_move"] == [main[1][:2], main[1][2:4]] and not view["live"]
+    assert {"7g7f", "2g2f"} <= {a["token"] for a in api.ok("/api/view?line=0&ply=0")["legal"]}
+    assert api.ok("/api/view?line=0&ply=1")["legal"] == []  # the engine's turn there: no branch
+    assert "not a person's turn" in api.ok("/api/view?line=0&ply=1")["refusal"]
+    status, data = api.call("/api/move", {"move": "5g5f", "line": 0, "ply": 1})
+    assert status == 400 and "not a person's turn" in data["error"]
+    status, data = api.call("/api/view?line=0&ply=9")
+    assert status == 400 and "'ply'" in data["error"]
+    # the main line's own move goes on along it; another move is a branch, the main line kept
+    st = api.ok("/api/move", {"move": "2g2f", "line": 0, "ply": 2})
+    assert st["at"] == {"line": 0, "ply": 3} and [h["token"] for h in st["history"]] == main
+    st = api.ok("/api/move", {"move": "5g5f", "line": 0, "ply": 2})
+    assert st["at"] == {"line": 1, "ply": 3} and st["line"] == 1
+    st = wait_for(api, lambda s: s["human_turn"])
+    assert [h["token"] for h in st["history"]][:3] == main[:2] + ["5g5f"] and len(st["history"]) == 4
+    assert [ln["fork"] for ln in st["lines"]] == [0, 2]
+    assert [m["token"] for m in st["lines"][0]["moves"]] == main
+    rec = json.loads(api.ok("/api/record?format=json")["text"])
+    assert rec["history"] == main and rec["variations"][0]["history"][:3] == main[:2] + ["5g5f"]
+    kif = api.ok("/api/record?format=kif")["text"]
+    assert "変化：3手" in kif and "５六歩(57)" in kif
+    # back to the main line: its own move where the branch left it
+    st = api.ok("/api/move", {"move": main[2], "line": 0, "ply": 2})
+    assert st["at"] == {"line": 0, "ply": 3} and st["line"] == 0 and [h["token"] for h in st["history"]] == main
+
+
+def test_a_reviewed_position_marks_its_own_king_in_check_and_variants_name_their_pieces_once():
+    """``/api/view`` has the shown position's ``check`` (not the live one's), so the review draws the same marks as
+    the live board; each variant's ``kanji`` (the drawn pieces, the promotion prompt and the editor's palette),
+    ``hand`` and ``editable`` come under one key each."""
+    s = Session("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G2r 1")
+    s.play("G*4b")
+    s.play("5a4b")
+    assert s.state()["check"] is None
+    assert s.view(0, 1)["check"] == "5a" and s.view(0, 0)["check"] is None and s.view(0, 2)["check"] is None
+    variants = {v["id"]: v for v in (info.to_json() for info in variant_infos().values())}
+    assert variants["shogi"]["kanji"]["+R"] == "龍" and "pieces" not in variants["shogi"]
+    assert variants["shogi"]["hand"] == "RBGSNLP" and variants["daishogi2017"]["hand"] == ""
+    assert [v for v in variants if variants[v]["editable"]] == ["shogi", "daishogi2017", "fantasista", "turncoat"]
+
+
+def test_review_never_shows_the_other_sides_turncoat_plan(plot_server):
+    srv, api = plot_server
+    watch = SecretWatch(api, ["plan:8b", PLOT_G], engine_sides=(1,))
+    st = watch.state(api.new({"variant": "turncoat", "players": ["human", {"kind": "engine", "engine": "plot_g"}],
+                              "seed": 1}))
+    watch.move("plan:8b")
+    st = watch.until(lambda s: s["human_turn"])
+    for token in ("2g2f", "2f2e"):
+        watch.move(token)
+        st = watch.until(lambda s: s["human_turn"] or s["result"])
+    for line in st["lines"]:
+        for ply in range(line["length"] + 1):
+            watch.check(api.ok(f"/api/view?line={line['line']}&ply={ply}"), 0, f"the view after {ply} plies")
+    # a branch from an earlier position of sente (the person) is fine, and is watched like the rest
+    st = watch.state(api.ok("/api/move", {"move": "1g1f", "line": 0, "ply": 4}))
+    assert st["line"] == 1
+    watch.until(lambda s: s["human_turn"] or s["result"])
+    watch.check(api.ok("/api/record?format=json"), 0, "the record with a branch")

@@ -30,6 +30,11 @@ let waveMoves = null;    // fantasista: the silver moves of the wave being built
 let waveInfo = null;     // fantasista: the server's answer for waveMoves (next moves, canonical token)
 let waveFrom = null;     // fantasista: the silver picked, whose destinations are shown
 let formGame = -1;       // the game the new-game form shows
+let LIVE = null;         // the server's state as it came (S is what is shown: LIVE, a reviewed position or the editor)
+let view = null;         // review: {line, ply, ...} the position shown instead of the live one (null: live)
+let editor = null;       // the position editor: {variant, squares, hands, side, extra, tool, color} (null: closed)
+let stickyError = "";    // a refused request's error: stays on screen until the next accepted request
+let replayTimer = null;  // review: the replay stepping through the shown line
 const FACING_DEG = { n: 0, e: 90, s: 180, w: 270 };
 const FACING_ARROW = { n: "↑", e: "→", s: "↓", w: "←" };
 const FACE_TITLE = { x: "upside down 100", v: "upright 10", s: "on its side 5", u: "face up 1", d: "face down 0" };
@@ -109,6 +114,7 @@ async function post(path, body, what, done) {
   try {
     const st = await api(path, body || {});
     if (done) done(st);
+    stickyError = "";
     showError("");
     prefix = [];
     planPick.clear();
@@ -124,6 +130,7 @@ async function post(path, body, what, done) {
         () => post(path, { ...body, replace: true }, what, done));
       return null;
     }
+    stickyError = e.message;  // kept when the next state arrives (an engine's move), until a request succeeds
     showError(e.message);
     return null;
   }
@@ -559,6 +566,7 @@ async function sendMove(token) {
   $("chooser").hidden = true;
   prefix = [];
   resetWave();
+  if (view) return reviewMove(token);
   await post("/api/move", { move: token });
 }
 
@@ -644,13 +652,16 @@ function render(st) {
   if (st.game === lastGame && moves > lastMoves) moveSound();
   lastMoves = moves;
   lastGame = st.game;
-  S = st;
+  if (LIVE && (LIVE.game !== st.game)) { view = null; stopReplay(); }
+  LIVE = st;
+  if (view && (fullLines()[view.line] || []).length < view.ply) view = null;  // taken back meanwhile
+  S = shownState(st);
   // keep a half-made move only while it still leads somewhere (the same person's turn)
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
   if (!st.human_turn) planPick.clear();
   pollVersion = st.version;
-  if (!st.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; endSquare = null; }
-  drawBoard(turnInfo ? turnInfo.board : st.board);
+  if (!S.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; endSquare = null; }
+  drawBoard(turnInfo ? turnInfo.board : S.board);
   renderHands();
   renderMarks();
   renderStatus();
@@ -663,9 +674,10 @@ function render(st) {
   $("resign").disabled = !!st.result;
   if (st.result) $("resign-confirm").hidden = true;
   $("chooser").hidden = true;
-  showError(st.error);
+  showError(st.error || stickyError);
+  renderReview();
   fitBoard();
-  if (st.turn_build && !turnInfo) fetchTurn([]);
+  if (S.turn_build && !turnInfo) fetchTurn([]);
 }
 
 // ---------------------------------------------------------------------------------------------- layout
@@ -756,7 +768,7 @@ function drawBoard(b) {
     }
   }
   board.classList.toggle("flipped", flipped);
-  if (S.variant.id === "mawarikudoi") markCorners(S.turn_build && turnInfo ? turnInfo.panel : S.panel);
+  if (S.variant.id === "mawarikudoi" && !editor) markCorners(S.turn_build && turnInfo ? turnInfo.panel : S.panel);
   if (hadFocus) focusSquare(kbIndex);
 }
 
@@ -783,12 +795,12 @@ function renderHands() {
   [["hand-top", sides[0]], ["hand-bottom", sides[1]]].forEach(([id, color]) => {
     const el = $(id);
     el.innerHTML = "";
-    el.hidden = S.variant.sides === 1 && color === 1;
+    el.hidden = S.variant.sides === 1 && color === 1 && !editor;  // the editor's board has two sides
     if (el.hidden) return;
     el.setAttribute("aria-label", `${SIDE_WORD[color]}'s hand`);
     const label = document.createElement("span");
     label.className = "label";
-    label.textContent = (color ? "☖ gote" : "☗ sente") + " " + S.players[color].name;
+    label.textContent = (color ? "☖ gote" : "☗ sente") + (editor ? "" : " " + S.players[color].name);
     el.appendChild(label);
     for (const h of S.board.hands[color]) {
       const b = document.createElement("button");
@@ -811,6 +823,7 @@ function renderHands() {
 // A click, a drop, Enter on the focused square: all go through activate (then step, the one move code).
 function activate(s) {
   if (!S) return;
+  if (editor) return s.startsWith("sq:") ? editorClick(s.slice(3)) : undefined;
   if (s.startsWith("sq:") && isPlanNode()) return togglePlan(s.slice(3));
   step(s);
 }
@@ -1187,21 +1200,61 @@ function renderInfo() {
   $("info-pv").textContent = (i.pv || []).join(" ") || "–";
 }
 
+// The move list: the main line, and each branch as a row under the move it replaces (its own branches under
+// it, indented). Every move is clickable: the board shows the position after it (review).
 function renderMoves() {
   const body = $("moves").querySelector("tbody");
   body.innerHTML = "";
-  let n = 0;
-  for (const h of S.history) {
-    const tr = document.createElement("tr");
-    if (h.event) tr.className = "event";
-    else n++;
-    tr.innerHTML = `<td>${h.event ? "" : n}</td><td>${h.event ? "" : h.side ? "☖" : "☗"}</td>` +
-      `<td class="usi">${h.token}</td><td class="ja">${h.ja}</td>`;
-    body.appendChild(tr);
+  const lines = S.lines || [];
+  const full = fullLines();
+  const main = lines[0];
+  if (!main) return;
+  const groups = {};  // main-line index -> the branch rows shown after it
+  let anchor = 0;
+  for (const ln of lines.slice(1)) {
+    if (ln.parent === 0) anchor = ln.fork;
+    (groups[anchor] = groups[anchor] || []).push(ln);
   }
-  if (body.lastChild) body.lastChild.classList.add("current");
-  const box = body.closest(".moves");
-  box.scrollTop = box.scrollHeight;
+  const number = (line, i) => full[line].slice(0, i + 1).filter((h) => !h.event).length;
+  const addBranches = (i) => {
+    for (const ln of groups[i] || []) {
+      const tr = document.createElement("tr");
+      tr.className = "branch";
+      tr.dataset.line = ln.line;
+      const td = document.createElement("td");
+      td.colSpan = 4;
+      td.style.paddingLeft = (8 + 12 * depthOf(ln.line)) + "px";
+      td.innerHTML = `<span class="k">変化 ${number(ln.line, ln.fork)}手</span> `;
+      ln.moves.forEach((h, k) => {
+        const i2 = ln.fork + k;
+        const sp = document.createElement("span");
+        sp.className = "bmove" + (h.event ? " event" : "");
+        sp.dataset.line = ln.line;
+        sp.dataset.ply = i2 + 1;
+        sp.textContent = (h.event ? "" : `${number(ln.line, i2)}${h.side ? "☖" : "☗"}`) + h.ja + (h.comment ? " *" : "");
+        if (h.comment) sp.title = h.comment;
+        sp.onclick = () => showAt(ln.line, i2 + 1);
+        td.appendChild(sp);
+      });
+      if (ln.result) td.insertAdjacentHTML("beforeend", ` <span class="k">${ln.result}</span>`);
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+  };
+  main.moves.forEach((h, i) => {
+    const tr = document.createElement("tr");
+    tr.dataset.line = 0;
+    tr.dataset.ply = i + 1;
+    if (h.event) tr.className = "event";
+    tr.innerHTML = `<td>${h.event ? "" : number(0, i)}</td><td>${h.event ? "" : h.side ? "☖" : "☗"}</td>` +
+      `<td class="usi">${h.token}</td><td class="ja">${h.ja}${h.comment ? " *" : ""}</td>`;
+    if (h.comment) tr.title = h.comment;
+    tr.onclick = () => showAt(0, i + 1);
+    body.appendChild(tr);
+    addBranches(i);
+  });
+  for (const i of Object.keys(groups)) if (+i >= main.moves.length) addBranches(+i);  // past the main line's end
+  markShown();
 }
 
 function renderGraph() {
@@ -1244,7 +1297,355 @@ async function save(fmt) {
 // A JSON record brings its players (persons, engines the server offers, by name); the form's players play where it
 // names none (KIF, CSA) and instead of an engine the server does not offer (a file never starts a program).
 async function loadText(text) {
-  await post("/api/load", { text, default_players: [playerSpec(0), playerSpec(1)] }, "the loaded record");
+  // a pasted SFEN or position line is of the form's variant (if it reads it)
+  await post("/api/load", { text, default_players: [playerSpec(0), playerSpec(1)], variant: $("variant").value },
+    "the loaded record", () => { view = null; stopReplay(); });
+}
+
+// ---------------------------------------------------------------------------------------------- review and branches
+// The page shows the live position, or (review) the one after any move of any line: the server sends it as this
+// page may see it (/api/view: a turncoat plan the viewer may not see stays hidden) with the legal moves when a
+// person may play there. A move played there goes on along a line that has it, or starts a branch.
+
+// Every line's plies from the start (a branch: its parent's first ``fork`` plies, then its own).
+function fullLines() {
+  const out = {};
+  for (const ln of (LIVE && LIVE.lines) || []) {
+    out[ln.line] = (ln.parent >= 0 ? (out[ln.parent] || []).slice(0, ln.fork) : []).concat(ln.moves);
+  }
+  if (LIVE && !out[LIVE.line]) out[LIVE.line] = LIVE.history;  // a line with no move of its own yet (after undo)
+  return out;
+}
+
+function depthOf(line) {
+  const byId = Object.fromEntries(((LIVE && LIVE.lines) || []).map((ln) => [ln.line, ln]));
+  let d = 0;
+  for (let ln = byId[line]; ln && ln.parent > 0; ln = byId[ln.parent]) d++;
+  return d;
+}
+
+// The line and plies shown: the reviewed position, else the live one.
+function shownAt() {
+  return view ? { line: view.line, ply: view.ply } : { line: LIVE.line, ply: LIVE.history.length };
+}
+
+// What the page draws: the live state, or with a reviewed position's board, moves and marks in its place.
+function shownState(st) {
+  if (editor) return { ...st, board: editorBoard(), legal: [], human_turn: false, last_move: [], check: null,
+    turn_build: null, wave_build: false, thinking: false };
+  if (!view) return st;
+  return { ...st, board: view.board, legal: view.legal, human_turn: view.legal.length > 0, side: view.side,
+    last_move: view.last_move, check: view.check, turn_build: null, wave_build: false, node: view.node, panel: view.panel,
+    thinking: false, result: null };
+}
+
+// The move list's cell of the position after ``ply`` plies of ``line`` (a branch's first plies are its parent's).
+function cellFor(line, ply) {
+  const byId = Object.fromEntries(((LIVE && LIVE.lines) || []).map((ln) => [ln.line, ln]));
+  for (let ln = byId[line]; ln && ply > 0; ln = byId[ln.parent]) {
+    if (ply > ln.fork) return document.querySelector(`#moves [data-line="${ln.line}"][data-ply="${ply}"]`);
+  }
+  return null;
+}
+
+function markShown() {
+  for (const el of document.querySelectorAll("#moves .current")) el.classList.remove("current");
+  if (!LIVE) return;
+  const at = shownAt();
+  const cell = cellFor(at.line, at.ply);
+  if (cell) {
+    cell.classList.add("current");
+    const box = cell.closest(".moves");
+    if (box) box.scrollTop = Math.max(0, cell.offsetTop - box.clientHeight / 2);
+  }
+  const h = (fullLines()[at.line] || [])[at.ply - 1];
+  const comment = at.ply === 0 ? (LIVE.start_comment || "") : (h && h.comment) || "";
+  $("move-comment").textContent = comment;
+  $("move-comment").hidden = !comment;
+}
+
+async function showAt(line, ply) {
+  if (!LIVE || editor) return;
+  const len = (fullLines()[line] || []).length;
+  ply = Math.max(0, Math.min(ply, len));
+  prefix = [];
+  $("chooser").hidden = true;
+  if (line === LIVE.line && ply === LIVE.history.length) {
+    view = null;
+    return render(LIVE);
+  }
+  try {
+    const version = LIVE.version;
+    const v = await api(`/api/view?line=${line}&ply=${ply}`);
+    if (LIVE.version !== version) return;  // the game moved on meanwhile: the click is read again
+    view = v;
+    render(LIVE);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+function stepShown(delta) {
+  const at = shownAt();
+  const len = (fullLines()[at.line] || []).length;
+  if (delta === -Infinity) return showAt(at.line, 0);
+  if (delta === Infinity) return showAt(at.line, len);
+  return showAt(at.line, Math.max(0, Math.min(len, at.ply + delta)));
+}
+
+// A move in a reviewed position: the server answers where it led (a line that has it, or a new branch).
+async function reviewMove(token) {
+  const at = { line: view.line, ply: view.ply };
+  const st = await post("/api/move", { move: token, ...at });
+  if (!st) return;
+  view = null;
+  if (st.at && !(st.at.line === st.line && st.at.ply === st.history.length)) await showAt(st.at.line, st.at.ply);
+  else render(st);
+}
+
+function stopReplay() {
+  if (replayTimer) clearInterval(replayTimer);
+  replayTimer = null;
+  if ($("replay")) $("replay").textContent = "▶ Replay";
+}
+
+// Replay: the shown line from its start, a move a second.
+function toggleReplay() {
+  if (replayTimer) return stopReplay();
+  const line = shownAt().line;
+  showAt(line, 0);
+  $("replay").textContent = "■ Stop";
+  replayTimer = setInterval(() => {
+    const at = shownAt();
+    if (at.ply >= (fullLines()[line] || []).length) return stopReplay();
+    showAt(line, at.ply + 1);
+  }, 1000);
+}
+
+function renderReview() {
+  const box = $("review");
+  if (!box || !LIVE) return;
+  const at = shownAt();
+  box.classList.toggle("reviewing", !!view);
+  $("review-where").textContent = view
+    ? `reviewing: after ${at.ply} of ${(fullLines()[at.line] || []).length} plies` +
+      (at.line ? ` (branch ${at.line})` : "") + (view.legal.length ? " — a move here makes a branch" : "")
+    : "live position";
+  $("review-live").hidden = !view;
+  if (view && !editor) $("status").textContent = view.refusal ? `reviewing (${view.refusal})` :
+    `reviewing: ${sideName(view.side)} to move here`;
+  markShown();
+  if (editor) redrawEditor();
+}
+
+// ←/→/Home/End step through the shown line, except where the key has a job of its own: in a text field or a
+// select, on a question over the board, and the arrow keys while the board has the focus (they move its focus square).
+document.addEventListener("keydown", (ev) => {
+  if (ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (ev.target.closest && ev.target.closest("input, textarea, select, #chooser")) return;
+  if (ev.key.startsWith("Arrow") && ev.target.closest && ev.target.closest("#board")) return;
+  const keys = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
+  if (!(ev.key in keys) || !LIVE || editor) return;
+  ev.preventDefault();
+  stopReplay();
+  stepShown(keys[ev.key]);
+});
+
+// ---------------------------------------------------------------------------------------------- position editor
+// Any board variant's position set up by hand: a piece from the palette (either side, promoted ones too) placed
+// with a click (a click with the same piece removes it; the eraser empties), the hands' counts, the side to move;
+// SFEN in and out; "Start a game here" starts the form's game from it. SFEN fields past the hands (a variant's
+// own state) are kept as read.
+const SFEN_TOKEN = /\d+|\+?[A-Za-z]'?/g;
+
+function editorVariant() { return variants.find((v) => v.id === (editor ? editor.variant : $("variant").value)); }
+
+function parseSfen(sfen, v) {
+  const fields = sfen.trim().split(/\s+/);
+  if (fields.length < 2 || !/^[bw]$/.test(fields[1])) throw new Error("an SFEN is '<board> <b|w> <hands> <n>'");
+  const rows = fields[0].split("/");
+  if (rows.length !== v.ranks) throw new Error(`the board has ${rows.length} ranks, not ${v.ranks}`);
+  const squares = {};
+  rows.forEach((row, r) => {
+    let f = v.files;
+    for (const tok of row.match(SFEN_TOKEN) || []) {
+      if (/^\d+$/.test(tok)) { f -= +tok; continue; }
+      if (f < 1) throw new Error(`rank ${r + 1} has more than ${v.files} squares`);
+      squares[`${f}${RANKS[r]}`] = tok;
+      f--;
+    }
+    if (f !== 0) throw new Error(`rank ${r + 1} has ${v.files - f} squares, not ${v.files}`);
+  });
+  const hands = {};
+  if (fields[2] && fields[2] !== "-") {
+    for (const [, n, p] of fields[2].matchAll(/(\d*)([A-Za-z])/g)) hands[p] = (hands[p] || 0) + (+n || 1);
+  }
+  return { variant: v.id, squares, hands, side: fields[1], extra: fields.slice(4), tool: editor ? editor.tool : "",
+    color: editor ? editor.color : 0 };
+}
+
+function editorSfen() {
+  const v = editorVariant(), e = editor;
+  const rows = [];
+  for (let r = 0; r < v.ranks; r++) {
+    let row = "", empty = 0;
+    for (let f = v.files; f >= 1; f--) {
+      const p = e.squares[`${f}${RANKS[r]}`];
+      if (!p) { empty++; continue; }
+      if (empty) { row += empty; empty = 0; }
+      row += p;
+    }
+    rows.push(row + (empty ? empty : ""));
+  }
+  let hand = "";
+  for (const upper of [true, false]) {
+    for (const l of v.hand) {
+      const key = upper ? l : l.toLowerCase();
+      const n = e.hands[key] || 0;
+      if (n > 0) hand += (n > 1 ? n : "") + key;
+    }
+  }
+  return [rows.join("/"), e.side, hand || "-", "1", ...e.extra].join(" ");
+}
+
+// The editor's position as a board the page draws.
+function editorBoard() {
+  const v = editorVariant(), e = editor;
+  const squares = {};
+  for (const [sq, tok] of Object.entries(e.squares)) {
+    const upper = tok.replace(/^\+/, "")[0] === tok.replace(/^\+/, "")[0].toUpperCase();
+    const letter = tok.toUpperCase().replace(/'$/, "");
+    squares[sq] = { letter, color: upper ? 0 : 1, kanji: v.kanji[letter] || letter, western: letter, marks: "" };
+  }
+  const hands = [[], []];
+  for (const l of v.hand) {
+    for (const [c, key] of [[0, l], [1, l.toLowerCase()]]) {
+      if (e.hands[key]) hands[c].push({ key: l, letter: l, kanji: v.kanji[l] || l, western: l, count: e.hands[key] });
+    }
+  }
+  return { files: v.files, ranks: v.ranks, squares, hands, turn: e.side === "b" ? 0 : 1 };
+}
+
+function openEditor(sfen) {
+  const v = variants.find((x) => x.id === $("variant").value && x.editable)
+    || variants.find((x) => x.id === LIVE.variant.id && x.editable) || variants.find((x) => x.id === "shogi");
+  try {
+    editor = parseSfen(sfen || (v.id === LIVE.variant.id ? (view ? view.sfen : LIVE.sfen) : ""), v);
+  } catch (e) {
+    editor = parseSfen(`${"/".repeat(v.ranks - 1).split("/").map(() => v.files).join("/")} b - 1`, v);
+  }
+  editor.tool = "";
+  editor.color = 0;
+  view = null;
+  stopReplay();
+  $("editor").hidden = false;
+  editorPalette();
+  redrawEditor();
+}
+
+function closeEditor() {
+  editor = null;
+  $("editor").hidden = true;
+  render(LIVE);
+}
+
+function editorPalette() {
+  const v = editorVariant(), box = $("editor-palette");
+  box.innerHTML = "";
+  for (const [letter, kanji] of Object.entries(v.kanji)) {  // drawn as on the board, in the chosen side's colours
+    const b = addButton(box, "", () => { editor.tool = letter; editorPalette(); }, {
+      cls: "epiece" + (editor.tool === letter ? " chosen" : ""), data: { piece: letter } });
+    b.innerHTML = pieceSVG({ kanji, letter, owner: editor.color, promoted: letter.startsWith("+") });
+    b.title = `${kanji} ${letter}`;
+    b.setAttribute("aria-label", `${kanji} ${letter} (${SIDE_WORD[editor.color]})`);
+  }
+  addButton(box, "✕ empty", () => { editor.tool = "empty"; editorPalette(); },
+    { cls: "epiece" + (editor.tool === "empty" ? " chosen" : ""), data: { piece: "empty" } });
+  $("editor-color").textContent = editor.color ? "☖ gote's pieces" : "☗ sente's pieces";
+  const hands = $("editor-hands");
+  hands.innerHTML = "";
+  for (const l of v.hand) {
+    for (const [c, key] of [[0, l], [1, l.toLowerCase()]]) {
+      const label = document.createElement("label");
+      label.textContent = `${c ? "☖" : "☗"}${v.kanji[l] || l} `;
+      const input = document.createElement("input");
+      input.type = "number";
+      input.min = 0;
+      input.max = 18;
+      input.value = editor.hands[key] || 0;
+      input.dataset.hand = key;
+      input.onchange = () => { editor.hands[key] = Math.max(0, parseInt(input.value, 10) || 0); redrawEditor(); };
+      label.appendChild(input);
+      hands.appendChild(label);
+    }
+  }
+  $("editor-side").value = editor.side;
+}
+
+function editorClick(sq) {
+  if (!editor.tool) return;
+  const cur = editor.squares[sq];
+  if (editor.tool === "empty") delete editor.squares[sq];
+  else {
+    const tok = editor.color ? editor.tool.toLowerCase() : editor.tool;
+    if (cur === tok) delete editor.squares[sq]; else editor.squares[sq] = tok;
+  }
+  redrawEditor();
+}
+
+function redrawEditor() {
+  $("editor-sfen").value = editorSfen();
+  S = shownState(LIVE);
+  drawBoard(S.board);
+  renderHands();
+  fitBoard();  // the editor's variant may have another board size than the game's
+  $("status").textContent = "position editor: pick a piece, click squares; set hands and the side to move";
+}
+
+function editorReadSfen() {
+  try {
+    const v = editorVariant();
+    const tool = editor.tool, color = editor.color;
+    editor = parseSfen($("editor-sfen").value, v);
+    editor.tool = tool;
+    editor.color = color;
+    editorPalette();
+    redrawEditor();
+    stickyError = "";
+    showError("");
+  } catch (e) {
+    stickyError = "SFEN: " + e.message;
+    showError(stickyError);
+  }
+}
+
+function editorStart() {
+  const options = {};
+  for (const sel of document.querySelectorAll("#variant-options select")) options[sel.dataset.option] = sel.value;
+  const body = { variant: editor.variant, options, players: [playerSpec(0), playerSpec(1)], sfen: editorSfen() };
+  if (body.variant !== $("variant").value) body.options = {};
+  return post("/api/new", body, "a game from this position", () => { editor = null; $("editor").hidden = true; });
+}
+
+function initReviewAndEditor() {
+  $("review-start").onclick = () => { stopReplay(); stepShown(-Infinity); };
+  $("review-back").onclick = () => { stopReplay(); stepShown(-1); };
+  $("review-forward").onclick = () => { stopReplay(); stepShown(1); };
+  $("review-end").onclick = () => { stopReplay(); stepShown(Infinity); };
+  $("review-live").onclick = () => { stopReplay(); view = null; render(LIVE); };
+  $("replay").onclick = toggleReplay;
+  $("edit-position").onclick = () => openEditor();
+  $("editor-close").onclick = closeEditor;
+  $("editor-read").onclick = editorReadSfen;
+  $("editor-start").onclick = editorStart;
+  $("editor-color").onclick = () => { editor.color = 1 - editor.color; editorPalette(); };
+  $("editor-side").onchange = () => { editor.side = $("editor-side").value; redrawEditor(); };
+  $("editor-clear").onclick = () => { editor.squares = {}; editor.hands = {}; redrawEditor(); editorPalette(); };
+  $("editor-initial").onclick = () => {  // the game's start, when it is of the editor's variant
+    if (LIVE.variant.id !== editor.variant) return;
+    $("editor-sfen").value = LIVE.start_sfen;
+    editorReadSfen();
+  };
 }
 
 // ---------------------------------------------------------------------------------------------- polling
@@ -1278,13 +1679,14 @@ async function init() {
   $("resign").onclick = () => { $("resign-confirm").hidden = false; $("resign-no").focus(); };
   $("resign-no").onclick = () => { $("resign-confirm").hidden = true; };
   $("resign-yes").onclick = () => { $("resign-confirm").hidden = true; post("/api/resign"); };
-  $("flip").onclick = () => { flipped = !flipped; render(S); };
+  $("flip").onclick = () => { flipped = !flipped; render(LIVE); };
   $("piece-style").value = pieceStyle;
   $("piece-style").onchange = () => {
     pieceStyle = $("piece-style").value;
     western = pieceStyle === "western";
     localStorage.setItem("fantasista-pieces", pieceStyle);
-    render(S);
+    render(LIVE);
+    if (editor) editorPalette();
   };
   showSound();
   $("sound").onclick = () => {
@@ -1292,7 +1694,8 @@ async function init() {
     localStorage.setItem(SOUND_KEY, soundOn ? "on" : "off");
     showSound();
   };
-  for (const fmt of ["json", "kif", "csa"]) $("save-" + fmt).onclick = () => save(fmt);
+  for (const fmt of ["json", "kif", "ki2", "csa"]) $("save-" + fmt).onclick = () => save(fmt);
+  initReviewAndEditor();
   $("load-file").onchange = async (ev) => {
     const file = ev.target.files[0];
     if (!file) return;
