@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from . import games, sfen_check
 from .kernel_cache import purge_stale_kernels
-from .timeman import Clock, TimeBudget, allocate
+from .info import format_info
+from .timeman import PLAIN_GO_MS, Clock, TimeBudget, allocate
 
 if TYPE_CHECKING:  # engine loads the numba kernels: imported where it is used
     from engine import Position
@@ -251,9 +252,6 @@ MAX_GO_NODES = (1 << 62) - 1
 MAX_GO_DEPTH = 127
 #: Largest ``Threads`` value (the main search thread and its Lazy SMP helpers, search/smp.py).
 MAX_THREADS = 64
-#: A plain ``go`` (no clock, depth, nodes, ``infinite``, ``ponder`` or ``mate``, and no ``DepthLimit`` /
-#: ``NodesLimit``): shogi and dai shogi search this long (ms); the variants' thinkers have their own defaults.
-PLAIN_GO_MS = 1000
 
 
 def _bound(tok: str) -> int:
@@ -1376,26 +1374,6 @@ def _min_set(a: int | None, b: int | None) -> int | None:
     if b is None:
         return a
     return min(a, b)
-
-
-def format_info(info, pos) -> str:
-    """``info depth .. pv ..`` for a :class:`search.SearchInfo`."""
-    parts = [f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} time {info.time_ms} "
-             f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull}"]
-    if info.mate is not None:
-        parts.append(f"score mate {info.mate}")
-    elif info.score_cp is not None:
-        parts.append(f"score cp {info.score_cp}")
-    if parts[-1].startswith("score") and info.bound in ("lowerbound", "upperbound"):
-        parts.append(info.bound)
-    parts.append(f"multipv {info.multipv}")
-    if info.pv:
-        p, moves = pos.copy(), []
-        for code in info.pv:
-            moves.append(p.move_usi(int(code)))
-            p.push_unchecked(int(code))
-        parts.append("pv " + " ".join(moves))
-    return " ".join(parts)
 
 
 class _StderrToInfo:

@@ -499,7 +499,8 @@ class TurncoatThinker(Thinker):
 
     def think(self, state, limits, send):
         from search import MATE_BOUND, Limits
-        from usi.engine import PLAIN_GO_MS, format_info
+        from usi.info import format_info
+        from usi.timeman import PLAIN_GO_MS
 
         self._limits = limits
         start = time.perf_counter()

@@ -26,6 +26,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: A plain ``go`` (no clock, depth, nodes, ``infinite``, ``ponder`` or ``mate``, and no ``DepthLimit`` /
+#: ``NodesLimit``): shogi, dai shogi and turncoat search this long (ms); the other variants' thinkers have their own
+#: defaults.
+PLAIN_GO_MS = 1000
+
 #: Margin for the Python side on top of ``NetworkDelay``, in ms.
 SAFETY_MS = 60
 #: Never give the search less than this (an answer at depth 1 is better than a loss on time).
