@@ -50,3 +50,6 @@ class GameState(Protocol):
 
     def result(self) -> tuple[float, str] | None:
         """``None`` while the game goes on; else (score for side 0 in [0, 1], reason)."""
+
+    def copy(self) -> "GameState":
+        """An independent copy (the USI loop searches a copy; the referee tries a token on one)."""
