@@ -953,8 +953,9 @@ class Session:
     def _engine_takes_draw(self, side: int) -> bool:
         """An engine's answer to a draw offer: yes when its last reported score (its own point of view) is
         :data:`DRAW_ACCEPT_CP` or worse; no when it reported none."""
+        # a turncoat plan's score is secret (the other side's answer would hint at it): moves only
         own = next((_mover_score(p) for p in reversed(self.plies)
-                    if p.side == side and not p.event and not p.human and p.score is not None), None)
+                    if p.side == side and not p.event and not p.human and not p.secret and p.score is not None), None)
         return own is not None and own <= -DRAW_ACCEPT_CP
 
     def _agree(self, offered_by: int) -> None:

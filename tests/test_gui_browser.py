@@ -785,6 +785,8 @@ def test_moves_by_mouse_drag_touch_drag_keyboard_and_clicks(gui):
     """The four ways to move go through the same move code; squares are labelled for screen readers."""
     gui.open()
     gui.session.new_game("shogi", players=["human", "human"])
+    # the page has drawn this game (not the tab's first one, which looks the same: a drag could hit the old board)
+    gui.wait(lambda: gui.d.execute_script("return LIVE && LIVE.game") == gui.session.game_number, what="the game")
     gui.wait(lambda: gui.kanji("7g") == "歩" and gui.moves() == [], what="the game")
     assert gui.attr('#board .sq[data-sq="7g"]', "aria-label") == "7g 歩 sente"
     assert gui.attr('#board .sq[data-sq="5a"]', "aria-label") == "5a 玉 gote"
@@ -817,6 +819,7 @@ def test_moves_by_mouse_drag_touch_drag_keyboard_and_clicks(gui):
     gui.play_path(["hand:G", "sq:4b"])
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq.check[data-sq="5a"]'), what="the check mark")
     assert "in check" in gui.attr('#board .sq[data-sq="5a"]', "aria-label")
+    assert "王手 check" in gui.text("#status")  # and the status line says so
 
 
 def test_resign_asks_first_and_the_sound_switch_is_remembered(gui):
