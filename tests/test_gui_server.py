@@ -1681,6 +1681,9 @@ def test_a_draw_offer_accepted_declined_and_an_engines_answer(server, monkeypatc
     assert "sente offered a draw, gote accepted" in st["result"]["text"]
     assert json.loads(api.ok("/api/record?format=json")["text"])["result"] == "draw"
     assert api.ok("/api/record?format=csa")["text"].rstrip().endswith("%HIKIWAKE")
+    kif = api.ok("/api/record?format=kif")["text"]
+    assert "まで2手で引き分け" in kif
+    assert api.load({"text": kif})["result"]["reason"] == "agreement"  # read back as a finished, agreed draw
     status, data = api.call("/api/draw", {"action": "maybe"})
     assert status == 400 and "offer, accept or decline" in data["error"]
     # an engine answers at once from its own last score: declines when it stands well, accepts when it is lost
