@@ -178,8 +178,8 @@ class EnokianSearch:
             if d > 1 and should_stop is not None and should_stop():
                 break
             nm = self._root(s, d, LEAF_MODES[leaf], rollouts)
-            if nm < 0 and result is None:  # stopped during depth 1 (a few ms): finish it anyway
-                self.counters[:] = 0
+            while nm < 0 and result is None:  # stopped during depth 1 (a few ms): finish it anyway, however often
+                self.counters[:] = 0          # stopped (the USI loop's safety net stops again every 0.5 s)
                 nm = self._root(s, d, LEAF_MODES[leaf], rollouts)
             spent = time.perf_counter() - t_it
             total_nodes += int(self.counters[0])

@@ -193,6 +193,25 @@ def test_should_stop_before_the_search_leaves_depth_one():
     assert r.depth == 1 and r.best in g.legal_actions() and time.perf_counter() - t0 < 30
 
 
+def test_depth_one_is_finished_however_often_a_stop_cuts_it():
+    """Depth 1 always completes: a stop that cuts it is undone and depth 1 runs again, and so is a second stop that
+    cuts the rerun (the USI loop stops again every 0.5 s while a search runs). The fuzz test met that: the search
+    returned no result and the thinker failed with 'NoneType' object has no attribute 'best'."""
+    s = EnokianSearch()
+    g = _opening_decision()
+    real, calls = s._root, []
+
+    def stopped_twice(*args):
+        calls.append(1)
+        if len(calls) <= 2:
+            return -1  # as the kernel answers a stop
+        return real(*args)
+
+    s._root = stopped_twice
+    r = s.search(g, depth=3, should_stop=lambda: len(calls) >= 3)
+    assert len(calls) == 3 and r is not None and r.depth == 1 and r.best in g.legal_actions()
+
+
 def test_should_stop_aborts_a_running_iteration():
     """should_stop turning true while depth 2 runs (seconds from the opening) aborts it: depth 1 answers."""
     import time
