@@ -106,7 +106,7 @@ def _groups(game: G.GuiGame, events: list[tuple[str, float]]) -> tuple[list[dict
             n = G.mawari_throw(token)["n"]
             mean += n * p
             add(f"{n:04d}", f"N = {n}", p)
-        extra = {"mean": round(mean, 3)}
+        extra = {"mean": mean}
     elif vid == "enokian":
         names = {"T": "10", "J": "J", "Q": "Q", "K": "K", "A": "A"}
         for token, p in events:
@@ -116,8 +116,6 @@ def _groups(game: G.GuiGame, events: list[tuple[str, float]]) -> tuple[list[dict
         for token, p in events:
             add(token, G.ja_event(token), p)
     out = sorted(groups.values(), key=lambda g: -g["p"])
-    for g in out:
-        g["p"] = round(g["p"], 6)
     return out, extra
 
 
@@ -153,7 +151,7 @@ def _outlook(g: G.GuiGame, after: int, choice: Optional[str]) -> dict:
     events = g.chance_events()
     groups, extra = _groups(g, events)
     return {"choice": choice, "after": after, "side": int(g.state.side_to_move()) if g.info.id != "enokian" else 0,
-            "events": [{"token": t, "p": round(p, 9), "ja": G.ja_event(t)} for t, p in events],
+            "events": [{"token": t, "p": p, "ja": G.ja_event(t)} for t, p in events],
             "groups": groups, **extra}
 
 

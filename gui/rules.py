@@ -174,20 +174,15 @@ def option_labels() -> dict[str, dict[str, str]]:
             "michizane": {"1a": "1a (northeast, the usual corner)", "9i": "9i (southwest, 裏鬼門)"}}
 
 
-def step_label(step: str) -> Optional[str]:
-    """A readable button text for a click step of a pre-game choice (``btn:fairy:hiko``, ``btn:reserved:hiko:1``),
-    or ``None`` when the step is not one."""
-    word, _, value = step.removeprefix("btn:").partition(":")
-    if word == "fairy" and value in FAIRIES:
-        return f"{fairy_label(value)} — {fairy_description(value)}"
-    if word == "reserved" and value:
-        return f"9–18 give {reserved_label(value)}"
-    return None
-
-
 def labels() -> dict[str, Any]:
     """Every label the page uses, for ``GET /api/rules``."""
-    return {"fairies": {f: {"label": fairy_label(f), "description": fairy_description(f)} for f in FAIRIES},
+    from engine.variants.fantasista import roll_effect
+
+    # which table row each d20 roll selects; the reserved rolls give the roller's reserved result instead
+    rows = {n: roll_effect(n, "4-8") for n in range(1, 21)}
+    reserved = [n for n in range(1, 21) if roll_effect(n, "nothing") != rows[n]]
+    return {"roll_rows": rows, "reserved_rolls": reserved,
+            "fairies": {f: {"label": fairy_label(f), "description": fairy_description(f)} for f in FAIRIES},
             "effects": {f: {row: effect_label(f"{f}:{row}") for row in rows} for f, rows in EFFECTS.items()},
             "rights": RIGHTS, "options": option_labels(),
             "option_names": {"fairy_sente": "sente's fairy", "fairy_gote": "gote's fairy",
