@@ -324,7 +324,8 @@ class Session:
         for i, ply in enumerate(plies):
             if game.node() == "terminal":
                 raise RequestError(f"record: the game is already over before token {i + 1} ({ply.token})")
-            ply.side = game.side() if game.node() == "decision" else ply.side
+            # a chance event is the side's that has just moved (a roll is the roller's), as when played live
+            ply.side = game.side() if game.node() == "decision" else out[-1].side if out else ply.side
             ply.event = game.node() == "chance"
             ply.secret = _is_plan(info.id, ply.token)
             try:

@@ -1705,3 +1705,21 @@ def test_rules_texts_and_labels_for_every_variant(server):
     assert set(effect["squares"]) == {"1e", "4e", "1a", "2b"}
     game.apply("4d4c")  # the player's move: a new round, no card of it yet
     assert game.panel(0)["card_effects"] == []
+
+
+def test_a_loaded_records_rolls_belong_to_the_side_that_rolled():
+    """A roll in a loaded record is the roller's (the side that has just moved), as when played live: it was sente's
+    for every loaded event, so the page said sente rolled gote's roll."""
+    from engine import new_game
+
+    g, rng, history = new_game("fantasista", fairies=("hiko", "ayumi")), random.Random(5), []
+    while sum(t.startswith("roll") for t in history) < 2:
+        tok = "roll=7" if g.node_kind().value == "chance" else rng.choice(
+            [t for t in g.legal_actions() if "," not in t and not t.startswith("target")] or g.legal_actions())
+        g.apply(tok)
+        history.append(tok)
+    s = Session("fantasista", players=["human", "human"])
+    s.load(json.dumps({"variant": "fantasista", "history": history}))
+    rolls = [(i, p.side) for i, p in enumerate(s.plies) if p.event]
+    assert [side for _, side in rolls] == [0, 1]
+    assert all(s.plies[i - 1].side == side for i, side in rolls)

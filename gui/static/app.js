@@ -1923,6 +1923,7 @@ function initAnalysis(engines) {
     renderHelp();
     if (rulesOpen) $("rules").scrollIntoView({ block: "nearest" });
   };
+  $("variant").addEventListener("change", renderRules);
   initGraphClicks();
 }
 
@@ -1932,7 +1933,7 @@ function renderRules() {
   $("rules-open").setAttribute("aria-expanded", rulesOpen ? "true" : "false");
   box.hidden = !rulesOpen;
   if (!rulesOpen) return;
-  const id = LIVE ? LIVE.variant.id : $("variant").value;
+  const id = $("variant").value || (LIVE && LIVE.variant.id);  // the form's: a variant can be read before playing
   const v = variants.find((x) => x.id === id) || { name: id, ja: "" };
   const r = rulesData.rules[id] || { ja: [], en: [] };
   box.dataset.variant = id;
