@@ -194,12 +194,15 @@ class Analyser:
         if running is not None and running is not job:
             self.player.stop()
 
-    def close(self) -> None:
+    def close(self) -> threading.Thread:
+        """Stop the search and let the engine go (quit, then kill) in a thread of its own, which is returned."""
         with self.cond:
             self.closed, self.wanted = True, None
             self.cond.notify_all()
         self.player.stop()
-        threading.Thread(target=self.player.close, daemon=True).start()
+        closer = threading.Thread(target=self.player.close, daemon=True)
+        closer.start()
+        return closer
 
     def _loop(self) -> None:
         from usi.client import UsiLimit

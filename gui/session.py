@@ -372,8 +372,7 @@ class Session:
         daemon threads closing them would die with the server)."""
         with self.lock:
             self.generation += 1
-            closing = self._close_engines()
-            self._analysis_close()
+            closing = self._close_engines() + self._analysis_close()
         deadline = time.monotonic() + wait_s
         for thread in closing:
             thread.join(max(0.0, deadline - time.monotonic()))
@@ -1030,13 +1029,12 @@ class Session:
                 raise RequestError(str(exc)) from None
 
     # ------------------------------------------------------------------ analysis (issue 51, item 5)
-    def _analysis_close(self) -> None:
-        """End the analysis and its engine (a new game, the session's end)."""
+    def _analysis_close(self) -> list[threading.Thread]:
+        """End the analysis and its engine (a new game, the session's end); the thread closing the engine."""
         analyser = getattr(self, "analyser", None)
         self.analyser = None
-        if analyser is not None:
-            analyser.close()
         self.an = _analysis_off()
+        return [] if analyser is None else [analyser.close()]
 
     def analysis_start(self, engine: Any = None, multipv: Any = None, line: Any = None, ply: Any = None) -> None:
         """Analyse a position without end (``go infinite``): the live one, followed as the game goes on, or with

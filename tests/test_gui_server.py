@@ -1563,8 +1563,10 @@ def test_analysis_shows_a_mate_as_mate_and_a_certain_win():
         line = s.state()["analysis"]["lines"][0]
         assert line["mate"] == 1 and line["pv"][0] == "G*5b" and line["ja"][0] == "５二金打"
         assert line["winprob"] == 1.0
+        pid = s.analyser.player.engine.transport.get_pid()
     finally:
         s.close(10)
+    assert not running(pid)  # the session's end waits for its analysis engine too
 
 
 def test_analysis_engine_lines_stream_until_stopped_and_follow_the_viewer(analysis_server):
