@@ -78,7 +78,7 @@ _KIF_MOVE = re.compile(r"^\s*([0-9]+)\s+(同\s*|[１-９][一二三四五六七�
 _KIF_END = re.compile(r"^\s*([0-9]+)\s+(" + "|".join(END_WORDS) + ")")
 _NUMBERED = re.compile(r"^\s*[0-9]+\s+\S")
 _BRANCH = re.compile(r"^変化[：:]\s*([0-9０-９]+)\s*手")
-_SUMMARY = re.compile(r"^まで([0-9]+)手(?:目)?で(?:(先手|後手|下手|上手)の(勝ち|反則勝ち|反則負け|入玉勝ち)|(千日手|持将棋|中断))")
+_SUMMARY = re.compile(r"^まで([0-9]+)手(?:目)?で(?:(先手|後手|下手|上手)の(勝ち|反則勝ち|反則負け|入玉勝ち)|(千日手|持将棋|引き分け|中断))")
 _KI2_MOVE = re.compile(r"([▲△☗☖])\s*(同\s*|[１-９1-9][一二三四五六七八九])\s*(成香|成桂|成銀|[歩香桂銀金角飛玉王と杏圭全馬龍竜])"
                        r"([左右直]?)([上引寄]?)(不成|成|打)?")
 _CSA_LINE = re.compile(r"^(V2|PI|P[1-9+-]|[+-][0-9]{4}[A-Z]{2}|N[+-]|\$|%[A-Z+-])")
@@ -186,8 +186,8 @@ def _summary_result(ln: str, start: Optional[str], plies: int) -> Optional[tuple
     who, how, draw = m.group(2), m.group(3), m.group(4)
     word = ln.strip()
     if draw:
-        return _result({"千日手": "draw", "持将棋": "draw"}.get(draw), {"千日手": "sennichite", "持将棋": "jishogi"}
-                       .get(draw, ""), 0, word)
+        return _result({"千日手": "draw", "持将棋": "draw", "引き分け": "draw"}.get(draw),
+                       {"千日手": "sennichite", "持将棋": "jishogi", "引き分け": "agreement"}.get(draw, ""), 0, word)
     side = 0 if who in ("先手", "下手") else 1
     if how == "反則負け":
         loser = side
@@ -678,6 +678,8 @@ def end_word(result: Optional[tuple[float, str, str]], mover: int) -> tuple[str,
         return "", ""
     score, reason, _ = result
     if score == 0.5:
+        if reason == "agreement":  # a draw agreed by the players: KIF has no terminal move for it (the summary says)
+            return "", "%HIKIWAKE"
         return ("千日手", "%SENNICHITE") if reason == "sennichite" else ("持将棋", "%JISHOGI")
     loser = 0 if score == 0.0 else 1
     if reason in ("checkmate", "no legal moves"):
@@ -697,7 +699,7 @@ def _summary(result: Optional[tuple[float, str, str]], n: int) -> str:
         return ""
     score, reason, _ = result
     if score == 0.5:
-        return f"まで{n}手で{'千日手' if reason == 'sennichite' else '持将棋'}"
+        return f"まで{n}手で{ {'sennichite': '千日手', 'agreement': '引き分け'}.get(reason, '持将棋') }"
     winner = "先手" if score == 1.0 else "後手"
     if reason == "entering king":
         return f"まで{n}手で{winner}の入玉勝ち"

@@ -25,13 +25,18 @@ JSON API (every answer is JSON; a refused request is ``{"error": "..."}`` and ch
 ``GET  /api/state``        the game as the page may see it; ``?since=<version>&wait=<s>`` waits for a change
 ``POST /api/new``          ``{"variant", "options", "players": [sente, gote], "seed", "sfen", "replace"?}``; a player
                            is ``"human"``, ``"engine"`` or ``{"kind": "engine", "engine": <name>, "depth",
-                           "movetime", "nodes"}``; an unfinished game is replaced only with ``"replace": true`` (else
-                           409 ``{"error", "confirm": true}``)
+                           "movetime", "nodes"}``, either with ``"clock": {"main", "byoyomi" | "inc"}`` (ms);
+                           an unfinished game is replaced only with ``"replace": true`` (else 409 ``{"error",
+                           "confirm": true}``)
 ``POST /api/move``         ``{"move": "<token>", "line"?, "ply"?}``: a legal action token of the person to move; with
                            ``line`` and ``ply`` played in that earlier position: a branch (answer: the state and
                            ``at``: ``{"line", "ply"}`` where the move led)
 ``POST /api/undo``         back to before the last move made by a person (``/api/redo`` replays it)
 ``POST /api/resign``       the person (or, with two, the side to move) resigns
+``POST /api/draw``         ``{"action": "offer" | "accept" | "decline"}``: a person's draw offer and its answer (an
+                           engine answers an offer at once)
+``POST /api/declare``      入玉宣言: the person to move declares a win by entering king (standard shogi; refused
+                           with what is missing when the position does not meet the rule)
 ``GET  /api/view``         ``?line=<line>&ply=<plies>``: the position after that many plies of that line (review),
                            as this page may see it, with the legal moves when a person may play there (a branch)
 ``GET  /api/record``       ``?format=json|kif|ki2|csa``: ``{"text", "name", "mime"}`` (KIF/KI2/CSA for shogi only)
@@ -541,6 +546,8 @@ POST_ROUTES = {
     "/api/undo": lambda session, data: session.undo(),
     "/api/redo": lambda session, data: session.redo_move(),
     "/api/resign": lambda session, data: session.resign(),
+    "/api/draw": lambda session, data: session.offer_draw(_typed(data, "action", (str,), "offer, accept or decline")),
+    "/api/declare": lambda session, data: session.declare(),
     "/api/load": _load,
     "/api/turnstep": lambda session, data: session.turn_step(
         _strings(data, "actions", []), _typed(data, "ends", (bool,), "true or false", False)),

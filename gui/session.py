@@ -14,7 +14,10 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
+
+from usi.referee import MatchSettings, TimeControl, spend
+from usi.timeman import PLAIN_GO_MS
 
 from . import analysis as AN
 from . import games as G
@@ -26,6 +29,17 @@ LIMITS = {"depth": (1, 64), "movetime": (1, 3_600_000), "nodes": (1, 10**12)}
 #: An engine player's limit when the request names none: a time, not a depth, since a depth costs each variant
 #: differently (depth 3 took enokian's expectimax minutes); every variant answers in about this long.
 DEFAULT_MOVETIME_MS = 1000
+#: A side's time control (ms): ``main`` time, then ``byoyomi`` per move or a Fischer ``inc`` after each move (not
+#: both); (least, most) of each. Sudden death is ``main`` alone.
+CLOCK_LIMITS = {"main": (0, 36_000_000), "byoyomi": (0, 3_600_000), "inc": (0, 3_600_000)}
+#: An engine's grace beyond its clock before its flag falls (ms): the match runner's margin (the pipes, the
+#: engine's own reaction). A person's flag falls at 0: the server measures the person's time itself.
+ENGINE_MARGIN_MS = MatchSettings().margin
+#: The entering-king rule a person's declaration is judged by: the match runner's (CSA rule 27 by default).
+ENTERING_KING_RULE = MatchSettings().entering_king_rule
+#: An engine offered a draw accepts when its own last reported score is this bad or worse (cp, its point of view):
+#: no search is run for the answer.
+DRAW_ACCEPT_CP = 300
 
 
 class RequestError(ValueError):
@@ -52,6 +66,32 @@ class PlayerSpec:
     movetime: Optional[int] = None  # ms
     nodes: Optional[int] = None
     name: str = ""
+    clock: Optional[TimeControl] = None  # this side's time control (main, byoyomi or inc), or no clock
+
+    @staticmethod
+    def parse_clock(data: Any) -> Optional[TimeControl]:
+        """A side's time control as a request sends it: ``null`` (none) or ``{"main", "byoyomi" | "inc"}`` in ms
+        (sudden death: ``main`` alone)."""
+        if data in (None, {}):
+            return None
+        if not isinstance(data, dict):
+            raise RequestError(f"a clock is an object {{main, byoyomi | inc}} in ms, not {data!r}")
+        unknown = set(data) - set(CLOCK_LIMITS)
+        if unknown:
+            raise RequestError(f"unknown clock field(s) {', '.join(sorted(map(str, unknown)))} (main, byoyomi, inc)")
+        values = {}
+        for key, (low, high) in CLOCK_LIMITS.items():
+            value = data.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RequestError(f"clock {key} must be an integer number of ms from {low} to {high}, not {value!r}")
+            values[key] = value
+        if "byoyomi" in values and "inc" in values:
+            raise RequestError("a clock has byoyomi or a Fischer increment, not both")
+        if not values.get("main") and not values.get("byoyomi") and not values.get("inc"):
+            raise RequestError("a clock needs some time: main, byoyomi or inc above 0")
+        return TimeControl(main=values.get("main", 0), byoyomi=values.get("byoyomi"), inc=values.get("inc"))
 
     @classmethod
     def parse(cls, data: Any, engines: dict[str, list[str]]) -> "PlayerSpec":
@@ -67,8 +107,9 @@ class PlayerSpec:
         kind = data.get("kind", "human")
         if kind not in ("human", "engine"):
             raise RequestError(f"player kind must be 'human' or 'engine', not {kind!r}")
+        clock = cls.parse_clock(data.get("clock"))
         if kind == "human":
-            return cls(name="human")
+            return cls(name="human", clock=clock)
         if "command" in data:
             raise RequestError("a request never names an engine command: choose an engine by name (offered: "
                                f"{', '.join(engines)}; add one with fantasista-gui --engine NAME=COMMAND)")
@@ -77,7 +118,7 @@ class PlayerSpec:
         name = data.get("engine", BUILTIN)
         if not isinstance(name, str) or name not in engines:
             raise RequestError(f"unknown engine {name!r} (offered: {', '.join(engines)})")
-        spec = cls(kind="engine", engine=name, command=list(engines[name]), name=name)
+        spec = cls(kind="engine", engine=name, command=list(engines[name]), name=name, clock=clock)
         for key, (low, high) in LIMITS.items():
             value = data.get(key)
             if value in (None, ""):
@@ -87,12 +128,14 @@ class PlayerSpec:
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
                 raise RequestError(f"engine {key} must be an integer from {low} to {high}, not {value!r}")
             setattr(spec, key, value)
-        if spec.depth is None and spec.movetime is None and spec.nodes is None:
-            spec.movetime = DEFAULT_MOVETIME_MS
+        if spec.depth is None and spec.movetime is None and spec.nodes is None and clock is None:
+            spec.movetime = DEFAULT_MOVETIME_MS  # with a clock and no limit of its own, it plays by the clock
         return spec
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "name": self.name}
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name}
+        if self.clock is not None:
+            out["clock"] = {k: getattr(self.clock, k) for k in CLOCK_LIMITS if getattr(self.clock, k) is not None}
         if self.kind == "engine":
             out.update(engine=self.engine, depth=self.depth, movetime=self.movetime, nodes=self.nodes,
                        builtin=self.engine == BUILTIN)
@@ -143,15 +186,15 @@ class EnginePlayer:
                 raise RuntimeError("the game was closed while its engine started")
             self.engine = engine
 
-    def think(self, position_line: str, on_info) -> Any:
-        from usi.client import UsiLimit
-
+    def think(self, position_line: str, limit: Any, on_info, side: int = 0) -> Any:
+        """``position_line`` and ``go`` with ``limit`` (a :class:`usi.client.UsiLimit`, the clocks included) for
+        ``side``'s engine; the engine's answer."""
         with self.lock:
             if self.engine is None:
                 self._open()
-            s = self.spec
-            limit = UsiLimit(depth=s.depth, movetime=s.movetime, nodes=s.nodes)
-            timeout = (s.movetime / 1000 + 30) if s.movetime else 600
+            budget = limit.budget(side)
+            # a clocked engine past its time and the margin has lost: the session ends the game before this
+            timeout = budget + ENGINE_MARGIN_MS / 1000 + 30 if budget is not None else 600
             eng = self.engine
             return eng._run(eng.usi.play(position_line, limit, on_info=on_info), timeout)
 
@@ -208,7 +251,10 @@ class Session:
     """A game with its players. Every public method takes the lock; engine turns run in a worker thread."""
 
     def __init__(self, variant: str = "shogi", options: dict | None = None, players=None, seed: int | None = None,
-                 start_sfen: str | None = None, engines: Optional[dict[str, list[str]]] = None) -> None:
+                 start_sfen: str | None = None, engines: Optional[dict[str, list[str]]] = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock`` is the time source of the game clocks (seconds, monotonic; tests pass a fake one)."""
+        self.now = clock
         self.infos = G.variant_infos()
         self.engine_table = engine_table() if engines is None else dict(engines)
         self.last_seen = time.monotonic()  # the server closes the session idle longest when it has too many
@@ -309,6 +355,12 @@ class Session:
         self.live_info: dict = {}
         self.error = ""
         self.started = _dt.datetime.now().isoformat(timespec="seconds")
+        # the clocks: each clocked side's main time left (ms); the side whose clock runs and since when
+        self.clock_left = [float(p.clock.main or 0) if p.clock is not None else 0.0 for p in specs]
+        self.turn_side: Optional[int] = None
+        self.turn_start = self.now()
+        self.draw_offer: Optional[int] = None  # the side (a person) whose draw offer waits for an answer
+        self.draw_note = ""  # the last offer's fate, shown until the next move
         if replayed is not None:
             self.game, self.plies = replayed
             if result is not None and self.game.result() is None:
@@ -452,12 +504,15 @@ class Session:
         return self.info.id == "turncoat" and self.game.state.plan_node_side() is not None
 
     def _advance(self) -> None:
-        """Draw chance events, then start the engine whose turn it is."""
+        """Draw chance events (off the clock: the server draws them at once), start the clock of the side to move,
+        then the engine whose turn it is."""
         while self.node() == "chance":
             events = self.game.chance_events()
             tokens, weights = zip(*events)
             token = self.rng.choices(tokens, weights)[0]
             self._play(token, human=False)
+        self.draw_offer, self.draw_note = None, ""  # a move answers (and withdraws) an offer
+        self.turn_side, self.turn_start = self._clock_side(), self.now()
         if self.node() == "decision" and self.players[self._player_side()].kind == "engine" and not self.thinking:
             self._start_engine()
         if self.node() == "terminal":
@@ -480,17 +535,132 @@ class Session:
         plies.append(ply)
         return ply
 
+    # ------------------------------------------------------------------ clocks
+    def timed(self) -> bool:
+        """A side of this game has a clock. A timed game has no undo and no branch while it runs."""
+        return any(p.clock is not None for p in self.players)
+
+    def _clock_side(self) -> Optional[int]:
+        """The side whose clock runs in the live position, or ``None``. Clocks run on the main line only (a branch
+        after the game is untimed), at decisions: chance events are drawn at once, and turncoat's secret plans are
+        chosen off the clock (the time a plan took would be a hint about it)."""
+        if not self.timed() or self.active != 0 or self.result() is not None:
+            return None
+        if self.game.node() != "decision" or self._choosing_plan():
+            return None
+        side = self._player_side()
+        return side if self.players[side].clock is not None else None
+
+    def _used_ms(self, at: float) -> float:
+        return max(0.0, (at - self.turn_start) * 1000)
+
+    def _margin_ms(self, side: int) -> float:
+        return ENGINE_MARGIN_MS if self.players[side].kind == "engine" else 0.0
+
+    def _over_ms(self, side: int, used: float) -> float:
+        """How far ``used`` ms overran what ``side`` had (its main time left, plus its byoyomi); <= 0: in time."""
+        return spend(self.players[side].clock, self.clock_left[side], used)[1]
+
+    def _flag_due_s(self) -> Optional[float]:
+        """Seconds (of the session's clock) until the running side's flag falls, or ``None``."""
+        side = self.turn_side
+        if side is None or self.result() is not None:
+            return None
+        return -(self._over_ms(side, self._used_ms(self.now())) - self._margin_ms(side)) / 1000
+
+    def _check_flag(self, at: Optional[float] = None) -> bool:
+        """End the game if the running side's time is up at ``at`` (now); True if it was."""
+        side = self.turn_side
+        if side is None or self.result() is not None:
+            return False
+        at = self.now() if at is None else at
+        if self._over_ms(side, self._used_ms(at)) <= self._margin_ms(side):
+            return False
+        self._flag(side)
+        return True
+
+    def _flag(self, side: int) -> None:
+        name = self.players[side].name
+        self.clock_left[side] = 0.0
+        self._end((0.0 if side == 0 else 1.0, "time forfeit", f"{SIDES[side]} ({name}) ran out of time"))
+        self._touch()
+
+    def _end(self, result: tuple[float, str, str]) -> None:
+        """End the live game with ``result`` (not from the rules): engines stopped and told, clocks stopped."""
+        self.generation += 1  # a late engine answer is dropped
+        self.thinking = False
+        self.live_info = {}
+        self.ended = result
+        self.turn_side = None
+        self.draw_offer = None
+        self._close_engines(result)
+
+    def _charge(self, side: int, at: float) -> Optional[float]:
+        """Take ``side``'s move (made at ``at``) off its clock: byoyomi per move, a Fischer increment added. The
+        time the move took (s), or ``None`` when the flag fell (the game is over, the move not played)."""
+        used = self._used_ms(at)
+        if self.turn_side != side:
+            return used / 1000
+        tc = self.players[side].clock
+        left, over = spend(tc, self.clock_left[side], used)
+        if over > self._margin_ms(side):
+            self._flag(side)
+            return None
+        if tc.byoyomi is None and over > 0:  # an engine within its margin: no time left, but no time owed either
+            left = tc.inc or 0
+        self.clock_left[side] = max(0.0, left)
+        self.turn_side = None
+        return used / 1000
+
+    def _clocks_json(self, at: float) -> Optional[dict]:
+        """The clocks as the page shows them: each side's time control and time left at ``at`` (the running
+        side's main time and byoyomi counted down); the page counts down from here until its next state."""
+        if not self.timed():
+            return None
+        running = self.turn_side if self.result() is None else None
+        used = self._used_ms(at) if running is not None else 0.0
+        res = self.result()
+        sides = []
+        for side, player in enumerate(self.players):
+            tc = player.clock
+            if tc is None:
+                sides.append(None)
+                continue
+            left = self.clock_left[side] - (used if side == running else 0.0)
+            entry = {"kind": tc.kind, "main": tc.main, "byoyomi": tc.byoyomi, "inc": tc.inc,
+                     "left": int(max(0.0, left)),
+                     "flag": res is not None and res[1] == "time forfeit" and res[0] == (0.0 if side == 0 else 1.0)}
+            if tc.byoyomi is not None:
+                entry["byoyomi_left"] = int(max(0.0, tc.byoyomi + min(0.0, left)))
+            sides.append(entry)
+        return {"running": running, "sides": sides}
+
+    def _engine_limit(self, side: int) -> Any:
+        """The ``go`` limits of ``side``'s engine: its own depth / time / nodes and, when its clock runs, the clocks
+        as the match runner sends them (``btime``/``wtime``, ``byoyomi`` or ``binc``/``winc``)."""
+        from usi.client import UsiLimit
+
+        spec = self.players[side]
+        limit = UsiLimit(depth=spec.depth, movetime=spec.movetime, nodes=spec.nodes)
+        if self.turn_side == side:
+            for s, (clock_key, inc_key) in enumerate((("btime", "binc"), ("wtime", "winc"))):
+                tc = self.players[s].clock
+                if tc is not None:
+                    setattr(limit, clock_key, max(0, int(self.clock_left[s])))
+                    if tc.inc is not None:
+                        setattr(limit, inc_key, tc.inc)
+            if spec.clock.byoyomi is not None:
+                limit.byoyomi = spec.clock.byoyomi
+        elif spec.depth is None and spec.movetime is None and spec.nodes is None:
+            # a clock-only engine off the clock (a turncoat plan, a branch after the game): a plain move's time
+            limit.movetime = PLAIN_GO_MS if self._choosing_plan() else DEFAULT_MOVETIME_MS
+        return limit
+
     # ------------------------------------------------------------------ engine turns
     def _position_line(self, side: int) -> str:
-        game = self.game
         if self.info.id == "turncoat":
-            return game.state.position_command(side)
-        tokens = [p.token for p in self.plies]
-        if game.is_position and self.start_sfen == G.GuiGame(self.info, self.options).start_sfen:
-            base = "startpos"
-        else:
-            base = f"sfen {self.start_sfen}"
-        return f"position {base}" + (f" moves {' '.join(tokens)}" if tokens else "")
+            return self.game.state.position_command(side)
+        return self._line_of([p.token for p in self.plies])
 
     def _start_engine(self) -> None:
         side = self._player_side()
@@ -498,6 +668,7 @@ class Session:
             self.engines[side] = EnginePlayer(self.players[side], self.info.id)
         player = self.engines[side]
         line = self._position_line(side)
+        limit = self._engine_limit(side)
         generation = self.generation
         # An engine choosing its plan thinks about nothing but its secret: its info lines are neither kept nor
         # announced (no viewer may see them while the game runs, not even how many there are).
@@ -516,7 +687,7 @@ class Session:
         def work() -> None:
             t0 = time.perf_counter()
             try:
-                res = player.think(line, on_info)
+                res = player.think(line, limit, on_info, side)
                 failure = None
             except Exception as exc:  # noqa: BLE001 - a crashed or silent engine ends the game, not the server
                 res, failure = None, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
@@ -524,7 +695,14 @@ class Session:
                 if self.generation != generation:
                     return
                 self.thinking = False
-                self._engine_answer(side, res, failure, time.perf_counter() - t0)
+                if failure is None and self.turn_side == side:
+                    took = self._charge(side, self.now())  # the clock's time, not the pipe's
+                    if took is None:
+                        return
+                    elapsed = took
+                else:
+                    elapsed = time.perf_counter() - t0
+                self._engine_answer(side, res, failure, elapsed)
                 self._touch()
 
         threading.Thread(target=work, name=f"gui-engine-{side}", daemon=True).start()
@@ -562,16 +740,21 @@ class Session:
         with self.lock:
             if not isinstance(token, str) or not token.strip():
                 raise RequestError("'move' must be a non-empty string")
+            at = self.now()
+            self._check_flag(at)
             if self.node() == "terminal":
-                raise RequestError("the game is over")
+                raise RequestError(f"the game is over ({_result_text(self.result())})")
             if self.node() != "decision" or self.players[self._player_side()].kind != "human":
                 raise RequestError("it is not a person's turn to move")
             if self.thinking:
                 raise RequestError("the engine is thinking")
+            side = self._player_side()
             try:
-                self._play(token.strip(), human=True)
+                ply = self._play(token.strip(), human=True)
             except G.GameFailure as exc:
                 raise RequestError(f"illegal move {token!r}: {exc}") from None
+            if self.turn_side == side:
+                ply.time = round(self._charge(side, at), 3)  # in time: the flag was checked at ``at``
             self.redo.clear()
             self.error = ""
             self._advance()
@@ -590,6 +773,14 @@ class Session:
         if line == self.active and ply == len(self.plies):
             return self.game, self.plies
         return self._replay(self.info, self.options, self.start_sfen, [_copy(p) for p in self.lines[line][:ply]])
+
+    def _timed_refusal(self) -> str:
+        """Why no move may be taken back or played elsewhere: a timed game being played (its moves stand)."""
+        self._check_flag()
+        if self.timed() and self._line_result(0) is None:
+            return ("a timed game's moves stand: no undo or branch until it is over (then branches are played "
+                    "untimed)")
+        return ""
 
     def _branch_refusal(self, game: G.GuiGame) -> str:
         """Why no person may play in ``game`` (a position shown in review), or "" when one may."""
@@ -619,14 +810,14 @@ class Session:
             viewer = self.viewer()
             see = self._game_viewer(viewer)
             prev = next((p for p in reversed(plies) if not p.event and not p.secret), None)
-            refusal = self._branch_refusal(game)
+            live = line == self.active and ply == len(self.plies)
+            refusal = self._branch_refusal(game) or ("" if live else self._timed_refusal())
             legal = [] if refusal else game.legal_entries()[0]
             node = game.node()
             return {"line": line, "ply": ply, "board": game.board(see if self.info.id == "turncoat" else None).to_json(),
                     "sfen": game.sfen(see), "node": node, "side": game.side() if node != "chance" else 0,
                     "last_move": G.last_move_squares(prev.token) if prev else [], "check": game.check_square(),
-                    "legal": legal, "refusal": refusal, "panel": game.panel(see),
-                    "live": line == self.active and ply == len(self.plies)}
+                    "legal": legal, "refusal": refusal, "panel": game.panel(see), "live": live}
 
     def play_at(self, token: Any, line: Any, ply: Any) -> dict:
         """A person's move in the position after ``ply`` plies of line ``line``. At the live position it is an
@@ -645,7 +836,7 @@ class Session:
             same = next((k for k in [line] + list(range(len(self.lines)))
                          if [p.token for p in self.lines[k][:ply + 1]] == prefix), None)
             game, plies = self._game_at(line, ply)
-            refusal = self._branch_refusal(game)
+            refusal = self._branch_refusal(game) or self._timed_refusal()
             if refusal:
                 raise RequestError(refusal)
             if same is not None:
@@ -713,14 +904,96 @@ class Session:
 
     def resign(self) -> None:
         with self.lock:
+            self._check_flag()
             if self.node() == "terminal":
                 raise RequestError("the game is over")
             humans = [s for s in (0, 1) if self.players[s].kind == "human"]
             side = humans[0] if len(humans) == 1 else self._player_side()
-            self.generation += 1
-            self.thinking = False
-            self.ended = (0.0 if side == 0 else 1.0, "resign", f"{SIDES[side]} resigned")
-            self._close_engines(self.ended)
+            self._end((0.0 if side == 0 else 1.0, "resign", f"{SIDES[side]} resigned"))
+            self._touch()
+
+    def offer_draw(self, action: Any) -> None:
+        """A draw offer (``offer``) and its answer (``accept`` / ``decline``). A person offers: the one person
+        playing, or with two at the screen the side to move; the other person answers, an engine at once from its
+        own last score (accepts at :data:`DRAW_ACCEPT_CP` or worse for itself, no search). A move withdraws an
+        offer that has no answer yet."""
+        with self.lock:
+            if action not in ("offer", "accept", "decline"):
+                raise RequestError(f"'action' must be offer, accept or decline, not {action!r}")
+            self._check_flag()
+            if self.node() == "terminal":
+                raise RequestError(f"the game is over ({_result_text(self.result())})")
+            if self.info.sides == 1:
+                raise RequestError("the solitaire has no one to agree a draw with")
+            humans = [s for s in (0, 1) if self.players[s].kind == "human"]
+            if not humans:
+                raise RequestError("only a person offers a draw (engines play each other here)")
+            if action == "offer":
+                if self.draw_offer is not None:
+                    raise RequestError(f"{SIDES[self.draw_offer]}'s draw offer waits for an answer")
+                side = humans[0] if len(humans) == 1 else self._player_side()
+                other = 1 - side
+                if self.players[other].kind == "human":
+                    self.draw_offer, self.draw_note = side, f"{SIDES[side]} offers a draw"
+                elif self._engine_takes_draw(other):
+                    self._agree(side)
+                else:
+                    self.draw_note = f"{SIDES[other]} ({self.players[other].name}) declines the draw"
+            elif self.draw_offer is None:
+                raise RequestError("no draw offer waits for an answer")
+            elif action == "accept":
+                self._agree(self.draw_offer)
+            else:
+                self.draw_note = f"{SIDES[1 - self.draw_offer]} declines the draw"
+                self.draw_offer = None
+            self._touch()
+
+    def _engine_takes_draw(self, side: int) -> bool:
+        """An engine's answer to a draw offer: yes when its last reported score (its own point of view) is
+        :data:`DRAW_ACCEPT_CP` or worse; no when it reported none."""
+        # a turncoat plan's score is secret (the other side's answer would hint at it): moves only
+        own = next((_mover_score(p) for p in reversed(self.plies)
+                    if p.side == side and not p.event and not p.human and not p.secret and p.score is not None), None)
+        return own is not None and own <= -DRAW_ACCEPT_CP
+
+    def _agree(self, offered_by: int) -> None:
+        self._end((0.5, "agreement", f"{SIDES[offered_by]} offered a draw, {SIDES[1 - offered_by]} accepted"))
+
+    def declare(self) -> None:
+        """入玉宣言: the person to move in standard shogi declares a win by entering king, judged by the match
+        runner's rule (:data:`ENTERING_KING_RULE`). A declaration the position does not meet is refused with what
+        is missing, and the game goes on (no loss: the person may have misjudged the points)."""
+        from engine.position import EnteringKingRule
+
+        with self.lock:
+            at = self.now()
+            self._check_flag(at)
+            if self.node() == "terminal":
+                raise RequestError(f"the game is over ({_result_text(self.result())})")
+            if self.info.id != "shogi":
+                raise RequestError("入玉宣言 (an entering-king declaration) is made in standard shogi only")
+            side = self._player_side()
+            if self.node() != "decision" or self.players[side].kind != "human" or self.thinking:
+                raise RequestError("a declaration is made by a person on their own turn")
+            pos = self.game.state
+            if not pos.can_declare_win(ENTERING_KING_RULE):
+                rule = EnteringKingRule(ENTERING_KING_RULE)
+                ksq = pos.king_square(side)
+                points, pieces = pos.declaration_points(side)
+                missing = []
+                if ksq is None or not pos.tables.zone[side, ksq]:
+                    missing.append("the king is not in the enemy camp")
+                if pos.is_check():
+                    missing.append("the king is in check")
+                if pieces < 10:
+                    missing.append(f"{pieces} of 10 pieces in the enemy camp")
+                if points < rule.needed_points[side]:
+                    missing.append(f"{points} of {rule.needed_points[side]} points")
+                raise RequestError(f"入玉宣言 refused ({rule.value}): {'; '.join(missing)}; the game goes on")
+            if self._charge(side, at) is None:
+                return
+            self._end((1.0 if side == 0 else 0.0, "entering king",
+                       f"{SIDES[side]} declared (入玉宣言, {ENTERING_KING_RULE})"))
             self._touch()
 
     def _plans_shown(self) -> bool:
@@ -733,6 +1006,9 @@ class Session:
             if self._plans_shown():
                 raise RequestError("the game is over and both plans were shown: it cannot be taken back "
                                    "(start a new game)")
+            if self.timed():
+                raise RequestError("a timed game has no undo: a move once made stands (start an untimed game to "
+                                   "take moves back)")
             cut = next((i for i in range(len(self.plies) - 1, -1, -1) if self.plies[i].human), None)
             if cut is None:
                 raise RequestError("nothing to undo (no move by a person)")
@@ -759,6 +1035,8 @@ class Session:
         with self.lock:
             if not self.redo:
                 raise RequestError("nothing to redo")
+            if self.timed():
+                raise RequestError("a timed game has no redo")
             if self.thinking:
                 raise RequestError("the engine is thinking")
             segment = self.redo.pop()
@@ -925,6 +1203,8 @@ class Session:
     # ------------------------------------------------------------------ the page's view
     def state(self) -> dict:
         with self.lock:
+            at = self.now()
+            self._check_flag(at)
             viewer = self.viewer()
             game, res = self.game, self.result()
             node = self.node()
@@ -965,7 +1245,11 @@ class Session:
                 "info": self._info_for(self.live_info, viewer) if self.thinking else self._last_engine_info(viewer),
                 "result": None if res is None else {"score": res[0], "reason": res[1], "detail": res[2],
                                                     "text": _result_text(res)},
-                "error": self.error, "can_undo": any(p.human for p in self.plies) and not self._plans_shown(), "can_redo": bool(self.redo),
+                "error": self.error,
+                "can_undo": any(p.human for p in self.plies) and not self._plans_shown() and not self.timed(),
+                "can_redo": bool(self.redo) and not self.timed(),
+                "clocks": self._clocks_json(at), "draw_offer": self.draw_offer, "draw_note": self.draw_note,
+                "can_declare": human_turn and self.info.id == "shogi",
                 "viewer": viewer, "turn_build": turn_build, "wave_build": wave_build, "game": self.game_number,
                 "line": self.active, "lines": lines, "start_comment": self.start_comment,
                 "analysis": self._analysis_json(viewer),
@@ -1049,6 +1333,10 @@ class Session:
             low, high = AN.MULTIPV_RANGE
             if isinstance(count, bool) or not isinstance(count, int) or not low <= count <= high:
                 raise RequestError(f"multipv must be an integer from {low} to {high}, not {count!r}")
+            self._check_flag()
+            if self._timed_play():
+                raise RequestError("a timed game is being played: no analysis until it is over (its engine would "
+                                   "take the players' time and help a person)")
             target = None
             if line is not None or ply is not None:
                 target = self._position_at(line, ply)
@@ -1069,6 +1357,11 @@ class Session:
             if self.analyser is not None:
                 self.analyser.want(None)
             self._touch()
+
+    def _timed_play(self) -> bool:
+        """A timed game is being played (its main line has no result yet): no analysis runs then, so that no
+        analysis engine competes with a clocked engine for the CPU or helps a person against the clock."""
+        return self.timed() and self._line_result(0) is None
 
     def _analysis_target(self) -> Optional[tuple[int, int]]:
         target = self.an["target"]
@@ -1096,8 +1389,10 @@ class Session:
             return
         an.update(key=key, lines={}, stats={}, running=False, note="", outlook={"outlooks": []})
         an["job"] = None
-        if key is None:
-            an.update(on=False, note="the analysed position is gone (taken back)")
+        timed = key is not None and self._timed_play()  # a guard: analysis_start refuses it, a new game ends it
+        if key is None or timed:
+            an.update(on=False, note="a timed game is being played: no analysis until it is over" if timed
+                      else "the analysed position is gone (taken back)")
             if self.analyser is not None:
                 self.analyser.want(None)
             return
@@ -1203,7 +1498,8 @@ class Session:
                 "lines": [an["lines"][k] for k in sorted(an["lines"])] if fresh else [],
                 "stats": an["stats"] if fresh else {}, "note": an["note"], "error": an["error"],
                 "outlook": an["outlook"] if fresh else {"outlooks": []},
-                "winprob_scale_cp": AN.WINPROB_SCALE_CP}
+                "winprob_scale_cp": AN.WINPROB_SCALE_CP,
+                "refusal": "no analysis while a timed game is being played" if self._timed_play() else ""}
 
     def chance(self, line: Any = None, ply: Any = None) -> dict:
         """The coming chance event of the live position (or the one after ``ply`` plies of ``line``) and its
@@ -1219,9 +1515,16 @@ class Session:
                 raise RequestError(str(exc)) from None
 
     def wait(self, since: int, timeout: float) -> None:
-        """Block until the version passes ``since`` (long polling) or ``timeout`` seconds pass."""
+        """Block until the version passes ``since`` (long polling) or ``timeout`` seconds pass; a flag that falls
+        meanwhile is a change (the server notices it at its time, with nobody asking)."""
         with self.lock:
-            self.changed.wait_for(lambda: self.version != since, timeout=timeout)
+            deadline = time.monotonic() + timeout
+            while self.version == since and not self._check_flag():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                due = self._flag_due_s()
+                self.changed.wait(left if due is None else min(left, max(0.005, due + 0.005)))
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -1337,11 +1640,11 @@ def _recorded_players(recorded: Any, fallback: list, engines: dict[str, list[str
         if p in ("human", "engine"):
             out.append(p)
         elif isinstance(p, dict) and p.get("kind", "human") == "human":
-            out.append("human")
+            out.append({"kind": "human", "clock": p.get("clock")})
         elif isinstance(p, dict) and p.get("kind") == "engine" and (
                 p.get("builtin") is True or (isinstance(p.get("engine"), str) and p["engine"] in engines)):
             out.append({"kind": "engine", "engine": BUILTIN if p.get("builtin") is True else p["engine"],
-                        **{k: p.get(k) for k in LIMITS}})
+                        **{k: p.get(k) for k in LIMITS}, "clock": p.get("clock")})
         else:
             out.append(fallback[side])
             name = (p.get("command") or p.get("engine") or p.get("name")) if isinstance(p, dict) else p

@@ -22,12 +22,13 @@ kernel with its full selectivity, learned evaluation, transposition table and ti
   Carlo: for each sampled enemy plan, the value after our move is the minimum
   of "the enemy does not declare" and "the enemy declares, then searches", averaged over the samples (identical
   flipped sets are searched once).
-- **Own declaration**: when allowed, the position after declaring is searched too; the engine declares
-  (``defect,<move>``, or ``defect`` alone when it wins at once) when that beats the best move by ``declare_margin``.
+- **Own declaration**: when allowed, the position after declaring is searched too (with PIMC when the enemy may
+  declare next: declaring first does not stop the enemy's defection); the engine declares (``defect,<move>``, or
+  ``defect`` alone when it wins at once) when that beats the best move by ``declare_margin``.
 
-**Time**: one decision gets one :class:`search.Limits` (the USI layer's time manager makes it, as for shogi). The
-main search takes all of it when nothing else is to be searched, :data:`MAIN_SHARE` of it when the declaration
-search or the PIMC samples follow; those share the rest. A depth limit is the main search's depth (the others search
+**Time**: one decision gets one :class:`search.Limits` (the USI layer's time manager makes it, as for shogi). When
+the engine may declare, playing on and declaring first get half each. Within each, the main search takes all of it,
+or :data:`MAIN_SHARE` when PIMC samples follow. A depth limit is the main search's depth (the others search
 one ply less); a node limit is shared like the time.
 """
 from __future__ import annotations
@@ -51,7 +52,7 @@ from . import MATE, Limits, Searcher, SearchInfo, SearchResult
 
 KING_CAPTURE_GAIN = 5000
 KING_RISK = 3000  # cost of a possible sleeper that would attack our king once turned (weighted by its probability)
-#: the main search's share of a decision's time and nodes when the declaration search or PIMC samples follow
+#: the main search's share of its branch's time and nodes when PIMC samples follow
 MAIN_SHARE = 0.6
 #: moves whose plan terms are within this of the safest move's are "safe"; when the main search's lines are all
 #: unsafe, the safe moves are searched alone, in this share of the main search's time beyond it
@@ -318,16 +319,16 @@ class TurncoatEngine:
                 return Decision("defect", MATE, MATE)
         pimc = (self.s.reason_enemy and not game.declared[1 - me] and game.move_number + 1 >= DECLARE_FROM_MOVE
                 and self.belief is not None)
-        others = int(declare) + int(pimc)
-        main_end = MAIN_SHARE if others else 1.0
-        pimc_end = main_end + (1.0 - main_end) / others if pimc else main_end
-        move, value, score, depth = self._best_move(game, me, budget, main_end, pimc_end if pimc else None, on_info)
-        if declare:
-            r = self._search(g2.pos, budget.part(1.0, depth_less=1), 1.0, None)
-            codes2 = set(g2.legal_codes())
-            if r is not None and r.best in codes2 and (move is None or result_value(r) > value + self.s.declare_margin):
-                v = result_value(r)
-                return Decision("defect," + game.pos.move_usi(r.best), v, v, depth)
+        # Each branch (playing on, declaring first) is a main search, then PIMC when the enemy may declare next:
+        # declaring now does not stop the enemy from declaring on its next turn.
+        end = 0.5 if declare else 1.0
+        main_end = end * MAIN_SHARE if pimc else end
+        move, value, score, depth = self._best_move(game, me, budget, main_end, end if pimc else None, on_info)
+        if declare and not self._stopped:
+            main2 = end + (1.0 - end) * (MAIN_SHARE if pimc else 1.0)
+            move2, value2, score2, _ = self._best_move(g2, me, budget, main2, 1.0 if pimc else None, None)
+            if move2 is not None and (move is None or value2 > value + self.s.declare_margin):
+                return Decision("defect," + game.pos.move_usi(move2), value2, score2, depth)
         if move is None:
             codes = game.legal_codes()
             return Decision(game.pos.move_usi(codes[0]) if codes else "defect", value, score, depth)

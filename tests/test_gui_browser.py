@@ -7,10 +7,10 @@ variant at a 390x844 phone and a 1366x900 desktop (no sideways overflow, every s
 drawn as SVG), moves by drag and drop and by the keyboard, resigning with confirmation, the sound switch, the text
 contrast. The start position of every variant is saved as ``<variant>.png`` (1366x900) and
 ``<variant>-phone.png`` (390x844), fantasista's magic (curtain squares, inventory) as ``fantasista-magic.png`` and a
-mawarikudoi turn chosen by its end (the chooser of the ends on one square) as ``mawarikudoi-ends.png``, the review
-of a branched record as ``review.png`` and the position editor on a phone as ``editor-phone.png``: into a
-temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into ``docs/img/`` (the screenshots of
-``docs/gui.md``), so that a test run leaves the work tree as it was.
+mawarikudoi turn chosen by its end (the chooser of the ends on one square) as ``mawarikudoi-ends.png``, a timed
+game whose flag fell as ``clocks.png``, the review of a branched record as ``review.png`` and the position editor
+on a phone as ``editor-phone.png``: into a temporary directory, or with ``FANTASISTA_UPDATE_SCREENSHOTS=1`` into
+``docs/img/`` (the screenshots of ``docs/gui.md``), so that a test run leaves the work tree as it was.
 
 Needs ``chromium``, ``chromium-driver``, ``fonts-ipafont-gothic`` (Debian; ``.ci/run`` installs them) and
 ``selenium`` (the test extra). Without them the tests fail with a message saying so: they are never skipped.
@@ -160,19 +160,23 @@ class Gui:
         return self.session.state()
 
     def new_game(self, variant: str, sente: str = "human", gote: str = "human", options: dict | None = None,
-                 seed: int = 1, limit: tuple[str, int] = ("depth", 1)) -> None:
+                 seed: int = 1, limit: tuple[str, int] = ("depth", 1),
+                 clock: tuple[str, str, str] = ("none", "10", "30")) -> None:
         """Start a game from the form; ``sente`` / ``gote`` are ``human`` or an engine's name (``fantasista`` is
-        ours, ``random`` the random mover the test server offers)."""
+        ours, ``random`` the random mover the test server offers); both engines get ``limit``, both sides the time
+        control ``clock`` (kind, main time, byoyomi or increment)."""
         Select(self.d.find_element(By.ID, "variant")).select_by_value(variant)
         for name, value in (options or {}).items():
             Select(self.d.find_element(By.ID, f"opt-{name}")).select_by_value(value)
         Select(self.d.find_element(By.ID, "player-0")).select_by_value(sente)
         if self.d.find_element(By.ID, "player-1").is_displayed():
             Select(self.d.find_element(By.ID, "player-1")).select_by_value(gote)
-        Select(self.d.find_element(By.ID, "limit-kind")).select_by_value(limit[0])
-        field = self.d.find_element(By.ID, "limit-value")
-        field.clear()
-        field.send_keys(str(limit[1]))
+        for side in (0, 1):
+            self.d.execute_script(
+                "for (const [id, v] of arguments[0]) { const e = document.getElementById(id); e.value = v;"
+                " e.dispatchEvent(new Event('change')); }",
+                [[f"limit-kind-{side}", limit[0]], [f"limit-value-{side}", str(limit[1])],
+                 [f"clock-kind-{side}", clock[0]], [f"clock-main-{side}", clock[1]], [f"clock-extra-{side}", clock[2]]])
         seed_field = self.d.find_element(By.ID, "seed")
         seed_field.clear()
         seed_field.send_keys(str(seed))
@@ -408,6 +412,8 @@ def test_enokian_card_deck_and_engine(gui):
     gui.open()
     gui.new_game("enokian", "human", options={"michizane": "1a"}, seed=4)
     gui.wait(lambda: gui.d.find_elements(By.ID, "card"))
+    # the solitaire has no gote: neither its player nor its engine limit nor its clock is offered
+    assert not any(gui.d.find_element(By.ID, i).is_displayed() for i in ("player-1", "limit-kind-1", "clock-kind-1"))
     gui.screenshot("enokian")
     deck = int(gui.text("#deck"))
     assert 0 <= int(gui.text("#kings")) <= 4
@@ -627,14 +633,14 @@ def test_new_game_form_follows_loaded_records(gui):
     assert gui.confirm_if_asked()  # the loaded game is unfinished: the page asks before replacing it
     gui.wait(lambda: gui.moves() == ["7g7f", "3c3d"] and value("#player-1") == "fantasista",
              what="the record's players")
-    assert value("#player-0") == "human" and (value("#limit-kind"), value("#limit-value")) == ("movetime", "250")
+    assert value("#player-0") == "human" and (value("#limit-kind-1"), value("#limit-value-1")) == ("movetime", "250")
     assert "not started" in gui.text("#error")
     # a game started elsewhere with engines: the form shows its players and limits
     gui.session.new_game("enokian", options={"michizane": "9i"},
                          players=[{"kind": "engine", "engine": "random", "nodes": 77}, "human"])
     gui.wait(lambda: value("#variant") == "enokian", what="the enokian game")
     assert value("#opt-michizane") == "9i" and value("#player-0") == "random"
-    assert (value("#limit-kind"), value("#limit-value")) == ("nodes", "77")
+    assert (value("#limit-kind-0"), value("#limit-value-0")) == ("nodes", "77")
     # a KIF file: standard shogi, no variant options; the players stay those of the form
     Select(gui.d.find_element(By.ID, "variant")).select_by_value("daishogi2017")
     Select(gui.d.find_element(By.ID, "player-0")).select_by_value("human")
@@ -750,6 +756,24 @@ def test_every_variant_fits_the_screen_with_drawn_pieces_and_prompts_in_view(gui
             assert m["handsDrawn"] == m["hands"], (variant, m)
             if mobile:
                 gui.screenshot(f"{variant}-phone")
+        # the form at its widest (both sides an engine with its limit and a byoyomi clock, fantasista's options),
+        # the rules panel open and the analysis panel: still no sideways overflow
+        Select(gui.d.find_element(By.ID, "variant")).select_by_value("fantasista")
+        gui.d.execute_script(
+            "for (const [id, v] of arguments[0]) { const e = document.getElementById(id); e.value = v;"
+            " e.dispatchEvent(new Event('change')); }",
+            [[f"{f}-{side}", v] for side in (0, 1) for f, v in
+             (("player", "fantasista"), ("limit-kind", "movetime"), ("limit-value", "100000"),
+              ("clock-kind", "byoyomi"), ("clock-main", "10:00"), ("clock-extra", "30"))])
+        gui.click("#rules-open")
+        gui.wait(lambda: gui.d.find_element(By.ID, "rules").is_displayed(), what="the rules panel")
+        shown = gui.d.execute_script(
+            "return [...document.querySelectorAll('header *, #rules, #analysis, #analysis *')]"
+            ".filter((e) => e.getClientRects().length).map((e) => [e.id || e.className, e.getBoundingClientRect().right])")
+        assert gui.d.execute_script("return document.documentElement.scrollWidth") <= width
+        assert [name for name, right in shown if right > width + 0.5] == [], shown
+        assert gui.d.find_element(By.ID, "clock-extra-1").is_displayed()
+        gui.click("#rules-close")
         # the prompts, where they are asked
         gui.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/9/9/9/9/9/1B7/4K4 b - 1")
         gui.wait(lambda: gui.kanji("8h") == "角" and gui.kanji("5i") is not None, what="the bishop")
@@ -781,6 +805,8 @@ def test_moves_by_mouse_drag_touch_drag_keyboard_and_clicks(gui):
     """The four ways to move go through the same move code; squares are labelled for screen readers."""
     gui.open()
     gui.session.new_game("shogi", players=["human", "human"])
+    # the page has drawn this game (not the tab's first one, which looks the same: a drag could hit the old board)
+    gui.wait(lambda: gui.d.execute_script("return LIVE && LIVE.game") == gui.session.game_number, what="the game")
     gui.wait(lambda: gui.kanji("7g") == "歩" and gui.moves() == [], what="the game")
     assert gui.attr('#board .sq[data-sq="7g"]', "aria-label") == "7g 歩 sente"
     assert gui.attr('#board .sq[data-sq="5a"]', "aria-label") == "5a 玉 gote"
@@ -813,6 +839,7 @@ def test_moves_by_mouse_drag_touch_drag_keyboard_and_clicks(gui):
     gui.play_path(["hand:G", "sq:4b"])
     gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#board .sq.check[data-sq="5a"]'), what="the check mark")
     assert "in check" in gui.attr('#board .sq[data-sq="5a"]', "aria-label")
+    assert "王手 check" in gui.text("#status")  # and the status line says so
 
 
 def test_resign_asks_first_and_the_sound_switch_is_remembered(gui):
@@ -1261,3 +1288,24 @@ def test_variants_explained_rules_labels_events_and_card_reasons(gui):
     assert "Michizane" in gui.text("#card-why") and "1e→4e" in gui.text("#card-why")
     assert "札 ♠K" in gui.text("#event-strip")
     gui.screenshot("enokian-card")
+
+
+def test_the_clocks_run_and_a_flag_falls(gui):
+    """Two persons, 2 s sudden death set in the form: both clocks shown, the side to move's counting down and
+    highlighted; nobody moves, the server's flag falls and the page says time forfeit."""
+    gui.open()
+    gui.new_game("shogi", "human", "human", clock=("sudden", "0:02", "0"))
+    gui.wait(lambda: gui.d.find_element(By.ID, "clocks").is_displayed(), what="the clocks")
+    assert gui.state()["players"][0]["clock"] == {"main": 2000}
+    assert "to-move" in gui.attr("#clock-0", "class") and "to-move" not in gui.attr("#clock-1", "class")
+    assert gui.text("#clock-1 .time") == "0:02"
+    # no analysis while the timed game runs (the button says why), and it may start once the game is over
+    assert gui.d.find_element(By.ID, "analysis-toggle").get_property("disabled")
+    assert "timed game" in gui.text("#analysis-status")
+    gui.wait(lambda: gui.text("#clock-0 .time") == "0:01", timeout=5, what="sente's clock counting down")
+    gui.wait(lambda: "time forfeit" in gui.text("#result"), timeout=10, what="the flag")
+    gui.wait(lambda: not gui.d.find_element(By.ID, "analysis-toggle").get_property("disabled"), what="analysis")
+    assert "flag" in gui.attr("#clock-0", "class") and "切れ負け" in gui.text("#clock-0")
+    assert gui.text("#clock-0 .time") == "0:00" and gui.text("#clock-1 .time") == "0:02"
+    assert gui.d.find_element(By.ID, "draw-offer").get_property("disabled")
+    gui.screenshot("clocks")

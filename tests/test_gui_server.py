@@ -1725,3 +1725,275 @@ def test_a_loaded_records_rolls_belong_to_the_side_that_rolled():
     rolls = [(i, p.side) for i, p in enumerate(s.plies) if p.event]
     assert [side for _, side in rolls] == [0, 1]
     assert all(s.plies[i - 1].side == side for i, side in rolls)
+
+
+# ------------------------------------------------------------------------------------------ clocks and game end
+class FakeTime:
+    """The session's clock in the clock tests: seconds that pass only when the test says so."""
+
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def pass_(self, seconds: float) -> None:
+        self.t += seconds
+
+
+def clocked(srv, api: Api, players: list, variant: str = "shogi") -> tuple[FakeTime, dict]:
+    """A new game of ``players`` on this client's session, timed by a fake clock."""
+    fake = FakeTime()
+    api.session(srv).now = fake
+    return fake, api.new({"variant": variant, "players": players, "seed": 1})
+
+
+def person(clock: dict) -> dict:
+    return {"kind": "human", "clock": clock}
+
+
+def test_sudden_death_a_persons_flag_falls_and_the_records_say_time_forfeit(server):
+    srv, api = server
+    fake, st = clocked(srv, api, [person({"main": 2000}), person({"main": 5000})])
+    clocks = st["clocks"]
+    assert clocks["running"] == 0 and [c["left"] for c in clocks["sides"]] == [2000, 5000]
+    assert clocks["sides"][0]["kind"] == "sudden death" and not st["can_undo"]
+    fake.pass_(1.5)
+    st = api.ok("/api/move", {"move": "7g7f"})
+    assert st["clocks"]["running"] == 1 and st["clocks"]["sides"][0]["left"] == 500  # sente's clock stopped
+    fake.pass_(0.75)
+    assert api.ok("/api/state")["clocks"]["sides"][1]["left"] == 4250  # gote's runs
+    st = api.ok("/api/move", {"move": "3c3d"})
+    # nothing may be taken back or played elsewhere while a timed game runs
+    for path, body in (("/api/undo", {}), ("/api/move", {"move": "2g2f", "line": 0, "ply": 0})):
+        status, data = api.call(path, body)
+        assert status == 400 and "timed game" in data["error"]
+    assert api.ok("/api/view?line=0&ply=0")["refusal"].startswith("a timed game")
+    fake.pass_(0.4)
+    assert api.ok("/api/state")["result"] is None  # 0.1 s left
+    fake.pass_(0.2)
+    st = api.ok("/api/state")  # the server notices the flag with nobody moving
+    assert st["result"]["reason"] == "time forfeit" and st["result"]["score"] == 0.0
+    assert st["clocks"]["running"] is None and st["clocks"]["sides"][0]["flag"]
+    assert st["clocks"]["sides"][0]["left"] == 0 and not st["clocks"]["sides"][1]["flag"]
+    status, data = api.call("/api/move", {"move": "2g2f"})
+    assert status == 400 and "time forfeit" in data["error"]
+    record = json.loads(api.ok("/api/record?format=json")["text"])
+    assert (record["result"], record["reason"]) == ("gote", "time forfeit")
+    assert record["players"][0]["clock"] == {"main": 2000} and record["times"] == [1.5, 0.75]
+    assert "切れ負け" in api.ok("/api/record?format=kif")["text"].splitlines()[-2]
+    assert api.ok("/api/record?format=csa")["text"].rstrip().endswith("%TIME_UP")
+    # once the game is over a branch may be played, untimed
+    st = api.ok("/api/move", {"move": "2g2f", "line": 0, "ply": 0})
+    assert st["line"] == 1 and st["clocks"]["running"] is None and st["result"] is None
+
+
+def test_byoyomi_resets_each_move_and_runs_out(server):
+    srv, api = server
+    fake, st = clocked(srv, api, [person({"main": 1000, "byoyomi": 3000}), person({"byoyomi": 3000})])
+    assert st["clocks"]["sides"][1]["kind"] == "byoyomi"
+    fake.pass_(3.5)  # the main second and 2.5 s of byoyomi
+    st = api.ok("/api/state")
+    assert st["clocks"]["sides"][0]["left"] == 0 and st["clocks"]["sides"][0]["byoyomi_left"] == 500
+    st = api.ok("/api/move", {"move": "7g7f"})
+    for move in ("3c3d", "2g2f", "4a3b"):  # each move has its whole byoyomi again
+        fake.pass_(2.9)
+        st = api.ok("/api/move", {"move": move})
+        mover = st["clocks"]["sides"][1 - st["side"]]
+        assert st["result"] is None and mover["left"] == 0 and mover["byoyomi_left"] == 3000
+    fake.pass_(3.01)
+    st = api.ok("/api/state")
+    assert st["result"]["reason"] == "time forfeit" and st["result"]["score"] == 0.0  # sente's byoyomi ran out
+
+
+def test_fischer_adds_the_increment_after_each_move(server):
+    srv, api = server
+    fake, st = clocked(srv, api, [person({"main": 3000, "inc": 2000}), person({"main": 3000, "inc": 2000})])
+    assert st["clocks"]["sides"][0]["kind"] == "fischer"
+    fake.pass_(2.5)
+    st = api.ok("/api/move", {"move": "7g7f"})
+    assert st["clocks"]["sides"][0]["left"] == 2500  # 3000 - 2500 + 2000
+    fake.pass_(0.5)
+    st = api.ok("/api/move", {"move": "3c3d"})
+    assert st["clocks"]["sides"][1]["left"] == 4500
+    fake.pass_(2.6)  # more than the 2.5 s sente has
+    status, data = api.call("/api/move", {"move": "2g2f"})
+    assert status == 400 and "sente (human) ran out of time" in data["error"]
+    st = api.ok("/api/state")
+    assert st["result"]["reason"] == "time forfeit" and len(st["history"]) == 2  # the late move is not played
+
+
+class ScriptedEngine:
+    """Stands in for :meth:`gui.session.EnginePlayer.think`: answers the next move of a script, taking ``took``
+    seconds of the fake clock, and keeps every ``go`` line it was sent."""
+
+    def __init__(self, fake: FakeTime, moves: list[str], took: list[float], score: int | None = None) -> None:
+        self.fake, self.moves, self.took, self.score, self.gos = fake, list(moves), list(took), score, []
+
+    def think(self, position_line, limit, on_info, side=0):
+        from usi.client import UsiPlayResult
+
+        self.gos.append(limit.go_command())
+        self.fake.pass_(self.took.pop(0))
+        info = {} if self.score is None else {"score": _cp(self.score), "depth": 1}
+        return UsiPlayResult(self.moves.pop(0), info=info)
+
+
+def _cp(value: int):
+    from usi.client import parse_info
+
+    return parse_info(f"score cp {value}")["score"]
+
+
+def wait_for_go(engine: ScriptedEngine, api: Api, count: int) -> dict:
+    return wait_for(api, lambda st: len(engine.gos) >= count and not st["thinking"], timeout=30)
+
+
+@pytest.mark.parametrize("clock, sent", [
+    ({"main": 60000}, ["go btime 60000 wtime 30000", "go btime 59000 wtime 28000"]),
+    ({"main": 60000, "byoyomi": 5000}, ["go btime 60000 wtime 30000 byoyomi 5000",
+                                        "go btime 59000 wtime 28000 byoyomi 5000"]),
+    ({"main": 60000, "inc": 2000}, ["go btime 60000 wtime 30000 binc 2000", "go btime 61000 wtime 28000 binc 2000"]),
+])
+def test_an_engine_is_sent_its_clocks_and_charged(server, monkeypatch, clock, sent):
+    """The engine's ``go`` carries both clocks as the match runner sends them (``btime``/``wtime``, its
+    ``byoyomi`` or the increments), from the server's own clocks."""
+    srv, api = server
+    fake = FakeTime()
+    engine = ScriptedEngine(fake, ["7g7f", "2g2f", "6i7h"], [1.0, 1.0, 9.0])
+    monkeypatch.setattr("gui.session.EnginePlayer.think", engine.think)
+    api.session(srv).now = fake
+    api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "random", "clock": clock},
+                                            person({"main": 30000})]})
+    wait_for_go(engine, api, 1)
+    fake.pass_(2.0)
+    api.ok("/api/move", {"move": "3c3d"})
+    st = wait_for_go(engine, api, 2)
+    assert engine.gos == sent
+    assert st["players"][0]["clock"] == clock and st["players"][0]["movetime"] is None  # plays by the clock
+
+
+def test_an_engine_past_its_time_and_margin_loses_on_time(server, monkeypatch):
+    srv, api = server
+    fake = FakeTime()
+    engine = ScriptedEngine(fake, ["7g7f"], [5.0 + 1.5])  # 5 s sudden death, 1 s margin
+    monkeypatch.setattr("gui.session.EnginePlayer.think", engine.think)
+    api.session(srv).now = fake
+    api.new({"variant": "shogi", "players": [{"kind": "engine", "engine": "random", "depth": 3,
+                                             "clock": {"main": 5000}}, "human"]})
+    st = wait_for(api, lambda st: st["result"] is not None, timeout=30)
+    assert engine.gos == ["go btime 5000 depth 3"]  # its own depth limit and its clock
+    assert st["result"]["reason"] == "time forfeit" and st["result"]["score"] == 0.0 and st["history"] == []
+
+
+def test_a_draw_offer_accepted_declined_and_an_engines_answer(server, monkeypatch):
+    srv, api = server
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/move", {"move": "7g7f"})
+    st = api.ok("/api/draw", {"action": "offer"})
+    assert st["draw_offer"] == 1 and "gote offers a draw" in st["draw_note"]  # the side to move offers
+    status, data = api.call("/api/draw", {"action": "offer"})
+    assert status == 400 and "waits for an answer" in data["error"]
+    st = api.ok("/api/draw", {"action": "decline"})
+    assert st["draw_offer"] is None and "sente declines" in st["draw_note"] and st["result"] is None
+    status, data = api.call("/api/draw", {"action": "accept"})
+    assert status == 400 and "no draw offer" in data["error"]
+    api.ok("/api/draw", {"action": "offer"})
+    st = api.ok("/api/move", {"move": "3c3d"})  # a move withdraws the offer
+    assert st["draw_offer"] is None
+    api.ok("/api/draw", {"action": "offer"})
+    st = api.ok("/api/draw", {"action": "accept"})
+    assert st["result"]["score"] == 0.5 and st["result"]["reason"] == "agreement"
+    assert "sente offered a draw, gote accepted" in st["result"]["text"]
+    assert json.loads(api.ok("/api/record?format=json")["text"])["result"] == "draw"
+    assert api.ok("/api/record?format=csa")["text"].rstrip().endswith("%HIKIWAKE")
+    kif = api.ok("/api/record?format=kif")["text"]
+    assert "まで2手で引き分け" in kif
+    assert api.load({"text": kif})["result"]["reason"] == "agreement"  # read back as a finished, agreed draw
+    status, data = api.call("/api/draw", {"action": "maybe"})
+    assert status == 400 and "offer, accept or decline" in data["error"]
+    # an engine answers at once from its own last score: declines when it stands well, accepts when it is lost
+    fake = FakeTime()
+    for score, accepted in ((50, False), (-500, True)):
+        engine = ScriptedEngine(fake, ["3c3d"], [0.1], score=score)
+        monkeypatch.setattr("gui.session.EnginePlayer.think", engine.think)
+        api.new({"variant": "shogi", "players": ["human", {"kind": "engine", "engine": "random"}]})
+        api.ok("/api/move", {"move": "7g7f"})
+        wait_for(api, lambda st: st["human_turn"], timeout=30)
+        st = api.ok("/api/draw", {"action": "offer"})
+        assert (st["result"] is not None) == accepted, st["draw_note"]
+        if not accepted:
+            assert "gote (random) declines the draw" in st["draw_note"] and st["draw_offer"] is None
+
+
+#: Sente's king on 5b with ten pieces in the camp: 28 points with the rooks, bishops in hand (CSA rule 27).
+DECLARE_SFEN = "1+R+R1G1G2/1PPPK1P1P/P3P4/9/9/9/9/9/4k4 b 2B2G2S2N2L10p 1"
+
+
+def test_an_entering_king_declaration_accepted_and_refused(server):
+    srv, api = server
+    st = api.new({"variant": "shogi", "players": ["human", "human"], "sfen": DECLARE_SFEN})
+    assert st["can_declare"]
+    st = api.ok("/api/declare", {})
+    assert st["result"]["score"] == 1.0 and st["result"]["reason"] == "entering king"
+    assert "入玉勝ち" in api.ok("/api/record?format=kif")["text"]
+    assert api.ok("/api/record?format=csa")["text"].rstrip().endswith("%KACHI")
+    # short of the rule: refused with what is missing, and the game goes on
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    before = api.ok("/api/state")
+    status, data = api.call("/api/declare", {})
+    assert status == 400 and "入玉宣言 refused (CSARule27)" in data["error"]
+    assert "the king is not in the enemy camp" in data["error"] and "points" in data["error"]
+    unchanged(api, before)
+    assert api.ok("/api/state")["result"] is None
+    api.new({"variant": "fantasista", "players": ["human", "human"]})
+    status, data = api.call("/api/declare", {})
+    assert status == 400 and "standard shogi only" in data["error"]
+
+
+def test_bad_clocks_are_refused():
+    for clock, words in (({"main": -1}, "clock main"), ({"main": 1000, "byoyomi": 1, "inc": 1}, "not both"),
+                         ({"main": 0}, "needs some time"), ({"mian": 5}, "unknown clock field"),
+                         ("5 min", "a clock is an object"), ({"main": True}, "clock main")):
+        with pytest.raises(RequestError, match=words):
+            Session("shogi", players=[person(clock), "human"])
+
+
+def test_turncoat_plans_are_chosen_off_the_clock():
+    """A secret plan runs no clock: the time a plan took would be a hint about it, so the clocks show nothing of
+    it; they start once both plans are chosen."""
+    fake = FakeTime()
+    session = Session("turncoat", players=[person({"main": 10000}), person({"main": 10000})], clock=fake)
+    for _ in range(2):
+        st = session.state()
+        assert st["clocks"]["running"] is None and [c["left"] for c in st["clocks"]["sides"]] == [10000, 10000]
+        fake.pass_(60)  # far past either clock
+        session.play(st["legal"][0]["token"])
+    st = session.state()
+    assert st["result"] is None and st["clocks"]["running"] == 0
+    assert [c["left"] for c in st["clocks"]["sides"]] == [10000, 10000]
+    fake.pass_(10.5)
+    assert session.state()["result"]["reason"] == "time forfeit"
+
+
+# ------------------------------------------------------------------------------------------ clocks with analysis
+def test_a_timed_game_being_played_has_no_analysis_until_it_is_over(analysis_server):
+    """Clocks and analysis together: the state carries both (``clocks``, ``draw_offer``, ``can_declare`` and
+    ``analysis``); while a timed game runs the analysis is refused (its engine would take the clocked players' CPU
+    time and help a person) and the page is told why; once the flag has fallen the finished game is analysed, and
+    the clocks stay as the flag left them."""
+    srv, api = analysis_server
+    fake, st = clocked(srv, api, [person({"main": 2000}), person({"main": 5000})])
+    assert st["clocks"]["running"] == 0 and st["draw_offer"] is None and st["can_declare"] is True
+    assert st["analysis"]["on"] is False and "timed game" in st["analysis"]["refusal"]
+    status, data = api.call("/api/analysis", {"on": True, "engine": "echo"})
+    assert status == 400 and "timed game" in data["error"], data
+    session = api.session(srv)
+    assert session.analyser is None  # no engine was started
+    fake.pass_(3)
+    st = api.ok("/api/state")
+    assert st["result"]["reason"] == "time forfeit" and st["analysis"]["refusal"] == ""
+    st = api.ok("/api/analysis", {"on": True, "engine": "echo", "multipv": 2})
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 2)
+    assert st["clocks"]["running"] is None and [c["left"] for c in st["clocks"]["sides"]] == [0, 5000]
+    api.ok("/api/analysis", {"on": False})

@@ -171,7 +171,7 @@ function fillOptions() {
     label.appendChild(sel);
     box.appendChild(label);
   }
-  $("gote-label").hidden = v && v.sides === 1;
+  $("setup-1").hidden = v && v.sides === 1;  // a solitaire has no gote: no player, limit or clock for it
   if (v && v.sides === 1) $("player-0").value = $("player-0").value || "human";
 }
 
@@ -187,22 +187,13 @@ function syncForm(st) {
     const sel = $("opt-" + name);
     if (sel) sel.value = value;
   }
-  let limitSet = false;
   st.players.forEach((p, side) => {
     const sel = $("player-" + side);
     if (!sel) return;
     sel.value = p.kind === "human" ? "human" : p.engine;
-    if (p.kind !== "engine") return;
-    if (limitSet) return;
-    for (const kind of ["depth", "movetime", "nodes"]) {
-      if (p[kind] !== null && p[kind] !== undefined) {
-        $("limit-kind").value = kind;
-        $("limit-value").value = p[kind];
-        limitSet = true;
-        break;
-      }
-    }
+    syncSideSetup(side, p);
   });
+  showSideSetup();
 }
 
 // The players offered: a person, and each engine the server offers (by name: the page never sends a command).
@@ -223,11 +214,15 @@ const LIMIT_DEFAULTS = { depth: 3, movetime: 1000, nodes: 100000 };
 
 function playerSpec(side) {
   const name = $("player-" + side).value;
-  if (name === "human") return "human";
+  const clock = clockSpec(side);
+  if (name === "human") return clock ? { kind: "human", clock } : "human";
   const spec = { kind: "engine", engine: name };
-  // an empty or bad box sends no limit: the server's default (a second a move), never 3 ms or 3 nodes
-  const value = parseInt($("limit-value").value, 10);
-  if (value > 0) spec[$("limit-kind").value] = value;
+  if (clock) spec.clock = clock;
+  // an empty or bad box sends no limit: the server's default (a second a move), never 3 ms or 3 nodes; "by the
+  // clock" sends none either (with a clock the engine plays by it)
+  const kind = $("limit-kind-" + side).value;
+  const value = parseInt($("limit-value-" + side).value, 10);
+  if (kind !== "clock" && value > 0) spec[kind] = value;
   return spec;
 }
 
@@ -674,6 +669,8 @@ function render(st) {
   $("redo").disabled = !st.can_redo;
   $("resign").disabled = !!st.result;
   if (st.result) $("resign-confirm").hidden = true;
+  renderClocks(st);
+  renderGameEnd(st);
   $("chooser").hidden = true;
   showError(st.error || stickyError);
   renderReview();
@@ -1104,7 +1101,7 @@ function renderStatus() {
     else if (st.human_turn) text = `${sideName(st.side)} to move` + (isPlanNode() ? ": choose your secret plan" : "");
     else text = `${sideName(st.side)} to move`;
   }
-  $("status").textContent = text;
+  $("status").textContent = text + gameEndStatus(st);
 }
 
 function renderPanel() {
@@ -1678,7 +1675,14 @@ async function init() {
   initAnalysis(engines);
   $("start").onclick = startGame;
   // a new kind of limit starts from a value of its own scale (1000 ms is no depth)
-  $("limit-kind").onchange = () => { $("limit-value").value = LIMIT_DEFAULTS[$("limit-kind").value]; };
+  for (const side of [0, 1]) {
+    $("limit-kind-" + side).onchange = () => {
+      const kind = $("limit-kind-" + side).value;
+      if (kind !== "clock") $("limit-value-" + side).value = LIMIT_DEFAULTS[kind];
+      showSideSetup();
+    };
+  }
+  initClocksAndGameEnd();
   $("undo").onclick = () => post("/api/undo");
   $("redo").onclick = () => post("/api/redo");
   // resigning asks first, beside the button
@@ -1851,12 +1855,16 @@ function renderAnalysis() {
   $("analysis-toggle").textContent = a.on ? "■ Stop analysis" : "▶ Analyse";
   $("analysis-toggle").setAttribute("aria-pressed", a.on ? "true" : "false");
   $("analysis").classList.toggle("on", !!a.on);
+  // a timed game being played has no analysis (the server refuses it): the button says why
+  $("analysis-toggle").disabled = !a.on && !!a.refusal;
+  $("analysis-toggle").title = a.refusal || "";
   if (a.multipv && document.activeElement !== $("analysis-multipv")) $("analysis-multipv").value = a.multipv;
   const stats = a.stats || {};
   let status = a.error || "";
   if (!status) {
     const where = a.follow ? "the live position" : `after ${a.ply} plies` + (a.line ? ` of branch ${a.line}` : "");
-    status = a.on ? (a.running ? `analysing ${where}` : a.note || `analysed ${where}`) : (a.note || "off");
+    status = a.on ? (a.running ? `analysing ${where}` : a.note || `analysed ${where}`)
+      : (a.refusal || a.note || "off");
     if (a.on && stats.depth !== undefined) status += ` · depth ${stats.depth}` +
       (stats.nodes ? ` · ${stats.nodes} nodes` : "") + (stats.nps ? ` · ${Math.round(stats.nps / 1000)}k nps` : "");
   }
@@ -1952,3 +1960,141 @@ function renderHelp() {
 }
 
 init();
+
+// ---------------------------------------------------------------------------------------------- clocks and game end
+// Issue 51 items 4 and 9: the form's per-side engine limit and time control, the clocks above the board (counted
+// down here from the last state; the server owns them and decides a flag), draw offers and 入玉宣言.
+const CLOCK_KIND = { "sudden death": "sudden", byoyomi: "byoyomi", fischer: "fischer" };
+let clockState = null, clockAt = 0, clockTimer = null;
+
+// "10" is ten minutes, "1:30" a minute and a half, "0:02" two seconds: ms, or NaN
+function parseMainTime(text) {
+  const t = String(text).trim();
+  if (!t) return 0;
+  const m = /^(\d+):(\d{1,2})$/.exec(t);
+  if (m) return (parseInt(m[1], 10) * 60 + parseInt(m[2], 10)) * 1000;
+  const minutes = Number(t);
+  return Number.isFinite(minutes) && minutes >= 0 ? Math.round(minutes * 60000) : NaN;
+}
+
+function formatMainTime(ms) {
+  const s = Math.round(ms / 1000);
+  return s % 60 === 0 ? String(s / 60) : `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function clockSpec(side) {
+  const kind = $("clock-kind-" + side).value;
+  if (kind === "none") return null;
+  const main = parseMainTime($("clock-main-" + side).value);
+  const extra = Math.round((parseFloat($("clock-extra-" + side).value) || 0) * 1000);
+  const spec = { main: Number.isFinite(main) ? main : 0 };
+  if (kind === "byoyomi") spec.byoyomi = extra;
+  if (kind === "fischer") spec.inc = extra;
+  return spec;
+}
+
+// the form follows a game's player: its engine's limit and its time control
+function syncSideSetup(side, p) {
+  if (p.kind === "engine") {
+    const kind = ["depth", "movetime", "nodes"].find((k) => p[k] !== null && p[k] !== undefined);
+    $("limit-kind-" + side).value = kind || "clock";
+    if (kind) $("limit-value-" + side).value = p[kind];
+  }
+  const c = p.clock;
+  $("clock-kind-" + side).value = c ? (c.byoyomi != null ? "byoyomi" : c.inc != null ? "fischer" : "sudden") : "none";
+  if (c) {
+    $("clock-main-" + side).value = formatMainTime(c.main || 0);
+    $("clock-extra-" + side).value = (c.byoyomi != null ? c.byoyomi : c.inc || 0) / 1000;
+  }
+}
+
+// an engine's limit only for an engine, the byoyomi / increment box only for those kinds
+function showSideSetup() {
+  for (const side of [0, 1]) {
+    const row = $("setup-" + side);
+    row.querySelector(".engine-limit").hidden = $("player-" + side).value === "human";
+    $("limit-value-" + side).hidden = $("limit-kind-" + side).value === "clock";
+    const kind = $("clock-kind-" + side).value;
+    $("clock-main-" + side).hidden = kind === "none";
+    $("clock-extra-" + side).hidden = kind === "none" || kind === "sudden";
+  }
+}
+
+function formatClock(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  return (h ? `${h}:${String(m).padStart(2, "0")}` : String(m)) + ":" + String(sec).padStart(2, "0");
+}
+
+function renderClocks(st) {
+  if (st !== clockState) { clockState = st; clockAt = performance.now(); }
+  const box = $("clocks");
+  const c = st.clocks;
+  box.hidden = !c;
+  if (!c) return;
+  const elapsed = performance.now() - clockAt;
+  const sides = st.variant.sides === 1 ? [0] : [0, 1];
+  $("clock-1").hidden = sides.length === 1;
+  for (const side of sides) {
+    const el = $("clock-" + side), t = c.sides[side];
+    const running = c.running === side;
+    el.classList.toggle("running", running);
+    el.classList.toggle("to-move", !st.result && st.side === side);
+    el.classList.toggle("flag", !!(t && t.flag));
+    if (!t) { el.innerHTML = `<span class="who">${sideName(side)}</span> <span class="time">–</span>`; continue; }
+    const main = t.left - (running ? elapsed : 0);
+    let html = `<span class="who">${sideName(side)}</span> <span class="time">${formatClock(main)}</span>`;
+    if (t.byoyomi != null) {
+      const byo = t.byoyomi_left + (running ? Math.min(0, main) : 0);
+      html += ` <span class="byo${main <= 0 ? " counting" : ""}">秒読み ${Math.max(0, Math.ceil(byo / 1000))}</span>`;
+    } else if (t.inc) {
+      html += ` <span class="inc">+${t.inc / 1000}s</span>`;
+    }
+    if (t.flag) html += ' <span class="flag-word">切れ負け</span>';
+    el.innerHTML = html;
+    el.setAttribute("aria-label", `${sideName(side)}'s clock: ${formatClock(main)}` + (t.flag ? ", time is up" : ""));
+  }
+  // counting down needs no request: the next state (a move, the flag) comes from the long poll
+  if (c.running !== null && !st.result && !clockTimer) clockTimer = setInterval(() => renderClocks(clockState), 200);
+  if ((c.running === null || st.result) && clockTimer) { clearInterval(clockTimer); clockTimer = null; }
+}
+
+function gameEndStatus(st) {
+  let extra = "";
+  if (!st.result && st.check) extra += " — 王手 check";
+  if (st.draw_note) extra += ` — ${st.draw_note}`;
+  return extra;
+}
+
+function renderGameEnd(st) {
+  const people = st.players.filter((p) => p.kind === "human").length;
+  $("draw-offer").hidden = st.variant.sides === 1;
+  $("draw-offer").disabled = !!st.result || !people || st.draw_offer !== null;
+  $("declare").hidden = st.variant.id !== "shogi";
+  $("declare").disabled = !st.can_declare;
+  // a person's offer waits for the other person's answer (an engine answers at once)
+  const waiting = !st.result && st.draw_offer !== null && st.draw_offer !== undefined;
+  $("draw-answer").hidden = !waiting;
+  if (waiting) {
+    $("draw-answer-text").textContent = `${sideName(st.draw_offer)} offers a draw — ${sideName(1 - st.draw_offer)}: `;
+  }
+}
+
+function initClocksAndGameEnd() {
+  for (const side of [0, 1]) {
+    $("player-" + side).addEventListener("change", showSideSetup);
+    $("clock-kind-" + side).addEventListener("change", showSideSetup);
+  }
+  // gote's time control follows sente's (change gote's afterwards for a time handicap)
+  for (const part of ["kind", "main", "extra"]) {
+    $(`clock-${part}-0`).addEventListener("change", () => {
+      $(`clock-${part}-1`).value = $(`clock-${part}-0`).value;
+      showSideSetup();
+    });
+  }
+  $("draw-offer").onclick = () => post("/api/draw", { action: "offer" });
+  $("draw-accept").onclick = () => post("/api/draw", { action: "accept" });
+  $("draw-decline").onclick = () => post("/api/draw", { action: "decline" });
+  $("declare").onclick = () => post("/api/declare", {});
+  showSideSetup();
+}
