@@ -335,6 +335,7 @@ class GuiGame:
         # the start as a state, for its views (turncoat)
         self._start_state = self.state.copy() if self.info.id == "turncoat" else None
         self.played: list[str] = []  # tokens applied, events included
+        self.card_effects: list[tuple[int, dict]] = []  # enokian: (index in played, what the card did)
 
     def _game_options(self) -> dict:
         o, vid = self.options, self.info.id
@@ -370,6 +371,8 @@ class GuiGame:
     def apply(self, token: str) -> None:
         if not isinstance(token, str) or not token.strip():
             raise GameFailure("an action must be a non-empty string")
+        card = self.info.id == "enokian" and token.startswith("card=")
+        before = {q: dict(c) for q, c in self.board(None).squares.items() if c} if card else None
         try:
             if self.is_position:
                 self.state.push(token)
@@ -377,6 +380,13 @@ class GuiGame:
                 self.state.apply(token)
         except Exception as exc:  # noqa: BLE001 - IllegalMoveError, MoveParseError, GameError: all "rejected"
             raise GameFailure(self._public(str(exc))) from None
+        if card:  # the page shows which card moved which enemy piece (gui.rules.card_effect)
+            from .rules import card_effect
+
+            prev = self.played[-1] if self.played else ""
+            pending = prev[5:] if prev.startswith("card=") and prev[5:-1] not in ("J", "Q", "K", "T") else None
+            after = {q: c for q, c in self.board(None).squares.items() if c}
+            self.card_effects.append((len(self.played), card_effect(before, after, token[5:], pending)))
         self.played.append(token)
 
     def _public(self, text: str) -> str:
@@ -493,6 +503,9 @@ class GuiGame:
             out["deck"] = len(cards)
             out["kings_left"] = sum(1 for c in cards if c.startswith("K"))
             out["player_pieces"] = sum(1 for sq, c in self.board(viewer).squares.items() if c["color"] == 0)
+            # the cards drawn since the player's last move, each with what it moved and why
+            last_move = max((i for i, t in enumerate(self.played) if not t.startswith("card=")), default=-1)
+            out["card_effects"] = [dict(e, i=i) for i, e in self.card_effects if i > last_move]
         elif vid == "turncoat":
             fields = self.sfen(viewer).split()[4].split(";")
             out["plans"] = [fields[1] if len(fields) > 1 else "-", fields[2] if len(fields) > 2 else "-"]

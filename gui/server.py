@@ -51,6 +51,11 @@ JSON API (every answer is JSON; a refused request is ``{"error": "..."}`` and ch
                            actions and then the canonical path to that end
 ``POST /api/wavestep``     ``{"moves": [...]}``: fantasista, a silver wave chosen silver by silver in any order: the
                            moves a wave can add, and the canonical ``token`` when the chosen set is a whole wave
+``POST /api/analysis``     ``{"on", "engine"?, "multipv"?, "line"?, "ply"?}``: analyse the live position (followed
+                           as the game goes on) or a reviewed one without end (``go infinite``); ``"on": false``
+                           stops; the lines stream into the state's ``analysis``
+``GET  /api/chance``       ``?line=&ply=``: the coming chance event (roll, throw, card) and its probabilities
+``GET  /api/rules``        each variant's rules in Japanese and English, and the labels of raw tokens
 =========================  ==========================================================================================
 
 Every ``/api/`` request but ``variants``, ``engines`` and ``session`` names its game in ``X-Fantasista-Game``.
@@ -390,7 +395,11 @@ class Handler(BaseHTTPRequestHandler):
             return self._json([info.to_json() for info in G.variant_infos().values()])
         if url.path == "/api/engines":
             return self._json(describe(self.server.engines))
-        if url.path not in ("/api/state", "/api/record", "/api/view"):
+        if url.path == "/api/rules":
+            from .rules import RULES, labels
+
+            return self._json({"rules": RULES, "labels": labels()})
+        if url.path not in ("/api/state", "/api/record", "/api/view", "/api/chance"):
             raise HttpError(404, f"no such page {url.path[:SHOWN_INPUT_CHARS]!r}")
         session = self.server.session(self.headers.get(GAME_HEADER))
         if url.path == "/api/state":
@@ -404,6 +413,13 @@ class Handler(BaseHTTPRequestHandler):
                     raise RequestError("wait must be a number of seconds from 0 to 60")
                 session.wait(since_v, min(wait_v, 60))
             return self._json(session.state())
+        if url.path == "/api/chance":
+            try:
+                line = int(query["line"]) if "line" in query else None
+                ply = int(query["ply"]) if "ply" in query else None
+            except ValueError:
+                raise RequestError("line and ply must be integers") from None
+            return self._json(session.chance(line, ply))
         if url.path == "/api/view":
             try:
                 line, ply = int(query.get("line", "")), int(query.get("ply", ""))
@@ -509,6 +525,15 @@ def _load(session: Session, data: dict) -> None:
                  variant=_typed(data, "variant", (str,), "a variant name"))
 
 
+def _analysis(session: Session, data: dict) -> None:
+    if not _typed(data, "on", (bool,), "true or false", True):
+        return session.analysis_stop()
+    session.analysis_start(_typed(data, "engine", (str,), "an engine's name"),
+                           _typed(data, "multipv", (int,), "an integer from 1 to 5"),
+                           _typed(data, "line", (int,), "a line number"),
+                           _typed(data, "ply", (int,), "a number of plies"))
+
+
 def _turnend(session: Session, data: dict) -> None:
     if "end" not in data:
         raise RequestError("missing 'end'")
@@ -527,6 +552,7 @@ POST_ROUTES = {
     "/api/turnstep": lambda session, data: session.turn_step(
         _strings(data, "actions", []), _typed(data, "ends", (bool,), "true or false", False)),
     "/api/turnend": _turnend,
+    "/api/analysis": _analysis,
     "/api/wavestep": lambda session, data: session.wave_step(_strings(data, "moves", [])),
 }
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional
 from usi.referee import MatchSettings, TimeControl, spend
 from usi.timeman import PLAIN_GO_MS
 
+from . import analysis as AN
 from . import games as G
 from .engines import BUILTIN, engine_table
 
@@ -334,6 +335,7 @@ class Session:
             raise ConfirmError("this tab's game is not finished: replace it? (send \"replace\": true)")
         # Everything is valid: commit.
         self._close_engines()
+        self._analysis_close()  # another game: the analysis (and its engine, of the old variant) ends
         self.generation += 1
         self.game_number = getattr(self, "game_number", 0) + 1  # a new game or a loaded record: the form follows
         self.info, self.options, self.players, self.seed = info, options, specs, seed
@@ -374,7 +376,8 @@ class Session:
         for i, ply in enumerate(plies):
             if game.node() == "terminal":
                 raise RequestError(f"record: the game is already over before token {i + 1} ({ply.token})")
-            ply.side = game.side() if game.node() == "decision" else ply.side
+            # a chance event is the side's that has just moved (a roll is the roller's), as when played live
+            ply.side = game.side() if game.node() == "decision" else out[-1].side if out else ply.side
             ply.event = game.node() == "chance"
             ply.secret = _is_plan(info.id, ply.token)
             try:
@@ -421,13 +424,14 @@ class Session:
         daemon threads closing them would die with the server)."""
         with self.lock:
             self.generation += 1
-            closing = self._close_engines()
+            closing = self._close_engines() + self._analysis_close()
         deadline = time.monotonic() + wait_s
         for thread in closing:
             thread.join(max(0.0, deadline - time.monotonic()))
 
     def _touch(self) -> None:
         self.version += 1
+        self._analysis_follow()
         self.changed.notify_all()
 
     # ------------------------------------------------------------------ state
@@ -654,15 +658,9 @@ class Session:
 
     # ------------------------------------------------------------------ engine turns
     def _position_line(self, side: int) -> str:
-        game = self.game
         if self.info.id == "turncoat":
-            return game.state.position_command(side)
-        tokens = [p.token for p in self.plies]
-        if game.is_position and self.start_sfen == G.GuiGame(self.info, self.options).start_sfen:
-            base = "startpos"
-        else:
-            base = f"sfen {self.start_sfen}"
-        return f"position {base}" + (f" moves {' '.join(tokens)}" if tokens else "")
+            return self.game.state.position_command(side)
+        return self._line_of([p.token for p in self.plies])
 
     def _start_engine(self) -> None:
         side = self._player_side()
@@ -1254,6 +1252,7 @@ class Session:
                 "can_declare": human_turn and self.info.id == "shogi",
                 "viewer": viewer, "turn_build": turn_build, "wave_build": wave_build, "game": self.game_number,
                 "line": self.active, "lines": lines, "start_comment": self.start_comment,
+                "analysis": self._analysis_json(viewer),
             }
             return out
 
@@ -1313,6 +1312,208 @@ class Session:
             except G.GameFailure as exc:
                 raise RequestError(str(exc)) from None
 
+    # ------------------------------------------------------------------ analysis (issue 51, item 5)
+    def _analysis_close(self) -> list[threading.Thread]:
+        """End the analysis and its engine (a new game, the session's end); the thread closing the engine."""
+        analyser = getattr(self, "analyser", None)
+        self.analyser = None
+        self.an = _analysis_off()
+        return [] if analyser is None else [analyser.close()]
+
+    def analysis_start(self, engine: Any = None, multipv: Any = None, line: Any = None, ply: Any = None) -> None:
+        """Analyse a position without end (``go infinite``): the live one, followed as the game goes on, or with
+        ``line`` and ``ply`` the one after that many plies of that line (review). ``engine``: a name the server
+        offers (ours by default); ``multipv``: 1 to 5 lines (engines without the USI option give one). Calling it
+        again changes the position or the settings: the running search is stopped and a new one started."""
+        with self.lock:
+            name = self.an["engine"] if engine is None else engine
+            if not isinstance(name, str) or name not in self.engine_table:
+                raise RequestError(f"unknown engine {name!r} (offered: {', '.join(self.engine_table)})")
+            count = self.an["multipv"] if multipv is None else multipv
+            low, high = AN.MULTIPV_RANGE
+            if isinstance(count, bool) or not isinstance(count, int) or not low <= count <= high:
+                raise RequestError(f"multipv must be an integer from {low} to {high}, not {count!r}")
+            self._check_flag()
+            if self._timed_play():
+                raise RequestError("a timed game is being played: no analysis until it is over (its engine would "
+                                   "take the players' time and help a person)")
+            target = None
+            if line is not None or ply is not None:
+                target = self._position_at(line, ply)
+                if target == (self.active, len(self.plies)):
+                    target = None  # the live position: followed
+            if self.analyser is not None and self.an["engine"] != name:
+                self.analyser.close()
+                self.analyser = None
+            self.an.update(on=True, engine=name, multipv=count, target=target, key=None, error="")
+            self._analysis_follow(force=True)
+            self._touch()
+
+    def analysis_stop(self) -> None:
+        """Stop the analysis (its last lines stay shown until it is started again)."""
+        with self.lock:
+            self.an.update(on=False, running=False, key=None)
+            self.an["job"] = None
+            if self.analyser is not None:
+                self.analyser.want(None)
+            self._touch()
+
+    def _timed_play(self) -> bool:
+        """A timed game is being played (its main line has no result yet): no analysis runs then, so that no
+        analysis engine competes with a clocked engine for the CPU or helps a person against the clock."""
+        return self.timed() and self._line_result(0) is None
+
+    def _analysis_target(self) -> Optional[tuple[int, int]]:
+        target = self.an["target"]
+        if target is None:
+            return self.active, len(self.plies)
+        line, ply = target
+        return target if line < len(self.lines) and ply <= len(self.lines[line]) else None
+
+    def _analysis_key(self) -> Optional[tuple]:
+        """What the analysis depends on: the game, the position's tokens, the viewer and the settings."""
+        target = self._analysis_target()
+        if target is None:
+            return None
+        line, ply = target
+        return (self.game_number, tuple(p.token for p in self.lines[line][:ply]), self.viewer(),
+                self.an["engine"], self.an["multipv"])
+
+    def _analysis_follow(self, force: bool = False) -> None:
+        """Start the search the analysis wants now, when its position (or viewer, or settings) changed."""
+        an = getattr(self, "an", None)
+        if not an or not an["on"]:
+            return
+        key = self._analysis_key()
+        if key == an["key"] and not force:
+            return
+        an.update(key=key, lines={}, stats={}, running=False, note="", outlook={"outlooks": []})
+        an["job"] = None
+        timed = key is not None and self._timed_play()  # a guard: analysis_start refuses it, a new game ends it
+        if key is None or timed:
+            an.update(on=False, note="a timed game is being played: no analysis until it is over" if timed
+                      else "the analysed position is gone (taken back)")
+            if self.analyser is not None:
+                self.analyser.want(None)
+            return
+        line, ply = self._analysis_target()
+        game, plies = self._game_at(line, ply)
+        try:
+            an["outlook"] = AN.coming_events(game)
+        except G.GameFailure:
+            pass
+        job, note = self._analysis_job(game, plies, key)
+        an["note"] = note
+        if job is None:
+            if self.analyser is not None:
+                self.analyser.want(None)
+            return
+        if self.analyser is None:
+            spec = PlayerSpec.parse({"kind": "engine", "engine": an["engine"]}, self.engine_table)
+            self.analyser = AN.Analyser(EnginePlayer(spec, self.info.id), self._analysis_info, self._analysis_end)
+        an.update(job=job, running=True)
+        self.analyser.want(job)
+
+    def _analysis_job(self, game: G.GuiGame, plies: list[Ply], key: tuple) -> tuple[Optional[AN.Job], str]:
+        """The search of the analysed position, or why there is none. In turncoat the engine gets the position as
+        the page's viewer sees it (the other side's plan ``?``), so nothing it answers can know a hidden plan."""
+        node, viewer = game.node(), key[2]
+        if node == "terminal":
+            return None, "the game is over in this position"
+        if node == "chance":
+            return None, "a chance event comes next (its probabilities below)"
+        tokens = [p.token for p in plies]
+        if self.info.id == "turncoat":
+            if viewer is None:
+                return None, "engines play each other: no side's view to analyse (neither plan may be shown)"
+            if viewer == -1:
+                line = f"position sfen {self.start_sfen}" + (f" moves {' '.join(tokens)}" if tokens else "")
+            else:
+                line = game.state.position_command(viewer)
+        else:
+            line = self._line_of(tokens)
+        side = 0 if self.info.sides == 1 else game.side()
+        prev_to = next((G.to_square(p.token) for p in reversed(plies) if not p.event and not p.secret), None)
+        stop_words = ("defect", "plan") if self.info.id == "turncoat" else ()
+        return AN.Job(key=key, line=line, multipv=self.an["multipv"], side=side, game=AN.copy_game(game),
+                      prev_to=prev_to, stop_words=stop_words), ""
+
+    def _line_of(self, tokens: list[str]) -> str:
+        """The ``position`` line of the game's start and ``tokens`` (not turncoat: it sends views)."""
+        if self.game.is_position and self.start_sfen == G.GuiGame(self.info, self.options).start_sfen:
+            base = "startpos"
+        else:
+            base = f"sfen {self.start_sfen}"
+        return f"position {base}" + (f" moves {' '.join(tokens)}" if tokens else "")
+
+    def _analysis_info(self, job: AN.Job, info: dict) -> None:
+        """An ``info`` line of the analysis engine: its line (by ``multipv``) as the page shows it."""
+        if not any(k in info for k in ("score", "pv", "depth", "string")):
+            return
+        out = _json_info(info, job.side)
+        viewer = job.key[2]
+        if "pv" in out:
+            out["pv"] = self._pv_for(out["pv"], job.side, viewer)
+            out["ja"] = AN.pv_japanese(job.game, out["pv"], job.prev_to, job.stop_words)
+        with self.lock:
+            an = self.an
+            if an.get("job") is not job:
+                return
+            stats = {k: out[k] for k in ("depth", "seldepth", "nodes", "nps", "time") if k in out}
+            an["stats"].update(stats)
+            k = info.get("multipv", 1)
+            if not isinstance(k, int) or not 1 <= k <= job.multipv:
+                return
+            entry = dict(an["lines"].get(k, {"multipv": k}))
+            if "score" in out:
+                entry.pop("mate", None)
+                if "winprob" not in out and entry.get("winprob_from") != "engine":
+                    entry.pop("winprob", None)
+            entry.update({key: out[key] for key in ("depth", "score", "mate", "pv", "ja") if key in out})
+            if "winprob" in out:
+                entry.update(winprob=out["winprob"], winprob_from="engine")
+            elif entry.get("winprob_from") != "engine" and ("score" in entry or "mate" in entry):
+                entry.update(winprob=AN.winprob_of(entry.get("score"), entry.get("mate")), winprob_from="score")
+            an["lines"][k] = entry
+            self._touch()
+
+    def _analysis_end(self, job: AN.Job, failure: Optional[str]) -> None:
+        with self.lock:
+            if self.an.get("job") is not job:
+                return
+            self.an["running"] = False
+            if failure:
+                self.an.update(on=False, error=f"analysis engine {self.an['engine']} failed: {failure}")
+            self._touch()
+
+    def _analysis_json(self, viewer: Optional[int]) -> dict:
+        """The analysis as the page shows it; lines only when they were made for this viewer's eyes."""
+        an = self.an
+        key = an["key"]
+        target = an["target"]
+        fresh = key is not None and key[2] == viewer
+        return {"on": an["on"], "running": an["running"] and fresh, "engine": an["engine"],
+                "multipv": an["multipv"], "line": None if target is None else target[0],
+                "ply": None if target is None else target[1], "follow": target is None,
+                "lines": [an["lines"][k] for k in sorted(an["lines"])] if fresh else [],
+                "stats": an["stats"] if fresh else {}, "note": an["note"], "error": an["error"],
+                "outlook": an["outlook"] if fresh else {"outlooks": []},
+                "winprob_scale_cp": AN.WINPROB_SCALE_CP,
+                "refusal": "no analysis while a timed game is being played" if self._timed_play() else ""}
+
+    def chance(self, line: Any = None, ply: Any = None) -> dict:
+        """The coming chance event of the live position (or the one after ``ply`` plies of ``line``) and its
+        probabilities by the rules (:func:`gui.analysis.coming_events`)."""
+        with self.lock:
+            if line is None and ply is None:
+                line, ply = self.active, len(self.plies)
+            line, ply = self._position_at(line, ply)
+            game, _ = self._game_at(line, ply)
+            try:
+                return dict(AN.coming_events(game), line=line, ply=ply)
+            except G.GameFailure as exc:
+                raise RequestError(str(exc)) from None
+
     def wait(self, since: int, timeout: float) -> None:
         """Block until the version passes ``since`` (long polling) or ``timeout`` seconds pass; a flag that falls
         meanwhile is a change (the server notices it at its time, with nobody asking)."""
@@ -1327,6 +1528,12 @@ class Session:
 
 
 # ------------------------------------------------------------------------------------------ helpers
+def _analysis_off() -> dict:
+    """A session's analysis when none runs (the settings are kept between starts)."""
+    return {"on": False, "engine": BUILTIN, "multipv": 1, "target": None, "key": None, "lines": {}, "stats": {},
+            "running": False, "note": "", "error": "", "outlook": {"outlooks": []}, "job": None}
+
+
 def _copy(p: Ply) -> Ply:
     return Ply(**{k: (list(v) if isinstance(v, list) else v) for k, v in p.__dict__.items()})
 

@@ -183,3 +183,57 @@ class Api:
     def session(self, server):
         """This client's game on ``server`` (a :class:`gui.session.Session`)."""
         return server.sessions[self.game]
+
+
+#: A USI analysis engine for the analysis tests: ``go infinite`` streams a line per ``MultiPV`` each 50 ms, deeper
+#: each time, until ``stop`` (then ``bestmove``). Its PVs echo every plan the ``position`` line names (``plan:8h``
+#: and the move ``8h8h`` for each square): a position line that gave away a hidden plan would show it.
+ANALYSER_ENGINE = r'''
+import re, sys, threading, time
+multipv, position, worker, stop = 1, "", None, threading.Event()
+
+def stream(pv):
+    depth = 0
+    while not stop.is_set():
+        depth += 1
+        for k in range(1, multipv + 1):
+            print(f"info depth {depth} nodes {depth * 100} score cp {100 - 10 * k} multipv {k} pv {pv}", flush=True)
+        time.sleep(0.05)
+    print("bestmove resign", flush=True)
+
+for line in sys.stdin:
+    words = line.split()
+    if not words:
+        continue
+    if words[0] == "usi":
+        print("id name Echo\noption name MultiPV type spin default 1 min 1 max 500\n"
+              "option name USI_Variant type combo default shogi var shogi var turncoat var fantasista\nusiok",
+              flush=True)
+    elif words[0] == "setoption" and words[2] == "MultiPV":
+        multipv = int(words[4])
+    elif words[0] == "isready":
+        print("readyok", flush=True)
+    elif words[0] == "position":
+        position = line.strip()
+    elif words[0] == "go":
+        plans = re.findall(r"plan[:=]([0-9a-i,]+)", position)
+        echo = [f"plan:{p}" for p in plans] + [f"{q}{q}" for p in plans for q in p.split(",")]
+        stop.clear()
+        worker = threading.Thread(target=stream, args=(" ".join(["7g7f"] + echo),))
+        worker.start()
+    elif words[0] == "stop":
+        stop.set()
+        if worker is not None:
+            worker.join()
+            worker = None
+    elif words[0] == "quit":
+        stop.set()
+        break
+'''
+
+
+def with_analyser(directory: Path, table: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``table`` and the :data:`ANALYSER_ENGINE` as ``echo``."""
+    path = Path(directory) / "analyser.py"
+    path.write_text(ANALYSER_ENGINE, encoding="utf-8")
+    return dict(table, echo=[sys.executable, str(path)])

@@ -412,6 +412,8 @@ def test_enokian_card_deck_and_engine(gui):
     gui.open()
     gui.new_game("enokian", "human", options={"michizane": "1a"}, seed=4)
     gui.wait(lambda: gui.d.find_elements(By.ID, "card"))
+    # the solitaire has no gote: neither its player nor its engine limit nor its clock is offered
+    assert not any(gui.d.find_element(By.ID, i).is_displayed() for i in ("player-1", "limit-kind-1", "clock-kind-1"))
     gui.screenshot("enokian")
     deck = int(gui.text("#deck"))
     assert 0 <= int(gui.text("#kings")) <= 4
@@ -754,6 +756,24 @@ def test_every_variant_fits_the_screen_with_drawn_pieces_and_prompts_in_view(gui
             assert m["handsDrawn"] == m["hands"], (variant, m)
             if mobile:
                 gui.screenshot(f"{variant}-phone")
+        # the form at its widest (both sides an engine with its limit and a byoyomi clock, fantasista's options),
+        # the rules panel open and the analysis panel: still no sideways overflow
+        Select(gui.d.find_element(By.ID, "variant")).select_by_value("fantasista")
+        gui.d.execute_script(
+            "for (const [id, v] of arguments[0]) { const e = document.getElementById(id); e.value = v;"
+            " e.dispatchEvent(new Event('change')); }",
+            [[f"{f}-{side}", v] for side in (0, 1) for f, v in
+             (("player", "fantasista"), ("limit-kind", "movetime"), ("limit-value", "100000"),
+              ("clock-kind", "byoyomi"), ("clock-main", "10:00"), ("clock-extra", "30"))])
+        gui.click("#rules-open")
+        gui.wait(lambda: gui.d.find_element(By.ID, "rules").is_displayed(), what="the rules panel")
+        shown = gui.d.execute_script(
+            "return [...document.querySelectorAll('header *, #rules, #analysis, #analysis *')]"
+            ".filter((e) => e.getClientRects().length).map((e) => [e.id || e.className, e.getBoundingClientRect().right])")
+        assert gui.d.execute_script("return document.documentElement.scrollWidth") <= width
+        assert [name for name, right in shown if right > width + 0.5] == [], shown
+        assert gui.d.find_element(By.ID, "clock-extra-1").is_displayed()
+        gui.click("#rules-close")
         # the prompts, where they are asked
         gui.session.new_game("shogi", players=["human", "human"], start_sfen="4k4/9/9/9/9/9/9/1B7/4K4 b - 1")
         gui.wait(lambda: gui.kanji("8h") == "角" and gui.kanji("5i") is not None, what="the bishop")
@@ -1151,6 +1171,125 @@ def test_text_contrast_of_the_review_branches_comments_and_editor(gui):
     gui.click("#editor-close")
 
 
+# ------------------------------------------------------------------------------------------ analysis and help (issue 51, 5 and 8)
+def _paste(gui, text: str) -> None:
+    gui.d.execute_script("document.getElementById('record-text').value = arguments[0];", text)
+    gui.click("#load-text")
+    gui.confirm_if_asked(1.0)
+
+
+def test_analysis_streams_shows_a_mate_and_stops(gui):
+    """Our engine analyses a mate in one: the line reads 詰み ☗ 1手詰 (sente mates in 1), not a score of 31999;
+    the status streams while it runs and Stop ends the search; then three lines of an opening, with the rules
+    panel open (the screenshot analysis.png)."""
+    gui.open()
+    gui.new_game("shogi", "human", "human")
+    _paste(gui, "sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    gui.wait(lambda: gui.state()["sfen"].startswith("4k4/9/4P4"), what="the pasted position")
+    gui.click("#analysis-toggle")
+    gui.wait(lambda: "詰" in gui.text("#analysis-lines .ascore.mate"), what="the mate line")
+    text = gui.text("#analysis-lines .ascore.mate")
+    assert "1手詰" in text and "mates in 1" in text and "31999" not in gui.text("#analysis")
+    assert "５二金打" in gui.text("#analysis-lines .apv")
+    gui.wait(lambda: "analysing" in gui.text("#analysis-status") and "depth" in gui.text("#analysis-status"),
+             what="the running analysis")
+    assert gui.attr("#analysis-toggle", "aria-pressed") == "true"
+    gui.click("#analysis-toggle")
+    gui.wait(lambda: gui.attr("#analysis-toggle", "aria-pressed") == "false", what="the stop")
+    session = gui.session
+    gui.wait(lambda: session.analyser.running is None, what="the engine's bestmove after stop")
+    assert "analysing" not in gui.text("#analysis-status")
+
+    _paste(gui, "position startpos moves 7g7f 3c3d")
+    gui.wait(lambda: len(gui.state()["history"]) == 2, what="the opening")
+    Select(gui.d.find_element(By.ID, "analysis-multipv")).select_by_value("3")
+    gui.click("#analysis-toggle")
+    gui.wait(lambda: len(gui.d.find_elements(By.CSS_SELECTOR, "#analysis-lines .aline")) == 3, what="three lines")
+    seen = set()
+    gui.wait(lambda: seen.add(gui.text("#analysis-status")) or len(seen) >= 3, what="the analysis streaming")
+    gui.click("#rules-open")
+    gui.wait(lambda: gui.text("#rules h3"), what="the rules")
+    gui.screenshot("analysis")
+    gui.click("#rules-close")
+    gui.click("#analysis-toggle")
+    gui.wait(lambda: gui.attr("#analysis-toggle", "aria-pressed") == "false", what="the stop")
+
+
+def test_the_evaluation_graph_click_reviews_that_move(gui):
+    gui.open()
+    gui.new_game("shogi", "human", "random")
+    session = gui.session
+    for token in ("7g7f", "2g2f"):
+        gui.wait(lambda: session.state()["human_turn"], what="sente's turn")
+        session.play(token)
+    gui.wait(lambda: len(gui.d.find_elements(By.CSS_SELECTOR, "#graph .gpt")) >= 2, what="two graph points")
+    # the engine's first move (the last one is the live position itself)
+    ply = gui.d.execute_script("return document.querySelectorAll('#graph .gpt')[0].dataset.ply")
+    assert ply == "2"
+    ActionChains(gui.d).move_to_element(gui.d.find_elements(By.CSS_SELECTOR, "#graph .gpt")[0]).click().perform()
+    gui.wait(lambda: f"after {ply} of" in gui.text("#review-where"), what=f"the review after ply {ply}")
+    assert gui.d.execute_script("return document.querySelectorAll('#graph .gpt.current').length") == 1
+    gui.click("#review-live")
+
+
+def test_variants_explained_rules_labels_events_and_card_reasons(gui):
+    """The rules panel opens for each variant (Japanese and English); fantasista's options and pre-game buttons
+    read as names with what they give, not fairy:hiko; two rolls stay on screen together; an enokian card's
+    moves are marked on the board with a line saying why."""
+    gui.open()
+    for v in gui.d.execute_script("return variants.filter((v) => v.available).map((v) => [v.id, v.ja])"):
+        Select(gui.d.find_element(By.ID, "variant")).select_by_value(v[0])
+        if gui.attr("#rules-open", "aria-expanded") != "true":
+            gui.click("#rules-open")
+        gui.wait(lambda: v[1] in gui.text("#rules h3"), what=f"the rules of {v[0]}")
+        assert gui.d.find_elements(By.CSS_SELECTOR, "#rules .rules-ja li")
+        assert gui.d.find_elements(By.CSS_SELECTOR, "#rules .rules-en li")
+    gui.click("#rules-close")
+    Select(gui.d.find_element(By.ID, "variant")).select_by_value("fantasista")
+    assert "9–18 give as 4–8" in gui.text("#opt-reserved option[value='4-8']") or \
+        "9–18 give as 4–8" in gui.attr("#opt-reserved option[value='4-8']", "label") or \
+        gui.d.execute_script("return document.querySelector(\"#opt-reserved option[value='4-8']\").textContent"
+                             ).endswith("9–18 give as 4–8 (nothing added)")
+    assert "rolls 9–18 give" in gui.text("#variant-options")
+
+    gui.new_game("fantasista", "human", "human", options={"fairy_sente": "choose", "fairy_gote": "ayumi",
+                                                         "reserved_sente": "choose"})
+    button = '#actions button[data-step="btn:fairy:hiko"]'
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, button), what="the fairy buttons")
+    texts = [b.text for b in gui.d.find_elements(By.CSS_SELECTOR, "#actions button.action")]
+    assert not any(t.startswith(("fairy:", "reserved:")) for t in texts), texts
+    assert "飛子 hiko" in gui.text(button) and "fire dragon" in gui.text(button)
+    gui.click(button)
+    reserved = '#actions button[data-step="btn:reserved:ginsara:1"]'
+    gui.wait(lambda: "銀幕展開" in gui.text(reserved), what="the reserved buttons")
+    gui.click(reserved)
+    gui.wait(lambda: "飛子 hiko" in gui.text("#inventory-0"), what="the fairy in the inventory")
+
+    from engine import new_game
+    g, rng, history = new_game("fantasista", fairies=("hiko", "ayumi")), random.Random(5), []
+    while len(history) < 18:
+        tok = ("roll=13" if not any(t.startswith("roll") for t in history) else "roll=7") \
+            if g.node_kind().value == "chance" else rng.choice([t for t in g.legal_actions() if "," not in t])
+        if g.node_kind().value == "decision" and g.phase == "target":
+            tok = g.legal_actions()[0]
+        g.apply(tok)
+        history.append(tok)
+    _paste(gui, json.dumps({"variant": "fantasista", "history": history,
+                            "options": {"fairy_sente": "hiko", "fairy_gote": "ayumi"}}))
+    gui.wait(lambda: gui.text("#event-strip .ev.newest"), what="the event strip")
+    strip = [e.text for e in gui.d.find_elements(By.CSS_SELECTOR, "#event-strip .ev")]
+    assert strip[0].startswith("☖ gote 出目 7") and strip[1].startswith("☗ sente 出目 13"), strip
+    assert "飛車トークン rook token" in strip[1]  # 13 is reserved: nothing added, as 4-8
+
+    _paste(gui, json.dumps({"variant": "enokian", "history": ["card=KS"]}))
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.enemy-move"), what="the card's squares")
+    marked = {e.get_attribute("data-sq") for e in gui.d.find_elements(By.CSS_SELECTOR, "#board .sq.enemy-move")}
+    assert marked == {"1e", "4e", "1a", "2b"}
+    assert "Michizane" in gui.text("#card-why") and "1e→4e" in gui.text("#card-why")
+    assert "札 ♠K" in gui.text("#event-strip")
+    gui.screenshot("enokian-card")
+
+
 def test_the_clocks_run_and_a_flag_falls(gui):
     """Two persons, 2 s sudden death set in the form: both clocks shown, the side to move's counting down and
     highlighted; nobody moves, the server's flag falls and the page says time forfeit."""
@@ -1160,8 +1299,12 @@ def test_the_clocks_run_and_a_flag_falls(gui):
     assert gui.state()["players"][0]["clock"] == {"main": 2000}
     assert "to-move" in gui.attr("#clock-0", "class") and "to-move" not in gui.attr("#clock-1", "class")
     assert gui.text("#clock-1 .time") == "0:02"
+    # no analysis while the timed game runs (the button says why), and it may start once the game is over
+    assert gui.d.find_element(By.ID, "analysis-toggle").get_property("disabled")
+    assert "timed game" in gui.text("#analysis-status")
     gui.wait(lambda: gui.text("#clock-0 .time") == "0:01", timeout=5, what="sente's clock counting down")
     gui.wait(lambda: "time forfeit" in gui.text("#result"), timeout=10, what="the flag")
+    gui.wait(lambda: not gui.d.find_element(By.ID, "analysis-toggle").get_property("disabled"), what="analysis")
     assert "flag" in gui.attr("#clock-0", "class") and "切れ負け" in gui.text("#clock-0")
     assert gui.text("#clock-0 .time") == "0:00" and gui.text("#clock-1 .time") == "0:02"
     assert gui.d.find_element(By.ID, "draw-offer").get_property("disabled")

@@ -1501,6 +1501,232 @@ def test_review_never_shows_the_other_sides_turncoat_plan(plot_server):
     watch.check(api.ok("/api/record?format=json"), 0, "the record with a branch")
 
 
+# ------------------------------------------------------------------------------------------ analysis (issue 51, items 5, 8)
+@pytest.fixture()
+def analysis_server(tmp_path_factory):
+    from .gui_helpers import plotter_engines, with_analyser
+
+    directory = tmp_path_factory.mktemp("engine")
+    srv, _ = serve_in_thread(0, engines=with_analyser(directory, plotter_engines(directory, PLOTTERS)))
+    yield srv, Api(srv.server_address[1])
+    srv.shutdown_all()
+
+
+def test_analysis_streams_multipv_lines_follows_the_position_and_stops(server):
+    """Our engine analyses with go infinite: three MultiPV lines with sente's score, a win probability from it and
+    the PV in Japanese, deepening until stopped; a move restarts it on the new position, a reviewed position is
+    analysed when asked for, and stop ends the search."""
+    srv, api = server
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    st = api.ok("/api/analysis", {"on": True, "multipv": 3})
+    assert st["analysis"]["on"] and st["analysis"]["follow"] and st["analysis"]["multipv"] == 3
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 3 and s["analysis"]["stats"].get("depth", 0) >= 3)
+    lines = st["analysis"]["lines"]
+    assert [ln["multipv"] for ln in lines] == [1, 2, 3] and len({ln["pv"][0] for ln in lines}) == 3
+    for ln in lines:
+        assert len(ln["ja"]) == len(ln["pv"]) and re.match(r"[０-９][一二三四五六七八九]", ln["ja"][0])
+        assert ln["winprob"] == pytest.approx(1 / (1 + 10 ** (-ln["score"] / 600)))
+    depth = st["analysis"]["stats"]["depth"]
+    st = wait_for(api, lambda s: s["analysis"]["stats"].get("depth", 0) > depth)  # no end of its own
+    assert st["analysis"]["running"]
+    st = api.ok("/api/move", {"move": "7g7f"})
+    assert st["analysis"]["lines"] == []  # restarted: nothing of the old position is shown
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 3)
+    legal_now = set(api.session(srv).game.actions())
+    assert all(ln["pv"][0] in legal_now for ln in st["analysis"]["lines"])  # gote's replies
+    st = api.ok("/api/analysis", {"on": True, "line": 0, "ply": 0, "multipv": 1})
+    assert not st["analysis"]["follow"] and (st["analysis"]["line"], st["analysis"]["ply"]) == (0, 0)
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 1 and s["analysis"]["lines"][0].get("pv"))
+    assert st["analysis"]["lines"][0]["pv"][0] in {"7g7f", "2g2f", "6i7h", "5g5f", "7i6h", "4i5h", "3g3f", "5i6h"}
+    st = api.ok("/api/analysis", {"on": False})
+    assert not st["analysis"]["on"] and not st["analysis"]["running"]
+    analyser = api.session(srv).analyser
+    deadline = time.time() + 30
+    while analyser.running is not None:  # the search got its stop and answered bestmove
+        assert time.time() < deadline, "the analysis did not stop"
+        time.sleep(0.05)
+    for bad, words in (({"multipv": 6}, "multipv"), ({"engine": "nope"}, "unknown engine"),
+                       ({"line": 0, "ply": 99}, "'ply'"), ({"multipv": "3"}, "'multipv'")):
+        status, data = api.call("/api/analysis", dict(bad, on=True))
+        assert status == 400 and words in data["error"], data
+
+
+def test_analysis_shows_a_mate_as_mate_and_a_certain_win():
+    """A mate in one (G*5b): the line says mate 1 for sente (not a score of 31999) and the win is certain."""
+    s = Session("shogi", players=["human", "human"], start_sfen="4k4/9/4P4/9/9/9/9/9/4K4 b G 1")
+    try:
+        s.analysis_start(multipv=1)
+        deadline = time.time() + 120
+        while not (s.state()["analysis"]["lines"] and "mate" in s.state()["analysis"]["lines"][0]):
+            assert time.time() < deadline, s.state()["analysis"]
+            time.sleep(0.1)
+        line = s.state()["analysis"]["lines"][0]
+        assert line["mate"] == 1 and line["pv"][0] == "G*5b" and line["ja"][0] == "５二金打"
+        assert line["winprob"] == 1.0
+        pid = s.analyser.player.engine.transport.get_pid()
+    finally:
+        s.close(10)
+    assert not running(pid)  # the session's end waits for its analysis engine too
+
+
+def test_analysis_engine_lines_stream_until_stopped_and_follow_the_viewer(analysis_server):
+    """The test engine streams MultiPV lines (as many as asked) until the page stops it; an engine that ends by
+    itself (the random mover) leaves its last lines, no longer running."""
+    srv, api = analysis_server
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    api.ok("/api/analysis", {"on": True, "engine": "echo", "multipv": 4})
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 4 and s["analysis"]["stats"].get("depth", 0) >= 3)
+    assert [ln["score"] for ln in st["analysis"]["lines"]] == [90, 80, 70, 60]
+    assert st["analysis"]["running"] and st["analysis"]["engine"] == "echo"
+    st = api.ok("/api/analysis", {"on": True, "engine": "echo", "multipv": 2})  # fewer lines: restarted
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 2)
+    st = api.ok("/api/analysis", {"on": False})
+    time.sleep(0.3)
+    assert api.ok("/api/state")["analysis"]["running"] is False
+
+
+def test_turncoat_analysis_never_shows_the_other_sides_plan(analysis_server):
+    """Analysis in turncoat: the engine is sent the position as the page's viewer sees it (the other side's plan
+    ``?``), so an engine that echoes every plan it is given names only the viewer's own; every state the page
+    receives (SecretWatch) names no square of a hidden plan, with a person against the engine and between two
+    people (the analysis restarts for each side's eyes); engines playing each other get no analysis at all."""
+    _, api = analysis_server
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], engine_sides=(1,))
+    watch.state(api.new({"variant": "turncoat", "players": ["human", {"kind": "engine", "engine": "plot_g"}],
+                         "seed": 1}))
+    watch.state(api.ok("/api/analysis", {"on": True, "engine": "echo", "multipv": 2}))
+    watch.move(PLOT_S)
+    st = watch.until(lambda s: s["human_turn"] and s["analysis"]["lines"])
+    pv = st["analysis"]["lines"][0]["pv"]
+    assert PLOT_S in pv and "2b2b" in pv and not any("8h" in t for t in pv), pv  # its own plan only
+    for token in ("2g2f", "2f2e"):
+        watch.move(token)
+        watch.until(lambda s: (s["human_turn"] or s["result"]) and s["analysis"]["lines"])
+    api.ok("/api/resign", {})
+    st = watch.state(api.ok("/api/state"))
+    watch.revealed(st)
+
+    watch = SecretWatch(api, [PLOT_S, PLOT_G])
+    watch.state(api.new({"variant": "turncoat", "players": ["human", "human"], "seed": 1}))
+    watch.state(api.ok("/api/analysis", {"on": True, "engine": "echo"}))
+    for token in (PLOT_S, PLOT_G, "2g2f", "8c8d"):
+        watch.move(token)
+        st = watch.until(lambda s: s["analysis"]["lines"])
+        mine = PLOT_S if st["viewer"] == 0 else PLOT_G
+        if token != PLOT_S:  # (gote has no plan yet while it chooses one)
+            assert mine in st["analysis"]["lines"][0]["pv"], st["analysis"]
+    api.ok("/api/resign", {})
+    watch.revealed(watch.state(api.ok("/api/state")))
+
+    watch = SecretWatch(api, [PLOT_S, PLOT_G], engine_sides=(0, 1))
+    watch.state(api.new({"variant": "turncoat", "seed": 1, "players": [
+        {"kind": "engine", "engine": "plot_s"}, {"kind": "engine", "engine": "plot_g"}]}))
+    st = watch.state(api.ok("/api/analysis", {"on": True, "engine": "echo"}))
+    assert st["analysis"]["lines"] == [] and "neither plan" in st["analysis"]["note"]
+    watch.until(lambda s: s["result"])
+
+
+def test_chance_outlook_gives_the_rules_probabilities_of_the_coming_event(server):
+    """/api/chance: the coming d20 roll (who rolls, after how many moves, grouped by what it gives), the next
+    enokian card (the deck left, each card alike) and the next mawarikudoi throw (the gold throw's table, mean N
+    5.740125), each summing to 1 and equal to the rules' chance_events where the event is next."""
+    from engine import new_game
+
+    _, api = server
+    g, rng, tokens = new_game("fantasista", fairies=("hiko", "ayumi")), random.Random(3), []
+    while len(tokens) < 13:
+        tok = rng.choice([t for t in g.legal_actions() if "," not in t])
+        g.apply(tok)
+        tokens.append(tok)
+    api.load({"text": json.dumps({"variant": "fantasista", "moves": tokens,
+                                  "options": {"fairy_sente": "hiko", "fairy_gote": "ayumi"}}),
+              "players": ["human", "human"]})
+    out = api.ok("/api/chance")["outlooks"]
+    assert len(out) == 1 and out[0]["after"] == 2 and out[0]["side"] == 0 and out[0]["fairy"] == "hiko"
+    assert [e["token"] for e in out[0]["events"]] == [f"roll={n}" for n in range(1, 21)]
+    assert all(e["p"] == pytest.approx(0.05) for e in out[0]["events"])
+    groups = {g["label"]: g["p"] for g in out[0]["groups"]}
+    assert groups["4–18: 飛車トークン rook token"] == pytest.approx(0.75)  # nothing reserved: 9-18 as 4-8
+    assert groups["1: 火炎竜 fire dragon token"] == pytest.approx(0.05) and sum(groups.values()) == pytest.approx(1)
+
+    st = api.new({"variant": "enokian", "players": ["human", "human"], "seed": 5})
+    out = api.ok("/api/chance")["outlooks"][0]
+    deck = st["panel"]["deck"]
+    assert out["after"] == 1 and len(out["events"]) == deck
+    assert all(e["p"] == pytest.approx(1 / deck) for e in out["events"])
+    assert sum(g["count"] for g in out["groups"]) == deck and {g["label"] for g in out["groups"]} <= set(
+        "A 2 3 4 5 6 7 8 9 10 J Q K".split())
+
+    api.new({"variant": "mawarikudoi", "players": ["human", "human"], "seed": 2})
+    first = api.ok("/api/chance?line=0&ply=0")["outlooks"]  # the start: the first throw is next
+    expected = new_game("mawarikudoi").chance_events()
+    assert first[0]["after"] == 0 and [(e["token"], e["p"]) for e in first[0]["events"]] == [
+        (t, pytest.approx(p)) for t, p in expected]
+    assert first[0]["mean"] == pytest.approx(5.740125, abs=1e-4)
+    later = api.ok("/api/chance")["outlooks"]  # a turn to play: gote's throw after it
+    assert later and later[0]["after"] == 1 and later[0]["side"] == 1
+    assert sum(e["p"] for e in later[0]["events"]) == pytest.approx(1)
+    api.new({"variant": "shogi", "players": ["human", "human"]})
+    assert api.ok("/api/chance")["outlooks"] == []
+    status, data = api.call("/api/chance?line=0&ply=5")
+    assert status == 400 and "'ply'" in data["error"]
+
+
+def test_rules_texts_and_labels_for_every_variant(server):
+    """/api/rules: every playable variant has its rules in Japanese and English; every option value of the form
+    has a readable text; the fairies and rights have names; an enokian card says what it moved and why."""
+    from gui.games import GuiGame
+
+    _, api = server
+    data = api.ok("/api/rules")
+    variants = api.ok("/api/variants")
+    for v in variants:
+        if not v["available"]:
+            continue
+        rules = data["rules"][v["id"]]
+        assert rules["ja"] and rules["en"], v["id"]
+        assert all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", t) for t in rules["ja"]), v["id"]
+        assert all(re.search(r"[A-Za-z]{3}", t) and not re.search(r"[\u3040-\u30ff]", t) for t in rules["en"])
+        for opt in v["options"]:
+            texts = data["labels"]["options"][opt["name"]]
+            assert set(opt["choices"]) <= set(texts), (opt["name"], set(opt["choices"]) - set(texts))
+            assert opt["name"] in data["labels"]["option_names"]
+    labels = data["labels"]
+    assert labels["fairies"]["hiko"]["label"] == "飛子 hiko (rook fairy)"
+    assert "fire dragon" in labels["fairies"]["hiko"]["description"]
+    assert labels["options"]["reserved"]["4-8"] == "9–18 give as 4–8 (nothing added)"
+    assert "銀幕展開" in labels["options"]["reserved_sente"]["ginsara:1"]
+    assert labels["reserved_rolls"] == list(range(9, 19)) and labels["roll_rows"]["5"] == "4-8"
+    assert labels["rights"]["curtain"] == "銀幕展開 silver curtain"
+    game = GuiGame(variant_infos()["enokian"])
+    game.apply("card=KS")
+    effect = game.panel(0)["card_effects"][0]
+    assert effect["moves"] == [{"from": "1e", "to": "4e", "kanji": "龍"}, {"from": "1a", "to": "2b", "kanji": "王"}] \
+        or sorted(m["from"] for m in effect["moves"]) == ["1a", "1e"]
+    assert effect["lost"] == ["4e"] and "♠K" in effect["text"] and "Michizane" in effect["text"]
+    assert set(effect["squares"]) == {"1e", "4e", "1a", "2b"}
+    game.apply("4d4c")  # the player's move: a new round, no card of it yet
+    assert game.panel(0)["card_effects"] == []
+
+
+def test_a_loaded_records_rolls_belong_to_the_side_that_rolled():
+    """A roll in a loaded record is the roller's (the side that has just moved), as when played live: it was sente's
+    for every loaded event, so the page said sente rolled gote's roll."""
+    from engine import new_game
+
+    g, rng, history = new_game("fantasista", fairies=("hiko", "ayumi")), random.Random(5), []
+    while sum(t.startswith("roll") for t in history) < 2:
+        tok = "roll=7" if g.node_kind().value == "chance" else rng.choice(
+            [t for t in g.legal_actions() if "," not in t and not t.startswith("target")] or g.legal_actions())
+        g.apply(tok)
+        history.append(tok)
+    s = Session("fantasista", players=["human", "human"])
+    s.load(json.dumps({"variant": "fantasista", "history": history}))
+    rolls = [(i, p.side) for i, p in enumerate(s.plies) if p.event]
+    assert [side for _, side in rolls] == [0, 1]
+    assert all(s.plies[i - 1].side == side for i, side in rolls)
+
+
 # ------------------------------------------------------------------------------------------ clocks and game end
 class FakeTime:
     """The session's clock in the clock tests: seconds that pass only when the test says so."""
@@ -1748,3 +1974,26 @@ def test_turncoat_plans_are_chosen_off_the_clock():
     assert [c["left"] for c in st["clocks"]["sides"]] == [10000, 10000]
     fake.pass_(10.5)
     assert session.state()["result"]["reason"] == "time forfeit"
+
+
+# ------------------------------------------------------------------------------------------ clocks with analysis
+def test_a_timed_game_being_played_has_no_analysis_until_it_is_over(analysis_server):
+    """Clocks and analysis together: the state carries both (``clocks``, ``draw_offer``, ``can_declare`` and
+    ``analysis``); while a timed game runs the analysis is refused (its engine would take the clocked players' CPU
+    time and help a person) and the page is told why; once the flag has fallen the finished game is analysed, and
+    the clocks stay as the flag left them."""
+    srv, api = analysis_server
+    fake, st = clocked(srv, api, [person({"main": 2000}), person({"main": 5000})])
+    assert st["clocks"]["running"] == 0 and st["draw_offer"] is None and st["can_declare"] is True
+    assert st["analysis"]["on"] is False and "timed game" in st["analysis"]["refusal"]
+    status, data = api.call("/api/analysis", {"on": True, "engine": "echo"})
+    assert status == 400 and "timed game" in data["error"], data
+    session = api.session(srv)
+    assert session.analyser is None  # no engine was started
+    fake.pass_(3)
+    st = api.ok("/api/state")
+    assert st["result"]["reason"] == "time forfeit" and st["analysis"]["refusal"] == ""
+    st = api.ok("/api/analysis", {"on": True, "engine": "echo", "multipv": 2})
+    st = wait_for(api, lambda s: len(s["analysis"]["lines"]) == 2)
+    assert st["clocks"]["running"] is None and [c["left"] for c in st["clocks"]["sides"]] == [0, 5000]
+    api.ok("/api/analysis", {"on": False})

@@ -157,20 +157,21 @@ function fillOptions() {
   box.innerHTML = "";
   for (const opt of (v ? v.options : [])) {
     const label = document.createElement("label");
-    label.textContent = opt.label + " ";
+    label.textContent = optionName(opt) + " ";
     const sel = document.createElement("select");
     sel.id = "opt-" + opt.name;
     sel.dataset.option = opt.name;
     for (const c of opt.choices) {
       const o = document.createElement("option");
-      o.value = o.textContent = c;
+      o.value = c;
+      o.textContent = optionText(opt.name, c);
       if (c === opt.default) o.selected = true;
       sel.appendChild(o);
     }
     label.appendChild(sel);
     box.appendChild(label);
   }
-  $("gote-label").hidden = v && v.sides === 1;
+  $("setup-1").hidden = v && v.sides === 1;  // a solitaire has no gote: no player, limit or clock for it
   if (v && v.sides === 1) $("player-0").value = $("player-0").value || "human";
 }
 
@@ -673,6 +674,7 @@ function render(st) {
   $("chooser").hidden = true;
   showError(st.error || stickyError);
   renderReview();
+  renderHelp();
   fitBoard();
   if (S.turn_build && !turnInfo) fetchTurn([]);
 }
@@ -1032,7 +1034,7 @@ function renderMarks() {
     b.type = "button";
     b.className = "action";
     b.dataset.step = s;
-    b.textContent = BUTTON_LABELS[s.slice(4)] || s.slice(4);
+    b.textContent = stepText(s);
     b.onclick = () => step(s);
     actions.appendChild(b);
   }
@@ -1110,9 +1112,9 @@ function renderPanel() {
     html += `<table class="inventory" id="inventory"><tr><th></th><th>fairy</th><th>rights</th><th>tokens in hand</th></tr>`;
     for (const side of [0, 1]) {
       const inv = (p.inventory || [])[side] || { fairy: p.fairies[side], rights: p.rights[side], tokens: [] };
-      const rights = inv.rights.filter((r) => !r.startsWith("emblem"));
+      const rights = inv.rights.filter((r) => !r.startsWith("emblem")).map(rightText);
       const tokens = inv.tokens.map((t) => `<span class="tok">${western ? t.western : t.kanji}'${t.count > 1 ? "×" + t.count : ""}</span>`);
-      html += `<tr id="inventory-${side}"><td>${side ? "☖" : "☗"}</td><td>${inv.fairy}</td>
+      html += `<tr id="inventory-${side}"><td>${side ? "☖" : "☗"}</td><td>${fairyText(inv.fairy)}</td>
         <td>${rights.join(", ") || "–"}${inv.emblem ? ' <span class="emblem" title="emblem">紋 emblem</span>' : ""}</td>
         <td>${tokens.join(" ") || "–"}</td></tr>`;
     }
@@ -1120,7 +1122,7 @@ function renderPanel() {
     const roll = st.events.roll;
     if (roll && p.last_roll) {
       const fairy = p.fairies[roll.side];
-      const effect = p.last_roll.effect === "nothing" ? "nothing" : (EFFECTS[fairy] || {})[p.last_roll.effect];
+      const effect = effectText(p.last_roll.effect, fairy);
       html += `<div id="roll"><span class="die" id="die">${p.last_roll.n}</span>${sideName(roll.side)} rolled
         ${p.last_roll.n}: ${effect || p.last_roll.effect}</div>`;
     } else {
@@ -1137,6 +1139,7 @@ function renderPanel() {
     }
     html += `<div>deck: <b id="deck">${p.deck}</b> cards, kings left: <b id="kings">${p.kings_left}</b>,
       your pieces: ${p.player_pieces}</div>`;
+    html += cardWhyHTML(p);
   } else if (st.variant.id === "mawarikudoi") {
     html += mawariPanel(st.turn_build && turnInfo ? turnInfo.panel : p, p);
   } else if (st.variant.id === "turncoat") {
@@ -1263,7 +1266,7 @@ function renderGraph() {
     let y = null;
     if (useProb && h.winprob !== null && h.winprob !== undefined) y = 1 - h.winprob;
     else if (!useProb && h.score !== null && h.score !== undefined) y = 0.5 - Math.max(-2000, Math.min(2000, h.score)) / 4000;
-    if (y !== null) pts.push([k, y]);
+    if (y !== null) pts.push([k, y, h]);
   });
   const w = 300, hgt = 100, n = Math.max(moves.length, 10);
   let html = `<line x1="0" y1="50" x2="300" y2="50" stroke="#bbb" stroke-width="1"/>`;
@@ -1271,7 +1274,7 @@ function renderGraph() {
     const poly = pts.map(([k, y]) => `${(k / n) * w},${y * hgt}`).join(" ");
     html += `<polyline points="${poly}" fill="none" stroke="#c0392b" stroke-width="2" vector-effect="non-scaling-stroke"/>`;
   }
-  svg.innerHTML = html;
+  svg.innerHTML = html + graphPointsSVG(pts, n, w, hgt);
   svg.dataset.points = pts.length;
 }
 
@@ -1665,8 +1668,11 @@ async function init() {
     return;
   }
   variants = await api("/api/variants");
+  rulesData = await api("/api/rules");
   fillVariants();
-  fillPlayers(await api("/api/engines"));
+  const engines = await api("/api/engines");
+  fillPlayers(engines);
+  initAnalysis(engines);
   $("start").onclick = startGame;
   // a new kind of limit starts from a value of its own scale (1000 ms is no depth)
   for (const side of [0, 1]) {
@@ -1715,6 +1721,242 @@ async function init() {
   fillOptions();
   render(st);
   poll();
+}
+
+// ---------------------------------------------------------------------------------------------- analysis and help
+// Analysis mode (issue 51, item 5): the server's engine analyses the shown position (the live one, followed as the
+// game goes on, or a reviewed one) until stopped; the page shows its lines as players read them and the rules'
+// probabilities of the coming roll, throw or card. Each variant explained (item 8): the rules panel, readable
+// labels of raw tokens, the last chance events kept on screen, the enemy pieces an enokian card moved and why.
+let rulesData = { rules: {}, labels: { options: {}, option_names: {}, fairies: {}, effects: {}, rights: {} } };
+let analysisSent = "";   // the position last asked for (JSON of {line, ply}; {} is the live one)
+let rulesOpen = false;
+let lastEventKey = "";
+const CHANCE_WORD = { fantasista: "d20 roll 出目", mawarikudoi: "throw 振り", enokian: "card 札" };
+
+function optionName(opt) { return rulesData.labels.option_names[opt.name] || opt.label; }
+
+function optionText(name, value) {
+  const text = (rulesData.labels.options[name] || {})[value];
+  return text ? `${value} — ${text}` : value;
+}
+
+function fairyText(name) { return ((rulesData.labels.fairies || {})[name] || {}).label || name; }
+
+function rightText(r) {
+  const [word, count] = r.split(" ×");
+  return (rulesData.labels.rights[word] || word) + (count ? " ×" + count : "");
+}
+
+// what a d20 result (a table row, "nothing" or another fairy's "<fairy>:<row>") gives, in words
+function effectText(result, fairy) {
+  if (result === "nothing") return "何もなし nothing";
+  const [f, row] = result.includes(":") ? result.split(":") : [fairy, result];
+  return ((rulesData.labels.effects || {})[f] || {})[row] || (EFFECTS[f] || {})[row] || result;
+}
+
+// a pre-game choice's button (fantasista: the fairy, then what its 9–18 give) says what it is
+function stepText(s) {
+  const w = s.slice(4);
+  if (BUTTON_LABELS[w]) return BUTTON_LABELS[w];
+  const i = w.indexOf(":");
+  const word = w.slice(0, i), value = w.slice(i + 1);
+  const fairy = (rulesData.labels.fairies || {})[value];
+  if (word === "fairy" && fairy) return `${fairy.label} — ${fairy.description}`;
+  if (word === "reserved") return (rulesData.labels.options.reserved_sente || {})[value] || w;
+  return w;
+}
+
+// the roll of ``side`` as that side's table reads it (the rows come from the server's rules)
+function rollText(n, side, panel) {
+  const fairies = (panel && panel.fairies) || [], reserved = (panel && panel.reserved) || [];
+  let row = (rulesData.labels.roll_rows || {})[n] || "";
+  if ((rulesData.labels.reserved_rolls || []).includes(n)) row = reserved[side] || "4-8";
+  return effectText(row, fairies[side]);
+}
+
+// The last chance events, newest first, each with what it did: your roll stays in view when the engine's follows.
+function renderEventStrip() {
+  const strip = $("event-strip");
+  const st = LIVE;
+  const events = st.history.filter((h) => h.event).slice(-4).reverse();
+  strip.hidden = !events.length;
+  if (!events.length) { strip.innerHTML = ""; return; }
+  const effects = (st.panel && st.panel.card_effects) || [];
+  strip.innerHTML = events.map((h, k) => {
+    const [name, value] = h.token.split("=");
+    let text = h.ja;
+    if (name === "roll") text = `${sideName(h.side)} 出目 ${value}: ${rollText(+value, h.side, st.panel)}`;
+    const why = effects.find((e) => e.i === h.i);
+    if (why) text += ` — ${why.text}`;
+    return `<span class="ev${k === 0 ? " newest" : ""}" data-i="${h.i}">${esc(text)}</span>`;
+  }).join("");
+  const key = events[0].i + events[0].token;
+  if (key !== lastEventKey) strip.querySelector(".newest").classList.add("fresh");
+  lastEventKey = key;
+}
+
+// Enokian: the cards of this round, a line each saying what they moved and why; their squares marked on the board.
+function cardWhyHTML(p) {
+  const effects = p.card_effects || [];
+  if (!effects.length) return "";
+  return `<ul id="card-why" class="card-why">` + effects.map((e) => `<li>${esc(e.text)}</li>`).join("") + `</ul>`;
+}
+
+function markCardEffects() {
+  const effects = (S.panel && S.panel.card_effects) || [];
+  const why = {};
+  for (const e of effects) for (const q of e.squares) why[q] = e.text;
+  for (const el of document.querySelectorAll("#board .sq")) {
+    const text = why[el.dataset.sq];
+    el.classList.toggle("enemy-move", !!text);
+    if (text) el.title = text;
+    else el.removeAttribute("title");
+  }
+}
+
+// The evaluation graph's points: each a move to review (a click shows the position after it).
+function graphPointsSVG(pts, n, w, hgt) {
+  const at = LIVE ? shownAt() : null;
+  let html = "";
+  for (const [k, y, h] of pts) {
+    const x = (k / n) * w, cur = at && at.line === LIVE.line && at.ply === h.i + 1;
+    html += `<rect class="gpt${cur ? " current" : ""}" data-ply="${h.i + 1}" x="${x - w / n / 2}" y="0" width="${w / n}"
+      height="${hgt}" fill="${cur ? "rgba(0,80,200,.18)" : "transparent"}"><title>move ${k + 1}: ${esc(h.ja)}</title></rect>`;
+    html += `<circle cx="${x}" cy="${y * hgt}" r="2.2" fill="#c0392b" pointer-events="none"/>`;
+  }
+  return html;
+}
+
+function initGraphClicks() {
+  $("graph").addEventListener("click", (ev) => {
+    const r = ev.target.closest && ev.target.closest(".gpt");
+    if (!r || !LIVE) return;
+    stopReplay();
+    showAt(LIVE.line, +r.dataset.ply);
+  });
+}
+
+// a score as a player reads it: a mate as 詰み / mate in N, else sente's centipawns and win probability
+function scoreText(l, sides) {
+  if (l.mate !== undefined && l.mate !== null) {
+    const n = Math.abs(l.mate), who = l.mate > 0 ? 0 : 1;
+    return n === 0 ? `詰み checkmate: ${SIDE_WORD[who]} wins`
+      : `詰み ${sideName(who)} ${n}手詰 (${SIDE_WORD[who]} mates in ${n})`;
+  }
+  const prob = l.winprob !== undefined && l.winprob !== null ? `${(100 * l.winprob).toFixed(1)}%` : "";
+  if (sides === 1) return prob ? `win ${prob}` : (l.score ?? "–") + "";
+  const cp = l.score !== undefined && l.score !== null ? `${l.score > 0 ? "+" : ""}${l.score}` : "–";
+  return `${cp} ☗ ${prob ? "(☗ " + prob + ")" : ""}`.trim();
+}
+
+function renderAnalysis() {
+  const a = (LIVE && LIVE.analysis) || {};
+  $("analysis-toggle").textContent = a.on ? "■ Stop analysis" : "▶ Analyse";
+  $("analysis-toggle").setAttribute("aria-pressed", a.on ? "true" : "false");
+  $("analysis").classList.toggle("on", !!a.on);
+  // a timed game being played has no analysis (the server refuses it): the button says why
+  $("analysis-toggle").disabled = !a.on && !!a.refusal;
+  $("analysis-toggle").title = a.refusal || "";
+  if (a.multipv && document.activeElement !== $("analysis-multipv")) $("analysis-multipv").value = a.multipv;
+  const stats = a.stats || {};
+  let status = a.error || "";
+  if (!status) {
+    const where = a.follow ? "the live position" : `after ${a.ply} plies` + (a.line ? ` of branch ${a.line}` : "");
+    status = a.on ? (a.running ? `analysing ${where}` : a.note || `analysed ${where}`)
+      : (a.refusal || a.note || "off");
+    if (a.on && stats.depth !== undefined) status += ` · depth ${stats.depth}` +
+      (stats.nodes ? ` · ${stats.nodes} nodes` : "") + (stats.nps ? ` · ${Math.round(stats.nps / 1000)}k nps` : "");
+  }
+  $("analysis-status").textContent = status;
+  const sides = LIVE ? LIVE.variant.sides : 2;
+  $("analysis-lines").innerHTML = (a.lines || []).map((l) => `<li class="aline" data-multipv="${l.multipv}">
+    <span class="ascore${l.mate !== undefined && l.mate !== null ? " mate" : ""}">${esc(scoreText(l, sides))}</span>
+    <span class="k">d${l.depth ?? "–"}</span> <span class="apv">${esc((l.ja || l.pv || []).join(" "))}</span></li>`).join("");
+  renderOutlook(a.outlook || { outlooks: [] });
+}
+
+// The coming chance event: the rules' probabilities (our engines report no expectation per event), grouped as a
+// player reads them: fantasista by the roll's effect, mawarikudoi by N, enokian by the card's rank.
+function renderOutlook(o) {
+  const box = $("analysis-outlook");
+  const word = CHANCE_WORD[LIVE ? LIVE.variant.id : ""] || "event";
+  box.innerHTML = (o.outlooks || []).map((x) => {
+    const when = x.after ? `after ${x.after} move${x.after > 1 ? "s" : ""}` : "next";
+    const who = LIVE && LIVE.variant.sides > 1 ? ` ${sideName(x.side)}` : "";
+    const head = `${x.choice ? (BUTTON_LABELS[x.choice] || x.choice) : "Coming " + word}${who} (${when})` +
+      (x.mean !== undefined ? `, mean N ${x.mean.toFixed(2)}` : "") + " — by the rules";
+    const rows = x.groups.slice(0, 8).map((g) => `<div class="orow"><span class="olabel">${esc(g.label)}` +
+      `${g.count > 1 && LIVE.variant.id === "enokian" ? " ×" + g.count : ""}</span>` +
+      `<span class="obar"><span style="width:${(100 * g.p).toFixed(1)}%"></span></span>` +
+      `<span class="op">${(100 * g.p).toFixed(1)}%</span></div>`).join("");
+    const rest = x.groups.slice(8).reduce((t, g) => t + g.p, 0);
+    return `<div class="outlook-one"><div class="k">${esc(head)}</div>${rows}` +
+      (rest > 0 ? `<div class="k">others ${(100 * rest).toFixed(1)}%</div>` : "") + `</div>`;
+  }).join("");
+}
+
+function analysisWanted() { return view ? { line: view.line, ply: view.ply } : {}; }
+
+async function sendAnalysis(on) {
+  const body = on ? { on: true, multipv: +$("analysis-multipv").value, engine: $("analysis-engine").value,
+    ...analysisWanted() } : { on: false };
+  analysisSent = JSON.stringify(analysisWanted());
+  await post("/api/analysis", body);
+}
+
+// The analysis follows the shown position: reviewing another move moves it there, back to the game follows the game.
+function followAnalysis() {
+  const a = LIVE && LIVE.analysis;
+  if (!a || !a.on || editor) return;
+  const want = JSON.stringify(analysisWanted());
+  const have = JSON.stringify(a.follow ? {} : { line: a.line, ply: a.ply });
+  if (want === have || want === analysisSent) return;
+  sendAnalysis(true);
+}
+
+function initAnalysis(engines) {
+  const sel = $("analysis-engine");
+  for (const e of engines) {
+    const o = document.createElement("option");
+    o.value = e.name;
+    o.textContent = e.builtin ? "Fantasista engine" : e.name;
+    sel.appendChild(o);
+  }
+  $("analysis-toggle").onclick = () => sendAnalysis(!(LIVE && LIVE.analysis && LIVE.analysis.on));
+  $("analysis-multipv").onchange = () => { if (LIVE && LIVE.analysis.on) sendAnalysis(true); };
+  sel.onchange = $("analysis-multipv").onchange;
+  $("rules-open").onclick = () => {
+    rulesOpen = !rulesOpen;
+    renderHelp();
+    if (rulesOpen) $("rules").scrollIntoView({ block: "nearest" });
+  };
+  $("variant").addEventListener("change", renderRules);
+  initGraphClicks();
+}
+
+// The rules panel of the game's variant (the form's, before a game of it starts), Japanese and English.
+function renderRules() {
+  const box = $("rules");
+  $("rules-open").setAttribute("aria-expanded", rulesOpen ? "true" : "false");
+  box.hidden = !rulesOpen;
+  if (!rulesOpen) return;
+  const id = $("variant").value || (LIVE && LIVE.variant.id);  // the form's: a variant can be read before playing
+  const v = variants.find((x) => x.id === id) || { name: id, ja: "" };
+  const r = rulesData.rules[id] || { ja: [], en: [] };
+  box.dataset.variant = id;
+  box.innerHTML = `<h3>${esc(v.ja)} ${esc(v.name)}: rules</h3>` +
+    `<ul lang="ja" class="rules-ja">${r.ja.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>` +
+    `<ul lang="en" class="rules-en">${r.en.map((t) => `<li>${esc(t)}</li>`).join("")}</ul>`;
+  addButton(box, "Close", () => { rulesOpen = false; renderRules(); }, { id: "rules-close" });
+}
+
+function renderHelp() {
+  renderEventStrip();
+  markCardEffects();
+  renderAnalysis();
+  renderRules();
+  followAnalysis();
 }
 
 init();
