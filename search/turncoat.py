@@ -125,7 +125,8 @@ class Decision:
 
 class _Budget:
     """One decision's :class:`Limits`, shared out over its searches (see the module doc). Time is counted from the
-    decision's start; :meth:`update` (``ponderhit``) may give a clock to a decision that began without one."""
+    decision's start; :meth:`TurncoatEngine.update_limits` (``ponderhit``) may give a clock to a decision that began
+    without one."""
 
     def __init__(self, limits: Limits) -> None:
         self.t0 = time.perf_counter()
@@ -201,7 +202,7 @@ class TurncoatEngine:
                 started, end = self._running
                 since = int((started - budget.t0) * 1000)
                 self.searcher.update_limits(None if soft_ms is None else max(1, int(soft_ms * end) - since),
-                                            None if hard_ms is None else max(1, int(hard_ms * end) - since))
+                                            None if hard_ms is None else max(1, int(hard_ms * min(end, 1.0)) - since))
 
     def progress(self) -> int:
         """Nodes of the running decision so far (read from another thread)."""
