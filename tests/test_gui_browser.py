@@ -589,6 +589,56 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     gui.wait(lambda: gui.moves()[-1:] == ["wave:5d5c,6d6c+"], what="the wave with one promotion")
 
 
+def _bump_until_drawn(gui, times: int = 3) -> None:
+    """State updates that leave the position as it is (as each analysis info line makes): the version goes up and
+    the page draws each new state."""
+    session = gui.session
+    for _ in range(times):
+        with session.lock:
+            session._touch()
+            version = session.version
+        gui.wait(lambda: gui.d.execute_script("return S && S.version") == version, what=f"version {version} drawn")
+
+
+def test_a_half_built_turn_or_wave_survives_state_updates_and_goes_with_the_position(gui):
+    """A mawarikudoi turn built action by action and a fantasista wave being clicked are kept while states arrive
+    that do not change the position (analysis lines, clocks), and dropped when the position changes."""
+    gui.open()
+    sfen = "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3"
+    gui.session.new_game("mawarikudoi", players=["human", "human"], start_sfen=sfen)
+    gui.wait(lambda: gui.moves() == [] and "click where the turn ends" in gui.text("#turn-left"), what="the turn")
+    gui.click("#turn-mode")
+    gui.wait(lambda: "click where" not in gui.text("#turn-left"), what="action-by-action mode")
+    gui.sq("1h")
+    gui.wait(lambda: gui.text("#turn-left").startswith("2 of 3"), what="the first action")
+    _bump_until_drawn(gui)
+    time.sleep(0.3)  # a reset would fetch the turn's start again: give it time to show
+    assert gui.text("#turn-left").startswith("2 of 3") and gui.text('#board .sq[data-sq="1h"]') == "歩"
+    gui.click('#actions button[data-step^="btn:turn:"]')  # the turn goes on from where it was
+    gui.wait(lambda: gui.text("#turn-left").startswith("1 of 3"), what="the second action")
+    # the position changes (another start: the runner on 2i): the half-built turn goes
+    gui.session.new_game("mawarikudoi", players=["human", "human"],
+                         start_sfen="p8/9/9/9/9/9/9/9/7P1 b - 1 P2i:n:-:m/p9a:s:-:m/t3")
+    gui.wait(lambda: gui.text("#turn-left").startswith("3 of 3") and gui.text('#board .sq[data-sq="2i"]') == "歩",
+             what="the new position's whole turn")
+    assert gui.text('#board .sq[data-sq="1h"]') == ""
+
+    sfen = "4k4/4p4/9/9/9/9/3SSS3/4K4/9 b - 1 f=ga;r=W"
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                         start_sfen=sfen)
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
+    gui.wave("5g5f")
+    _bump_until_drawn(gui)
+    time.sleep(0.3)
+    assert "5g5f" in gui.text("#wave-moves")
+    gui.wave("4g4f")
+    assert "5g5f, 4g4f" in gui.text("#wave-moves")
+    # a new game of the same position (the game's number changes): the wave goes
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                         start_sfen=sfen)
+    gui.wait(lambda: not gui.d.find_elements(By.ID, "wave-moves"), what="the wave dropped")
+
+
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
     gui.open()
     gui.session.new_game("fantasista", options={"fairy_sente": "yokaku"}, players=["human", "human"],

@@ -30,6 +30,7 @@ let waveMoves = null;    // fantasista: the silver moves of the wave being built
 let waveInfo = null;     // fantasista: the server's answer for waveMoves (next moves, canonical token)
 let waveFrom = null;     // fantasista: the silver picked, whose destinations are shown
 let formGame = -1;       // the game the new-game form shows
+let liveKey = "";        // positionKey of the live state drawn last: a half-built turn or wave lives while it holds
 let LIVE = null;         // the server's state as it came (S is what is shown: LIVE, a reviewed position or the editor)
 let view = null;         // review: {line, ply, ...} the position shown instead of the live one (null: live)
 let editor = null;       // the position editor: {variant, squares, hands, side, extra, tool, color} (null: closed)
@@ -402,10 +403,10 @@ let turnBusy = false;    // an answer is on its way: clicks wait (as for the wav
 async function fetchTurn(acts) {
   turnBusy = true;
   try {
-    const version = S.version;
+    const key = liveKey;
     const info = await api("/api/turnstep", { actions: acts, ends: wholeTurn });
-    if (!S || S.version !== version) return;  // the game moved on meanwhile
-    info.version = version;
+    if (!S || liveKey !== key) return;  // the game moved on meanwhile
+    info.key = key;
     turnActs = acts;
     turnInfo = info;
     endSquare = null;
@@ -463,12 +464,12 @@ function resetWave() { waveMoves = null; waveInfo = null; waveFrom = null; }
 let waveBusy = false;
 
 async function fetchWave(moves) {
-  const version = S.version;
+  const key = liveKey;
   if (waveMoves === null) waveMoves = [];  // in wave mode from the button's click on
   waveBusy = true;
   try {
     const info = await api("/api/wavestep", { moves });
-    if (!S || S.version !== version) return;
+    if (!S || liveKey !== key) return;  // the game moved on meanwhile
     waveMoves = moves;
     waveInfo = info;
     waveFrom = null;
@@ -641,9 +642,19 @@ const FACING_WORD = { n: "north", e: "east", s: "south", w: "west" };
 
 let lastMoves = -1, lastGame = -1;   // for the move sound: the moves of the state drawn last
 
+// The live position and whose click it waits for. The state's version changes with anything (each analysis info
+// line, a clock, a comment), so a half-built turn or wave, and an answer to it on its way, are kept while this
+// stays the same and dropped when it changes (a move, undo, another game or line, the person's turn over).
+function positionKey(st) {
+  return JSON.stringify([st.game, st.line, st.history.length, st.sfen, st.human_turn, st.node]);
+}
+
 function render(st) {
   if (st.game !== formGame) syncForm(st);
-  if (!S || S.version !== st.version) resetWave();
+  const key = positionKey(st);
+  const moved = key !== liveKey;
+  liveKey = key;
+  if (moved) resetWave();
   const moves = st.history.filter((h) => !h.event).length;
   if (st.game === lastGame && moves > lastMoves) moveSound();
   lastMoves = moves;
@@ -656,7 +667,7 @@ function render(st) {
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
   if (!st.human_turn) planPick.clear();
   pollVersion = st.version;
-  if (!S.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; endSquare = null; }
+  if (!S.turn_build || (turnInfo && turnInfo.key !== key)) { turnActs = []; turnInfo = null; endSquare = null; }
   drawBoard(turnInfo ? turnInfo.board : S.board);
   renderHands();
   renderMarks();
@@ -1375,9 +1386,9 @@ async function showAt(line, ply) {
     return render(LIVE);
   }
   try {
-    const version = LIVE.version;
+    const key = liveKey;
     const v = await api(`/api/view?line=${line}&ply=${ply}`);
-    if (LIVE.version !== version) return;  // the game moved on meanwhile: the click is read again
+    if (liveKey !== key) return;  // the game moved on meanwhile: the click is read again
     view = v;
     render(LIVE);
   } catch (e) {
