@@ -221,6 +221,7 @@ class VariantInfo:
     note: str = ""
     hand: str = "RBGSNLP"  # the pieces a hand may hold (the position editor's hand counts); "" without drops
     editable: bool = True  # the position editor can set up its SFEN (a board, hands and the side to move)
+    edit: dict = field(default_factory=dict)  # what the editor needs beyond the board (a variant's own SFEN fields)
 
     def names(self, letter: str) -> tuple[str, str]:
         return self.kanji.get(letter, letter), letter
@@ -228,13 +229,32 @@ class VariantInfo:
     def to_json(self) -> dict:
         return {"id": self.id, "name": self.name, "ja": self.ja, "files": self.files, "ranks": self.ranks,
                 "sides": self.sides, "options": self.options, "available": self.available, "note": self.note,
-                "kanji": self.kanji, "hand": self.hand, "editable": self.editable}
+                "kanji": self.kanji, "hand": self.hand, "editable": self.editable, "edit": self.edit}
 
 
 def _daishogi_kanji() -> dict[str, str]:
     from engine import get_variant
 
     return {p.letter: p.kanji for p in get_variant("daishogi2017").pieces}
+
+
+def _mawarikudoi_edit() -> dict:
+    """The editor's race fields: the runners in relay order, the facings, each side's three other corners (the
+    corner record's choices) and the start SFEN (*Clear* goes back to it)."""
+    from engine.variants.mawarikudoi import board as MB
+    from engine.variants.mawarikudoi.state import new_game
+
+    return {"runners": MB.RUNNERS, "facings": MB.FACINGS,
+            "corners": [[MB.square_name(c) for c in MB.corners_of(side)] for side in (0, 1)],
+            "start": new_game().sfen()}
+
+
+def _enokian_edit() -> dict:
+    """The editor's heading choices per suit (``x``: captured); the deck and pending card are kept as read."""
+    import engine
+    from engine.variants.enokian.state import HEADING_LETTERS, SUITS
+
+    return {"suits": SUITS, "headings": list(HEADING_LETTERS), "start": engine.new_game("enokian").sfen()}
 
 
 def _fantasista_kanji() -> dict[str, str]:
@@ -271,8 +291,9 @@ def variant_infos() -> dict[str, VariantInfo]:
             {"name": "reserved_gote", "label": "gote's 9-18", "choices": RESERVED_SIDE_CHOICES,
              "default": "default"}]),
         VariantInfo("turncoat", "Turncoat shogi", "寝返り将棋", kanji=STANDARD_KANJI),
-        VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI, editable=False),
-        VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1, editable=False,
+        VariantInfo("mawarikudoi", "Mawarikudoi shogi", "まわりくどい将棋", kanji=STANDARD_KANJI, hand="",
+                    edit=_mawarikudoi_edit()),
+        VariantInfo("enokian", "Enokian shogi (solitaire)", "榎庵将棋", sides=1, hand="", edit=_enokian_edit(),
                     kanji={"P": "歩", "K": "王", "+S": "炎", "+R": "龍", "+B": "馬"}, options=[
                         {"name": "michizane", "label": "Michizane's corner", "choices": ["1a", "9i"],
                          "default": "1a"}]),

@@ -589,6 +589,56 @@ def test_fantasista_wave_of_five_silvers_clicked_in_any_order(gui):
     gui.wait(lambda: gui.moves()[-1:] == ["wave:5d5c,6d6c+"], what="the wave with one promotion")
 
 
+def _bump_until_drawn(gui, times: int = 3) -> None:
+    """State updates that leave the position as it is (as each analysis info line makes): the version goes up and
+    the page draws each new state."""
+    session = gui.session
+    for _ in range(times):
+        with session.lock:
+            session._touch()
+            version = session.version
+        gui.wait(lambda: gui.d.execute_script("return S && S.version") == version, what=f"version {version} drawn")
+
+
+def test_a_half_built_turn_or_wave_survives_state_updates_and_goes_with_the_position(gui):
+    """A mawarikudoi turn built action by action and a fantasista wave being clicked are kept while states arrive
+    that do not change the position (analysis lines, clocks), and dropped when the position changes."""
+    gui.open()
+    sfen = "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/t3"
+    gui.session.new_game("mawarikudoi", players=["human", "human"], start_sfen=sfen)
+    gui.wait(lambda: gui.moves() == [] and "click where the turn ends" in gui.text("#turn-left"), what="the turn")
+    gui.click("#turn-mode")
+    gui.wait(lambda: "click where" not in gui.text("#turn-left"), what="action-by-action mode")
+    gui.sq("1h")
+    gui.wait(lambda: gui.text("#turn-left").startswith("2 of 3"), what="the first action")
+    _bump_until_drawn(gui)
+    time.sleep(0.3)  # a reset would fetch the turn's start again: give it time to show
+    assert gui.text("#turn-left").startswith("2 of 3") and gui.text('#board .sq[data-sq="1h"]') == "歩"
+    gui.click('#actions button[data-step^="btn:turn:"]')  # the turn goes on from where it was
+    gui.wait(lambda: gui.text("#turn-left").startswith("1 of 3"), what="the second action")
+    # the position changes (another start: the runner on 2i): the half-built turn goes
+    gui.session.new_game("mawarikudoi", players=["human", "human"],
+                         start_sfen="p8/9/9/9/9/9/9/9/7P1 b - 1 P2i:n:-:m/p9a:s:-:m/t3")
+    gui.wait(lambda: gui.text("#turn-left").startswith("3 of 3") and gui.text('#board .sq[data-sq="2i"]') == "歩",
+             what="the new position's whole turn")
+    assert gui.text('#board .sq[data-sq="1h"]') == ""
+
+    sfen = "4k4/4p4/9/9/9/9/3SSS3/4K4/9 b - 1 f=ga;r=W"
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                         start_sfen=sfen)
+    gui.wait(lambda: gui.d.find_elements(By.CSS_SELECTOR, '#actions button[data-step="btn:wave"]'))
+    gui.wave("5g5f")
+    _bump_until_drawn(gui)
+    time.sleep(0.3)
+    assert "5g5f" in gui.text("#wave-moves")
+    gui.wave("4g4f")
+    assert "5g5f, 4g4f" in gui.text("#wave-moves")
+    # a new game of the same position (the game's number changes): the wave goes
+    gui.session.new_game("fantasista", options={"fairy_sente": "ginsara"}, players=["human", "human"],
+                         start_sfen=sfen)
+    gui.wait(lambda: not gui.d.find_elements(By.ID, "wave-moves"), what="the wave dropped")
+
+
 def test_fantasista_boarding_a_carrier_and_capturing_it_with_the_rider(gui):
     gui.open()
     gui.session.new_game("fantasista", options={"fairy_sente": "yokaku"}, players=["human", "human"],
@@ -1018,6 +1068,68 @@ def test_position_editor_sfen_round_trips_and_starts_a_game(gui):
     gui.confirm_if_asked()
     gui.wait(lambda: session.game_number != before, what="the dai shogi game from the editor")
     assert session.info.id == "daishogi2017" and session.start_sfen == dai
+
+
+def test_position_editor_sets_up_the_race_and_the_solitaire(gui):
+    """Mawarikudoi: the runners placed by clicks (a piece of the relay for the chosen side), their facing, corners
+    and throw right and the phase from the race fields; enokian: the board and a heading, the deck kept as read.
+    Each SFEN round-trips and starts a game; an impossible race is refused with the server's reason."""
+    gui.open()
+    gui.new_game("mawarikudoi")
+    session = gui.session
+    sfen_box = gui.d.find_element(By.ID, "editor-sfen")
+
+    def read(text: str) -> str:
+        gui.d.execute_script("arguments[0].value = arguments[1];", sfen_box, text)
+        gui.click("#editor-read")
+        return sfen_box.get_property("value")
+
+    def field(name: str, value: str) -> None:
+        Select(gui.d.find_element(By.CSS_SELECTOR, f'#editor-race [data-field="{name}"]')).select_by_value(value)
+
+    def start(want: str) -> None:
+        before = session.game_number
+        gui.click("#editor-start")
+        gui.confirm_if_asked(1.0)
+        gui.wait(lambda: session.game_number != before, what="the game from the editor")
+        assert session.start_sfen == want and gui.state()["sfen"] == want
+
+    gui.click("#edit-position")
+    gui.wait(lambda: gui.d.find_element(By.ID, "editor").is_displayed(), what="the editor")
+    assert sfen_box.get_property("value") == gui.state()["sfen"]
+    race = "9/9/6b2/9/9/9/9/3S5/9 w - 1 S6h:e:9i:m/b3c:w:*:-/t4"
+    assert read(race) == race and not gui.d.find_elements(By.CSS_SELECTOR, "#editor-hands input")
+    gui.wait(lambda: gui.attr('#board .sq[data-sq="6h"] .piece', "data-facing") == "e", what="the runner facing east")
+    gui.click('#editor-palette button[data-piece="R"]')  # sente's runner becomes the rook, on 5e
+    gui.sq("5e")
+    field("facing-0", "w")
+    field("right-1", "m")
+    want = "9/9/6b2/9/4R4/9/9/9/9 w - 1 R5e:w:9i:m/b3c:w:*:m/t4"
+    gui.wait(lambda: sfen_box.get_property("value") == want, what="the runner moved, turned, gote's right back")
+    assert gui.attr('#board .sq[data-sq="6h"]', "data-piece") is None
+    assert read(want) == want
+    field("phase", "c")  # gote (bishop) is lower than the rook: the throw choice is possible
+    assert sfen_box.get_property("value").endswith("/c")
+    field("runner-1", "K")  # ... but not once gote runs the king
+    gui.click("#editor-start")
+    gui.confirm_if_asked(1.0)
+    gui.wait(lambda: "mixed throw" in gui.text("#error"), what="the refusal")
+    assert "bad start position" in gui.text("#error") and gui.d.find_element(By.ID, "editor").is_displayed()
+    start(read(want))
+    assert gui.state()["turn_build"] == {"steps": 4}  # gote's turn of four actions
+
+    Select(gui.d.find_element(By.ID, "variant")).select_by_value("enokian")
+    gui.click("#edit-position")
+    solo = "8k/9/9/3P5/+r3+b4/4K4/9/9/4+b4 b - 1 SxCeHnDS/A23456789TJQK/A2345TJQK/-/JQK/-"
+    assert read(solo) == solo
+    gui.click("#editor-color")  # the red pieces: a flame on 3c
+    gui.click('#editor-palette button[data-piece="+S"]')
+    gui.sq("3c")
+    field("heading-C", "w")
+    want = "8k/9/6+s2/3P5/+r3+b4/4K4/9/9/4+b4 b - 1 SxCwHnDS/A23456789TJQK/A2345TJQK/-/JQK/-"
+    gui.wait(lambda: sfen_box.get_property("value") == want, what="the flame and the heading")
+    start(want)
+    assert session.info.id == "enokian"
 
 
 def test_a_load_error_stays_on_screen_while_the_engines_play_on(gui):

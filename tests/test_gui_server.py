@@ -1478,7 +1478,41 @@ def test_a_reviewed_position_marks_its_own_king_in_check_and_variants_name_their
     variants = {v["id"]: v for v in (info.to_json() for info in variant_infos().values())}
     assert variants["shogi"]["kanji"]["+R"] == "龍" and "pieces" not in variants["shogi"]
     assert variants["shogi"]["hand"] == "RBGSNLP" and variants["daishogi2017"]["hand"] == ""
-    assert [v for v in variants if variants[v]["editable"]] == ["shogi", "daishogi2017", "fantasista", "turncoat"]
+    assert all(v["editable"] for v in variants.values())  # every board variant, the race and the solitaire too
+
+
+# Positions the editor can set up: mawarikudoi's runners (facing, corners, throw right, a turn to play) and
+# enokian's board with its headings (one dragon captured, a horse flipped on 5e); the deck kept as read.
+EDITED = {
+    "mawarikudoi": "9/9/6b2/9/9/9/9/3S5/9 w - 1 S6h:e:9i:m/b3c:w:*:-/t4",
+    "enokian": "8k/9/9/3P5/+r3+b4/4K4/9/9/4+b4 b - 1 SxCeHnDS/A23456789TJQK/A2345TJQK/-/JQK/-",
+}
+#: Impossible positions, each with the words of the server's refusal.
+IMPOSSIBLE = [
+    ("mawarikudoi", "9/9/9/9/9/9/9/9/7B1 b - 1 B2i:n:-:m/p9a:s:-:m/g", "off the corners' colour"),
+    ("mawarikudoi", "9/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/g", "does not match the runners"),
+    ("mawarikudoi", "p8/9/9/9/9/9/9/9/8P b - 1 P1i:n:-:m/p9a:s:-:m/c", "mixed throw"),
+    ("enokian", "8k/9/9/9/4K4/9/9/9/4+b4 b - 1 SeCeHnDs/A/-/-/-/-", "0 dragons on the board but 2 alive"),
+    ("enokian", "8k/+r8/9/9/4K4/9/9/9/9 b - 1 SxCeHxDx/A/-/-/-/-", "dragons live on rank e"),
+    ("enokian", "8k/9/9/9/4K4/9/9/9/4K4 b - 1 SxCxHxDx/A/-/-/-/-", "two emperors"),
+]
+
+
+def test_the_editor_sets_up_mawarikudoi_and_enokian_and_impossible_ones_are_refused(server):
+    """The position editor's SFEN of the race and the solitaire starts a game whose SFEN is the same; an
+    impossible position is refused with one line saying what is wrong, and the game before stays."""
+    _, api = server
+    for variant, sfen in EDITED.items():
+        st = api.new({"variant": variant, "players": ["human", "human"], "sfen": sfen, "replace": True})
+        assert st["sfen"] == sfen and st["start_sfen"] == sfen and st["variant"]["id"] == variant
+        assert st["error"] in (None, "")
+    before = api.ok("/api/state")
+    for variant, sfen, words in IMPOSSIBLE:
+        status, data = api.call("/api/new", {"variant": variant, "players": ["human", "human"], "sfen": sfen,
+                                             "replace": True})
+        assert status == 400 and "bad start position" in data["error"] and words in data["error"], data
+        assert "\n" not in data["error"] and "Traceback" not in data["error"]
+        unchanged(api, before)
 
 
 def test_review_never_shows_the_other_sides_turncoat_plan(plot_server):

@@ -30,6 +30,7 @@ let waveMoves = null;    // fantasista: the silver moves of the wave being built
 let waveInfo = null;     // fantasista: the server's answer for waveMoves (next moves, canonical token)
 let waveFrom = null;     // fantasista: the silver picked, whose destinations are shown
 let formGame = -1;       // the game the new-game form shows
+let liveKey = "";        // positionKey of the live state drawn last: a half-built turn or wave lives while it holds
 let LIVE = null;         // the server's state as it came (S is what is shown: LIVE, a reviewed position or the editor)
 let view = null;         // review: {line, ply, ...} the position shown instead of the live one (null: live)
 let editor = null;       // the position editor: {variant, squares, hands, side, extra, tool, color} (null: closed)
@@ -402,10 +403,10 @@ let turnBusy = false;    // an answer is on its way: clicks wait (as for the wav
 async function fetchTurn(acts) {
   turnBusy = true;
   try {
-    const version = S.version;
+    const key = liveKey;
     const info = await api("/api/turnstep", { actions: acts, ends: wholeTurn });
-    if (!S || S.version !== version) return;  // the game moved on meanwhile
-    info.version = version;
+    if (!S || liveKey !== key) return;  // the game moved on meanwhile
+    info.key = key;
     turnActs = acts;
     turnInfo = info;
     endSquare = null;
@@ -463,12 +464,12 @@ function resetWave() { waveMoves = null; waveInfo = null; waveFrom = null; }
 let waveBusy = false;
 
 async function fetchWave(moves) {
-  const version = S.version;
+  const key = liveKey;
   if (waveMoves === null) waveMoves = [];  // in wave mode from the button's click on
   waveBusy = true;
   try {
     const info = await api("/api/wavestep", { moves });
-    if (!S || S.version !== version) return;
+    if (!S || liveKey !== key) return;  // the game moved on meanwhile
     waveMoves = moves;
     waveInfo = info;
     waveFrom = null;
@@ -641,9 +642,19 @@ const FACING_WORD = { n: "north", e: "east", s: "south", w: "west" };
 
 let lastMoves = -1, lastGame = -1;   // for the move sound: the moves of the state drawn last
 
+// The live position and whose click it waits for. The state's version changes with anything (each analysis info
+// line, a clock, a comment), so a half-built turn or wave, and an answer to it on its way, are kept while this
+// stays the same and dropped when it changes (a move, undo, another game or line, the person's turn over).
+function positionKey(st) {
+  return JSON.stringify([st.game, st.line, st.history.length, st.sfen, st.human_turn, st.node]);
+}
+
 function render(st) {
   if (st.game !== formGame) syncForm(st);
-  if (!S || S.version !== st.version) resetWave();
+  const key = positionKey(st);
+  const moved = key !== liveKey;
+  liveKey = key;
+  if (moved) resetWave();
   const moves = st.history.filter((h) => !h.event).length;
   if (st.game === lastGame && moves > lastMoves) moveSound();
   lastMoves = moves;
@@ -656,7 +667,7 @@ function render(st) {
   if (!st.human_turn || !candidates(prefix).length) prefix = [];
   if (!st.human_turn) planPick.clear();
   pollVersion = st.version;
-  if (!S.turn_build || (turnInfo && turnInfo.version !== st.version)) { turnActs = []; turnInfo = null; endSquare = null; }
+  if (!S.turn_build || (turnInfo && turnInfo.key !== key)) { turnActs = []; turnInfo = null; endSquare = null; }
   drawBoard(turnInfo ? turnInfo.board : S.board);
   renderHands();
   renderMarks();
@@ -1375,9 +1386,9 @@ async function showAt(line, ply) {
     return render(LIVE);
   }
   try {
-    const version = LIVE.version;
+    const key = liveKey;
     const v = await api(`/api/view?line=${line}&ply=${ply}`);
-    if (LIVE.version !== version) return;  // the game moved on meanwhile: the click is read again
+    if (liveKey !== key) return;  // the game moved on meanwhile: the click is read again
     view = v;
     render(LIVE);
   } catch (e) {
@@ -1455,7 +1466,8 @@ document.addEventListener("keydown", (ev) => {
 // Any board variant's position set up by hand: a piece from the palette (either side, promoted ones too) placed
 // with a click (a click with the same piece removes it; the eraser empties), the hands' counts, the side to move;
 // SFEN in and out; "Start a game here" starts the form's game from it. SFEN fields past the hands (a variant's
-// own state) are kept as read.
+// own state) are kept as read, except mawarikudoi's race (each runner: piece, square, facing, corners, throw right;
+// the phase), which is the position itself (the board field is drawn from it), and enokian's headings.
 const SFEN_TOKEN = /\d+|\+?[A-Za-z]'?/g;
 
 function editorVariant() { return variants.find((v) => v.id === (editor ? editor.variant : $("variant").value)); }
@@ -1480,17 +1492,51 @@ function parseSfen(sfen, v) {
   if (fields[2] && fields[2] !== "-") {
     for (const [, n, p] of fields[2].matchAll(/(\d*)([A-Za-z])/g)) hands[p] = (hands[p] || 0) + (+n || 1);
   }
-  return { variant: v.id, squares, hands, side: fields[1], extra: fields.slice(4), tool: editor ? editor.tool : "",
-    color: editor ? editor.color : 0 };
+  const race = v.id === "mawarikudoi" ? parseRace(fields[4]) : null;
+  return { variant: v.id, squares, hands, side: fields[1], extra: race ? [] : fields.slice(4), race,
+    tool: editor ? editor.tool : "", color: editor ? editor.color : 0 };
+}
+
+// Mawarikudoi's race field "<sente>/<gote>/<phase>", a side "<runner><square>:<facing>:<corners>:<right>" or
+// "done:<right>" (docs/mawarikudoi.md); the server checks the rest (corners, colours, the phase allowed).
+function parseRace(text) {
+  const parts = (text || "").split("/");
+  if (parts.length !== 3) throw new Error("the race field is <sente>/<gote>/<phase>");
+  const sides = parts.slice(0, 2).map((t, c) => {
+    const it = t.split(":");
+    if (it[0] === "done" && it.length === 2) return { runner: "done", sq: "", facing: "n", corners: "*", right: it[1] };
+    if (it.length !== 4 || it[0].length !== 3) {
+      throw new Error(`${SIDE_WORD[c]}'s runner ${t} is <runner><square>:<facing>:<corners>:<right>`);
+    }
+    return { runner: it[0][0].toUpperCase(), sq: it[0].slice(1), facing: it[1], corners: it[2], right: it[3] };
+  });
+  return { sides, phase: parts[2] };
+}
+
+function raceText(race) {
+  const side = (r, c) => r.runner === "done" ? `done:${r.right}`
+    : `${c ? r.runner.toLowerCase() : r.runner}${r.sq}:${r.facing}:${r.corners}:${r.right}`;
+  return `${race.sides.map(side).join("/")}/${race.phase}`;
+}
+
+// The runners on the board: sente's drawn when both share a square (as the SFEN's board field).
+function raceSquares(race) {
+  const squares = {};
+  for (const c of [1, 0]) {
+    const r = race.sides[c];
+    if (r.runner !== "done" && r.sq) squares[r.sq] = c ? r.runner.toLowerCase() : r.runner;
+  }
+  return squares;
 }
 
 function editorSfen() {
   const v = editorVariant(), e = editor;
+  const squares = e.race ? raceSquares(e.race) : e.squares;
   const rows = [];
   for (let r = 0; r < v.ranks; r++) {
     let row = "", empty = 0;
     for (let f = v.files; f >= 1; f--) {
-      const p = e.squares[`${f}${RANKS[r]}`];
+      const p = squares[`${f}${RANKS[r]}`];
       if (!p) { empty++; continue; }
       if (empty) { row += empty; empty = 0; }
       row += p;
@@ -1505,17 +1551,18 @@ function editorSfen() {
       if (n > 0) hand += (n > 1 ? n : "") + key;
     }
   }
-  return [rows.join("/"), e.side, hand || "-", "1", ...e.extra].join(" ");
+  return [rows.join("/"), e.side, hand || "-", "1", ...(e.race ? [raceText(e.race)] : e.extra)].join(" ");
 }
 
 // The editor's position as a board the page draws.
 function editorBoard() {
   const v = editorVariant(), e = editor;
   const squares = {};
-  for (const [sq, tok] of Object.entries(e.squares)) {
+  for (const [sq, tok] of Object.entries(e.race ? raceSquares(e.race) : e.squares)) {
     const upper = tok.replace(/^\+/, "")[0] === tok.replace(/^\+/, "")[0].toUpperCase();
     const letter = tok.toUpperCase().replace(/'$/, "");
     squares[sq] = { letter, color: upper ? 0 : 1, kanji: v.kanji[letter] || letter, western: letter, marks: "" };
+    if (e.race) squares[sq].facing = e.race.sides[upper ? 0 : 1].facing;
   }
   const hands = [[], []];
   for (const l of v.hand) {
@@ -1532,7 +1579,7 @@ function openEditor(sfen) {
   try {
     editor = parseSfen(sfen || (v.id === LIVE.variant.id ? (view ? view.sfen : LIVE.sfen) : ""), v);
   } catch (e) {
-    editor = parseSfen(`${"/".repeat(v.ranks - 1).split("/").map(() => v.files).join("/")} b - 1`, v);
+    editor = parseSfen(v.edit.start || `${"/".repeat(v.ranks - 1).split("/").map(() => v.files).join("/")} b - 1`, v);
   }
   editor.tool = "";
   editor.color = 0;
@@ -1552,16 +1599,27 @@ function closeEditor() {
 function editorPalette() {
   const v = editorVariant(), box = $("editor-palette");
   box.innerHTML = "";
-  for (const [letter, kanji] of Object.entries(v.kanji)) {  // drawn as on the board, in the chosen side's colours
+  // mawarikudoi: the runners in relay order (a click moves the chosen side's runner there, as that piece)
+  const letters = editor.race ? [...v.edit.runners] : Object.keys(v.kanji);
+  for (const letter of letters) {  // drawn as on the board, in the chosen side's colours
+    const kanji = v.kanji[letter];
     const b = addButton(box, "", () => { editor.tool = letter; editorPalette(); }, {
       cls: "epiece" + (editor.tool === letter ? " chosen" : ""), data: { piece: letter } });
     b.innerHTML = pieceSVG({ kanji, letter, owner: editor.color, promoted: letter.startsWith("+") });
     b.title = `${kanji} ${letter}`;
     b.setAttribute("aria-label", `${kanji} ${letter} (${SIDE_WORD[editor.color]})`);
   }
-  addButton(box, "✕ empty", () => { editor.tool = "empty"; editorPalette(); },
-    { cls: "epiece" + (editor.tool === "empty" ? " chosen" : ""), data: { piece: "empty" } });
-  $("editor-color").textContent = editor.color ? "☖ gote's pieces" : "☗ sente's pieces";
+  if (!editor.race) {  // each side has one runner always (or has finished): nothing to erase
+    addButton(box, "✕ empty", () => { editor.tool = "empty"; editorPalette(); },
+      { cls: "epiece" + (editor.tool === "empty" ? " chosen" : ""), data: { piece: "empty" } });
+  }
+  const solo = v.id === "enokian";  // the solitaire: the player's pieces and the red ones; "w": a card comes next
+  $("editor-color").textContent = solo ? (editor.color ? "red pieces" : "the player's pieces")
+    : editor.race ? (editor.color ? "☖ gote's runner" : "☗ sente's runner")
+    : editor.color ? "☖ gote's pieces" : "☗ sente's pieces";
+  $("editor-side").options[0].textContent = solo ? "the player" : "☗ sente";
+  $("editor-side").options[1].textContent = solo ? "a card (the deck)" : "☖ gote";
+  editorFields(v);
   const hands = $("editor-hands");
   hands.innerHTML = "";
   for (const l of v.hand) {
@@ -1582,8 +1640,87 @@ function editorPalette() {
   $("editor-side").value = editor.side;
 }
 
+// A variant's own fields: mawarikudoi's runners (piece or finished, facing, corners touched, mixed-throw right) and
+// phase; enokian's heading of each suit's dragon / horse (x: captured; upper case: flipped on 5e).
+function editorFields(v) {
+  const box = $("editor-race");
+  box.innerHTML = "";
+  box.hidden = !editor.race && v.id !== "enokian";
+  const select = (label, key, value, choices, onchange) => {
+    const l = document.createElement("label");
+    l.textContent = label + " ";
+    const sel = document.createElement("select");
+    sel.dataset.field = key;
+    for (const [val, text] of choices) sel.add(new Option(text, val));
+    if (!choices.some(([val]) => val === value)) sel.add(new Option(value, value));  // as read: the server judges
+    sel.value = value;
+    sel.onchange = () => { onchange(sel.value); editorPalette(); redrawEditor(); };
+    l.appendChild(sel);
+    box.appendChild(l);
+    return l;
+  };
+  if (editor.race) {
+    const race = editor.race;
+    race.sides.forEach((r, c) => {
+      const who = c ? "☖" : "☗";
+      const row = document.createElement("div");
+      row.className = "editor-row";
+      box.appendChild(row);
+      select(`${who} runner`, `runner-${c}`, r.runner,
+        [...[...v.edit.runners].map((l) => [l, `${v.kanji[l]} ${l}`]), ["done", "finished"]], (x) => {
+          if (x !== "done" && !r.sq) r.sq = v.edit.corners[1 - c][2];  // back on its start corner
+          r.runner = x;
+        });
+      if (r.runner !== "done") {
+        select("facing", `facing-${c}`, r.facing, [...v.edit.facings].map((f) => [f, FACING_ARROW[f] + " " + f]),
+          (x) => { r.facing = x; });
+        select("corners", `corners-${c}`, r.corners,
+          [["-", "none"], ...v.edit.corners[c].map((q) => [q, q]), ["*", "two or more"]], (x) => { r.corners = x; });
+      }
+      select("mixed throw", `right-${c}`, r.right, [["m", "kept"], ["-", "lost"]], (x) => { r.right = x; });
+      row.append(...box.querySelectorAll(":scope > label"));  // one row per side
+    });
+    const turn = /^t\d+$/.test(race.phase);
+    select("phase", "phase", turn ? "t" : race.phase, [["c", "throw choice"], ["g", "gold throw"],
+      ["m", "mixed throw"], ["t", "a turn to play"], ["end", "race over"]],
+    (x) => { race.phase = x === "t" ? "t1" : x; });
+    if (turn) {
+      const l = document.createElement("label");
+      l.textContent = "actions ";
+      const input = document.createElement("input");
+      input.type = "number";
+      input.min = 1;
+      input.value = race.phase.slice(1);
+      input.dataset.field = "steps";
+      input.onchange = () => { race.phase = `t${Math.max(1, parseInt(input.value, 10) || 1)}`; redrawEditor(); };
+      l.appendChild(input);
+      box.appendChild(l);
+    }
+  } else if (v.id === "enokian" && editor.extra.length) {
+    const parts = editor.extra[0].split("/");
+    const heads = parts[0];
+    [...v.edit.suits].forEach((suit, i) => {
+      const dirs = [...v.edit.headings[i]];
+      select(`${SUITS[suit]} heading`, `heading-${suit}`, heads[2 * i + 1] || "x",
+        [...dirs.map((d) => [d, d]), ...dirs.map((d) => [d.toUpperCase(), `${d.toUpperCase()} (flipped on 5e)`]),
+          ["x", "captured"]], (x) => {
+          const h = parts[0].split("");
+          h[2 * i + 1] = x;
+          parts[0] = h.join("");
+          editor.extra[0] = parts.join("/");
+        });
+    });
+  }
+}
+
 function editorClick(sq) {
   if (!editor.tool) return;
+  if (editor.race) {  // the chosen side's runner moves here, as the chosen piece
+    const r = editor.race.sides[editor.color];
+    if (editor.tool !== "empty") Object.assign(r, { runner: editor.tool, sq });
+    editorFields(editorVariant());
+    return redrawEditor();
+  }
   const cur = editor.squares[sq];
   if (editor.tool === "empty") delete editor.squares[sq];
   else {
@@ -1640,7 +1777,19 @@ function initReviewAndEditor() {
   $("editor-start").onclick = editorStart;
   $("editor-color").onclick = () => { editor.color = 1 - editor.color; editorPalette(); };
   $("editor-side").onchange = () => { editor.side = $("editor-side").value; redrawEditor(); };
-  $("editor-clear").onclick = () => { editor.squares = {}; editor.hands = {}; redrawEditor(); editorPalette(); };
+  $("editor-clear").onclick = () => {
+    if (editor.race) {  // the race always has its runners: back to the start
+      $("editor-sfen").value = editorVariant().edit.start;
+      return editorReadSfen();
+    }
+    editor.squares = {};
+    editor.hands = {};
+    if (editor.variant === "enokian" && editor.extra.length) {  // no dragon or horse left: their headings say so
+      editor.extra[0] = editor.extra[0].replace(/^S.C.H.D./, "SxCxHxDx");
+    }
+    redrawEditor();
+    editorPalette();
+  };
   $("editor-initial").onclick = () => {  // the game's start, when it is of the editor's variant
     if (LIVE.variant.id !== editor.variant) return;
     $("editor-sfen").value = LIVE.start_sfen;
