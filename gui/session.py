@@ -1019,13 +1019,7 @@ class Session:
         segment = self.plies[cut:]
         kept = self.plies[:cut]
         game, plies = self._replay(self.info, self.options, self.start_sfen, [_copy(p) for p in kept])
-        self.generation += 1
-        if self.thinking:
-            for eng in self.engines:
-                if eng is not None:
-                    eng.stop()
-        self.thinking = False
-        self.live_info = {}
+        self._stop_thinking()
         self.game, self.plies = game, plies
         self.redo.append(segment)
         self.ended = None
