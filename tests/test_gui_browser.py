@@ -804,6 +804,14 @@ def test_every_variant_fits_the_screen_with_drawn_pieces_and_prompts_in_view(gui
                 assert m["top"] >= 0 and m["bottom"] <= height, (variant, m)
             assert m["pieces"] > 0 and m["drawn"] == m["pieces"], (variant, m)
             assert m["handsDrawn"] == m["hands"], (variant, m)
+            # the frame holds every square, and the board stays clear of the side panel beside it (the solitaire's
+            # hidden second hand gave its grid column to the board, which then ran under the panel)
+            frame, board, side = gui.d.execute_script(
+                "return ['board-frame', 'board', 'side'].map((id) => document.getElementById(id)"
+                ".getBoundingClientRect()).map((r) => [r.left, r.right, r.top, r.bottom])")
+            assert frame[0] <= board[0] and board[1] <= frame[1] + 0.5, (variant, frame, board)
+            if side[2] < board[3] and side[3] > board[2]:  # the panel beside the board, not below it
+                assert board[1] <= side[0], (variant, board, side)
             if mobile:
                 gui.screenshot(f"{variant}-phone")
         # the form at its widest (both sides an engine with its limit and a byoyomi clock, fantasista's options),
