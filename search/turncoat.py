@@ -288,14 +288,18 @@ class TurncoatEngine:
 
     # ----------------------------------------------------------- decisions
     def choose(self, game: TurncoatGame, limits: Limits | None = None,
-               on_info: Callable[[SearchInfo], None] | None = None) -> str:
+               on_info: Callable[[SearchInfo], None] | None = None,
+               on_start: Callable[[], None] | None = None) -> str:
         """The action token for the side to move of ``game`` (a view; not modified) within ``limits`` (default:
         ``Settings.depth``). ``on_info`` gets the main search's info (its PV is of ``game.pos``); the decision is
-        then in :attr:`last`."""
+        then in :attr:`last`. ``on_start()`` is called once the decision has reset its stop flag: from then on
+        :meth:`stop` acts on it, and a caller that got a stop earlier applies it there."""
         limits = limits if limits is not None else Limits(depth=self.s.depth)
         with self._lock:
             self._stopped = False
             self._budget = budget = _Budget(limits)
+        if on_start is not None:
+            on_start()
         self.nodes = 0
         try:
             self.last = self._choose(game, budget, on_info)

@@ -568,6 +568,20 @@ def test_engine_stop_answers_from_the_main_search_and_skips_the_rest():
     assert len(counting.calls) == 1 and (tok in near.legal_actions() or tok.startswith("defect"))
 
 
+def test_a_stop_applied_as_the_decision_starts_is_not_lost():
+    """A stop that arrives before the decision resets its flag (applied through on_start, as the USI thinker does)
+    ends an infinite decision at once instead of being reset and lost."""
+    from search import Limits
+    from search.turncoat import TurncoatEngine
+    near = _game_at_move(21, 3)
+    counting = _CountingSearcher()
+    e = TurncoatEngine(seed=1, searcher=counting)
+    t0 = time.perf_counter()
+    tok = e.choose(near, Limits(infinite=True), on_start=e.stop)
+    assert time.perf_counter() - t0 < 60  # a hang guard: without the hook this never returns
+    assert tok in near.legal_actions() and len(counting.calls) == 1 and counting.calls[0][1].depth == 1
+
+
 def test_usi_turncoat_go_depth_is_the_shared_searchs_depth():
     """``go depth 5`` reaches depth 5 with the shared search's info lines (seldepth, nodes, multipv, pv of moves);
     the engine of 44c866b searched a fixed 2 plies whatever it was asked."""

@@ -524,7 +524,9 @@ class TurncoatThinker(Thinker):
             send(format_info(info, state.pos))
 
         try:
-            token = self.engine.choose(state, search_limits, on_info)
+            # a stop that came after the check above, before the decision reset its flag, is applied as it starts
+            token = self.engine.choose(state, search_limits, on_info,
+                                       on_start=lambda: limits.stop.is_set() and self.engine.stop())
         finally:
             limits.on_budget = None
         d = self.engine.last
