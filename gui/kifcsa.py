@@ -231,6 +231,26 @@ def _comment(line: Line, text: str) -> None:
     line.comments[n] = (line.comments[n] + "\n" + text) if n in line.comments else text
 
 
+#: the error for a text that no reader recognises
+NOT_A_RECORD = "not a record: expected KIF, KI2, CSA, a JSON record, an SFEN or a 'position ...' line"
+
+
+def _common_line(text: str, lineno: int, found: list[Line], cur: Line, offset: int) -> Optional[Line]:
+    """What KIF and KI2 read alike: a blank or ignored line, a ``*`` comment (kept on ``cur``), a 変化 branch header
+    (a new line appended to ``found``). The line to read on with, or ``None`` when ``text`` is none of these."""
+    if not text or text.startswith(("#", "&")):
+        return cur
+    if text.startswith("*"):
+        _comment(cur, text[1:])
+        return cur
+    b = _BRANCH.match(text)
+    if b:
+        branch = _branch(found, int(b.group(1).translate(str.maketrans(ZEN, "0123456789"))), offset, lineno)
+        found.append(branch)
+        return branch
+    return None
+
+
 def parse_kif(lines: list[str]) -> Record:
     start, names = _header(lines)
     main = Line()
@@ -239,16 +259,9 @@ def parse_kif(lines: list[str]) -> Record:
     seen = False
     for n, ln in enumerate(lines, 1):
         text = ln.strip()
-        if not text or text.startswith(("#", "&")):
-            continue
-        if text.startswith("*"):
-            _comment(cur, text[1:])
-            continue
-        b = _BRANCH.match(text)
-        if b:
-            number = int(b.group(1).translate(str.maketrans(ZEN, "0123456789")))
-            cur = _branch(found, number, offset or 0, n)
-            found.append(cur)
+        common = _common_line(text, n, found, cur, offset or 0)
+        if common is not None:
+            cur = common
             continue
         e = _KIF_END.match(ln)
         if e:
@@ -291,7 +304,7 @@ def parse_kif(lines: list[str]) -> Record:
             cur.tokens.append(f"{_sq(int(ff), int(fr))}{to}{'+' if promo == '成' else ''}")
     if not seen and not any(ln.startswith(("手合割", "手数", "|")) or "：" in ln and ln.startswith(("先手", "後手"))
                             for ln in lines):
-        raise RecordError("not a record: expected KIF, KI2, CSA, a JSON record, an SFEN or a 'position ...' line")
+        raise RecordError(NOT_A_RECORD)
     return Record(start, found, names)
 
 
@@ -354,15 +367,9 @@ def parse_ki2(lines: list[str]) -> Record:
     found, cur = [main], main
     for n, ln in enumerate(lines, 1):
         text = ln.strip()
-        if not text or text.startswith(("#", "&")):
-            continue
-        if text.startswith("*"):
-            _comment(cur, text[1:])
-            continue
-        b = _BRANCH.match(text)
-        if b:
-            cur = _branch(found, int(b.group(1).translate(str.maketrans(ZEN, "0123456789"))), 0, n)
-            found.append(cur)
+        common = _common_line(text, n, found, cur, 0)
+        if common is not None:
+            cur = common
             continue
         if text.startswith("まで"):
             res = _summary_result(text, start, len(cur.tokens))
@@ -396,7 +403,7 @@ def parse_ki2(lines: list[str]) -> Record:
             while at < len(text) and text[at] in " 　\t":
                 at += 1
     if not main.tokens and not any(ln.startswith(("手合割", "|")) for ln in lines):
-        raise RecordError("not a record: expected KIF, KI2, CSA, a JSON record, an SFEN or a 'position ...' line")
+        raise RecordError(NOT_A_RECORD)
     return Record(start, found, names)
 
 
@@ -561,7 +568,7 @@ def parse_csa(lines: list[str]) -> Record:
             squares[(int(tf), int(tr))] = sign + kind
     if start is False:
         if not custom and not any(ln.strip() in ("PI", "+", "-") for ln in lines):
-            raise RecordError("not a record: expected KIF, KI2, CSA, a JSON record, an SFEN or a 'position ...' line")
+            raise RecordError(NOT_A_RECORD)
         start = _sfen(squares, hands, side) if (custom or hands or side != "b") else None
     if header_comments:
         main.comments[0] = "\n".join(header_comments + ([main.comments[0]] if 0 in main.comments else []))
