@@ -783,12 +783,9 @@ class UsiEngine(chess.engine.SimpleEngine):
 
     def kill(self) -> None:
         """SIGKILL the engine (with its process group on POSIX) from this thread and return at once (an abort:
-        nothing is waited for; :meth:`close` reaps). A signal, not the transport's kill, which is the event loop's
-        to call (it polls the process, racing the loop's own reaping)."""
-        if self.usi.pgid is not None:
-            kill_process_group(self.usi)  # the engine is in it
-        elif not self.returncode.done():
-            kill_pid(self.transport.get_pid())
+        nothing is waited for; :meth:`close` reaps): :meth:`UsiProtocol.kill`, which signals rather than calling the
+        transport's kill."""
+        self.usi.kill()
 
     def quit(self, timeout: Optional[float] = None) -> None:
         """``quit``, then, if the process has not exited within ``timeout`` (the grace period; default: the engine's),
