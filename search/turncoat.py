@@ -163,7 +163,6 @@ class TurncoatEngine:
         self.s = settings or Settings()
         self.rng = np.random.default_rng(seed)
         self.searcher = searcher or Searcher()
-        self.nodes = 0  # nodes of the finished searches of the running (or last) decision
         self.last: Decision | None = None
         self._lock = threading.Lock()
         self._stopped = False
@@ -206,7 +205,8 @@ class TurncoatEngine:
 
     def progress(self) -> int:
         """Nodes of the running decision so far (read from another thread)."""
-        return self.nodes + self.searcher.progress()[2]
+        budget = self._budget
+        return (budget.nodes if budget is not None else 0) + self.searcher.progress()[2]
 
     def _search(self, pos, limits: Limits, end: float, on_info=None) -> SearchResult | None:
         """One search by the shared searcher, or ``None`` when the decision was stopped before it began."""
@@ -224,9 +224,7 @@ class TurncoatEngine:
         finally:
             with self._lock:
                 self._running = None
-        self.nodes += r.nodes
-        if self._budget is not None:
-            self._budget.nodes += r.nodes
+        self._budget.nodes += r.nodes
         return r
 
     # ----------------------------------------------------------- belief
@@ -300,13 +298,12 @@ class TurncoatEngine:
             self._budget = budget = _Budget(limits)
         if on_start is not None:
             on_start()
-        self.nodes = 0
         try:
             self.last = self._choose(game, budget, on_info)
         finally:
             with self._lock:
                 self._budget = None
-        self.last.nodes = self.nodes
+        self.last.nodes = budget.nodes
         return self.last.token
 
     def _choose(self, game: TurncoatGame, budget: _Budget, on_info) -> Decision:
@@ -325,8 +322,8 @@ class TurncoatEngine:
                 and self.belief is not None)
         others = int(declare) + int(pimc)
         main_end = MAIN_SHARE if others else 1.0
-        pimc_end = main_end + (1.0 - main_end) / others if pimc else main_end
-        move, value, score, depth = self._best_move(game, me, budget, main_end, pimc_end if pimc else None, on_info)
+        pimc_end = main_end + (1.0 - main_end) / others if pimc else None
+        move, value, score, depth = self._best_move(game, me, budget, main_end, pimc_end, on_info)
         if declare:
             r = self._search(g2.pos, budget.part(1.0, depth_less=1), 1.0, None)
             codes2 = set(g2.legal_codes())
@@ -411,7 +408,7 @@ class TurncoatEngine:
     def _search_anyway(self, pos, codes: list[int]) -> SearchResult:
         """Depth 1: the answer of a decision stopped before its main search began."""
         r = self.searcher.search(pos, Limits(depth=1, searchmoves=list(codes)))
-        self.nodes += r.nodes
+        self._budget.nodes += r.nodes
         return r
 
     def _far_weight(self, first_chance_move: int) -> float:
