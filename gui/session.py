@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from usi.referee import MatchSettings, TimeControl, spend
-from usi.timeman import PLAIN_GO_MS
+from search.timeman import PLAIN_GO_MS
 
 from . import analysis as AN
 from . import games as G

@@ -47,7 +47,8 @@ from engine.variants.turncoat import plans as PL
 from engine.variants.turncoat.state import DECLARE_FROM_MOVE, _build_position
 from eval.params import PIECE_VALUES as VALUES
 
-from . import MATE, Limits, Searcher, SearchInfo, SearchResult
+from .alphabeta import MATE, Searcher
+from .interface import Info, Limits, Result
 
 KING_CAPTURE_GAIN = 5000
 KING_RISK = 3000  # cost of a possible sleeper that would attack our king once turned (weighted by its probability)
@@ -59,7 +60,7 @@ SAFE_BAND = 60
 SAFE_SHARE = 0.3
 
 
-def result_value(r: SearchResult | SearchInfo) -> int:
+def result_value(r: Result | Info) -> int:
     """A search's score as one number (centipawns; a mate in n plies as ``±(MATE - n)``), side-to-move view."""
     if r.mate is not None:
         return (MATE - abs(r.mate)) * (1 if r.mate > 0 else -1)
@@ -208,7 +209,7 @@ class TurncoatEngine:
         budget = self._budget
         return (budget.nodes if budget is not None else 0) + self.searcher.progress()[2]
 
-    def _search(self, pos, limits: Limits, end: float, on_info=None) -> SearchResult | None:
+    def _search(self, pos, limits: Limits, end: float, on_info=None) -> Result | None:
         """One search by the shared searcher, or ``None`` when the decision was stopped before it began."""
         with self._lock:
             if self._stopped:
@@ -286,7 +287,7 @@ class TurncoatEngine:
 
     # ----------------------------------------------------------- decisions
     def choose(self, game: TurncoatGame, limits: Limits | None = None,
-               on_info: Callable[[SearchInfo], None] | None = None,
+               on_info: Callable[[Info], None] | None = None,
                on_start: Callable[[], None] | None = None) -> str:
         """The action token for the side to move of ``game`` (a view; not modified) within ``limits`` (default:
         ``Settings.depth``). ``on_info`` gets the main search's info (its PV is of ``game.pos``); the decision is
@@ -384,7 +385,7 @@ class TurncoatEngine:
         none."""
         by_depth: dict[int, dict[int, tuple[int, int]]] = {}
 
-        def collect(info: SearchInfo) -> None:
+        def collect(info: Info) -> None:
             if info.bound is None and info.pv:
                 by_depth.setdefault(info.depth, {})[info.multipv] = (int(info.pv[0]), result_value(info))
             if on_info is not None:
@@ -405,7 +406,7 @@ class TurncoatEngine:
             return [(int(r.best), result_value(r))], r.depth
         return [], r.depth
 
-    def _search_anyway(self, pos, codes: list[int]) -> SearchResult:
+    def _search_anyway(self, pos, codes: list[int]) -> Result:
         """Depth 1: the answer of a decision stopped before its main search began."""
         r = self.searcher.search(pos, Limits(depth=1, searchmoves=list(codes)))
         self._budget.nodes += r.nodes

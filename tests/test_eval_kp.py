@@ -197,7 +197,7 @@ def test_eval_mode_option_reaches_the_searcher_and_the_search_uses_it():
         made.append(Searcher(hash_mb=hash_mb, seed=seed))
         return made[-1]
 
-    eng = UsiEngine(out=io.StringIO(), searcher_factory=factory, limits_cls=Limits)
+    eng = UsiEngine(out=io.StringIO(), searcher_factory=factory)
     # one default: the option's (usi cannot import eval) is the searcher's, eval.DEFAULT_EVAL_MODE
     assert eng.opt("EvalMode") == DEFAULT_EVAL_MODE == Searcher(hash_mb=1).eval_mode == "learned"
     eng.cmd_setoption(["name", "EvalMode", "value", "hand"], "setoption name EvalMode value hand")
@@ -239,7 +239,7 @@ def test_eval_file_option_replaces_the_shipped_weights_and_refuses_bad_files(tmp
     np.savez_compressed(other, variant=v.id, kp=kp, kp_hand=shipped.kp_hand, tempo=shipped.tempo + 300)
     assert KP.load_weights_file(other)[0] == "shogi"
     out = io.StringIO()
-    eng = UsiEngine(out=out, searcher_factory=lambda h, s: Searcher(hash_mb=h, seed=s), limits_cls=Limits)
+    eng = UsiEngine(out=out, searcher_factory=lambda h, s: Searcher(hash_mb=h, seed=s))
     pos = Position.from_sfen(CHECK_SFEN)
 
     def depth1(cmd: str | None = None) -> int:

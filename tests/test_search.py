@@ -13,7 +13,7 @@ import pytest
 
 from engine import Position, Repetition
 from eval import evaluate
-from search import Limits, MATE, Searcher, SearchInfo, bench_positions
+from search import Limits, MATE, Searcher, Info, bench_positions
 
 
 @pytest.fixture(scope="module")
@@ -300,7 +300,7 @@ def test_improving_compares_with_the_same_sides_last_static_evaluation():
 def test_search_leaves_position_unchanged_and_streams_info(searcher):
     pos = Position.from_sfen(bench_positions[3])
     sfen, ply = pos.sfen(), pos.ply
-    infos: list[SearchInfo] = []
+    infos: list[Info] = []
     r = searcher.search(pos, Limits(depth=4), on_info=infos.append)
     assert pos.sfen() == sfen and pos.ply == ply
     assert [i.depth for i in infos if i.bound is None] == [1, 2, 3, 4]
@@ -320,7 +320,7 @@ def test_node_limit(searcher):
 
 def test_multipv(searcher):
     pos = Position.from_sfen(bench_positions[3])
-    infos: list[SearchInfo] = []
+    infos: list[Info] = []
     searcher.search(pos, Limits(depth=3, multipv=3), on_info=infos.append)
     last = [i for i in infos if i.depth == 3]
     assert [i.multipv for i in last] == [1, 2, 3]
@@ -443,7 +443,7 @@ def test_bestmove_is_the_first_move_of_the_last_pv_reported():
         if len(pos.legal_codes()) == 0:
             continue
         for nodes in (3000, 7000, 15000, 40000):
-            infos: list[SearchInfo] = []
+            infos: list[Info] = []
             result = searcher.search(pos, Limits(nodes=nodes), infos.append)
             lines = [i for i in infos if i.pv]
             assert lines and lines[-1].pv[0] == result.best, (pos.sfen(), nodes)
@@ -468,7 +468,7 @@ def test_search_features_option_reaches_the_searcher():
     with pytest.raises(ValueError, match="unknown search feature 'none'"):
         parse_features("none+see")
     out = io.StringIO()
-    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb), limits_cls=Limits)
+    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb))
     eng.handle("setoption name SearchFeatures value staged,qstt")
     assert eng._ensure_searcher().features == FEATURES["staged"] | FEATURES["qstt"]
     eng.handle("setoption name SearchFeatures value warp")
@@ -523,7 +523,7 @@ def test_search_params_option_is_checked_and_reaches_the_searcher():
         with pytest.raises(ValueError):
             parse_params(bad)
     out = io.StringIO()
-    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb), limits_cls=Limits)
+    eng = UsiEngine(out=out, searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb))
     eng.handle("setoption name SearchParams value lmpbase=4,RFPMargin=120")
     s = eng._ensure_searcher()
     assert s.params["LMPBase"] == 4 and s.params["RFPMargin"] == 120
@@ -625,8 +625,7 @@ def test_threads_option_reaches_the_searcher():
     import io
 
     from usi.engine import MAX_THREADS, UsiEngine
-    eng = UsiEngine(out=io.StringIO(), searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb, seed=seed),
-                    limits_cls=Limits)
+    eng = UsiEngine(out=io.StringIO(), searcher_factory=lambda hash_mb, seed: Searcher(hash_mb=hash_mb, seed=seed))
     assert eng._ensure_searcher().threads == 1
     eng.cmd_setoption(["name", "Threads", "value", "2"], "setoption name Threads value 2")
     assert eng._ensure_searcher().threads == 2

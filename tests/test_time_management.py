@@ -22,7 +22,7 @@ def _engines() -> list[M.EngineSpec]:
 
 @pytest.mark.parametrize("tc, max_plies", [
     # sudden death: 3 s, capped at 160 plies (a long game). Each move's fixed latency is reserved for the moves to
-    # come (usi.timeman.MOVE_COST_MS); before that reserve a 3 s game was lost on time at ply ~120 under load.
+    # come (search.timeman.MOVE_COST_MS); before that reserve a 3 s game was lost on time at ply ~120 under load.
     (M.TimeControl(main=3_000), 160),
     (M.TimeControl(main=1000, inc=100), 512),        # Fischer: 1 s + 100 ms a move
     (M.TimeControl(main=0, byoyomi=300), 50),        # byoyomi only: 300 ms a move (capped: 50 plies)

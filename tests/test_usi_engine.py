@@ -14,7 +14,7 @@ import pytest
 
 import engine
 from engine import Position
-from search import Limits, SearchInfo, SearchResult
+from search import Limits, Info, Result
 from usi import engine as usi_engine
 from usi.engine import UsiEngine, parse_go
 
@@ -90,11 +90,11 @@ class FakeSearcher:
             if on_info:
                 for k in range(1, limits.multipv + 1):
                     pv = [moves[(k - 1) % len(moves)]] + ([reply] if reply is not None and k == 1 else [])
-                    on_info(SearchInfo(depth, depth, 10 * k, None, nodes, nodes * 100, depth * 10, 0, pv, k))
+                    on_info(Info(depth, depth, 10 * k, None, nodes, nodes * 100, depth * 10, 0, pv, k))
             if limits.nodes is not None and nodes >= limits.nodes and not unlimited:
                 break
             time.sleep(self.step)
-        return SearchResult(best, reply, 10, None, depth, nodes, [best])
+        return Result(best, reply, 10, None, depth, nodes, [best])
 
     def mate_search(self, pos, max_ms=None, max_nodes=None, on_start=None):
         if on_start is not None:
@@ -113,7 +113,7 @@ class Dialog:
     def __init__(self, searcher_factory=None, **searcher_kw):
         self.out = Sink()
         factory = searcher_factory or (lambda mb, seed: FakeSearcher(mb, seed, **searcher_kw))
-        self.eng = UsiEngine(out=self.out, searcher_factory=factory, limits_cls=Limits)
+        self.eng = UsiEngine(out=self.out, searcher_factory=factory)
 
     def __call__(self, *lines):
         start = len(self.out.lines)
@@ -491,7 +491,7 @@ def test_bench_prints_totals(dialog, monkeypatch):
 def test_info_formatting_mate_and_bounds():
     pos = Position.startpos()
     code = int(pos.parse_move("7g7f").code)
-    info = SearchInfo(5, 7, None, -3, 1000, 5000, 200, 12, [code], 2, "upperbound")
+    info = Info(5, 7, None, -3, 1000, 5000, 200, 12, [code], 2, "upperbound")
     line = usi_engine.format_info(info, pos)
     assert line == ("info depth 5 seldepth 7 time 200 nodes 1000 nps 5000 hashfull 12 score mate -3 upperbound "
                     "multipv 2 pv 7g7f")
@@ -643,7 +643,7 @@ class SlowIteration(FakeSearcher):
         self.root = [int(c) for c in pos.legal_codes()]
         while time.perf_counter() - self._t0 < 2.5 and not self._stop.is_set():
             time.sleep(0.01)
-        return SearchResult(self.root[0], None, 0, None, 1, 1000, [self.root[0]])
+        return Result(self.root[0], None, 0, None, 1, 1000, [self.root[0]])
 
     def progress(self):
         ms = int((time.perf_counter() - self._t0) * 1000)

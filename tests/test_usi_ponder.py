@@ -17,7 +17,7 @@ import pytest
 from engine import Position
 from search import Limits, Searcher
 from usi.engine import UsiEngine
-from usi.timeman import Clock, allocate
+from search.timeman import Clock, allocate
 
 from tests.test_usi_subprocess import READY_TIMEOUT, REPO, engine_env
 from tests.usi_helpers import Sink

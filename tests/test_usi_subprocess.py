@@ -84,7 +84,7 @@ def raw():
 
 # ---------------------------------------------------------------------------------------------- start-up
 def test_usi_module_imports_no_numba():
-    code = "import sys, usi, usi.engine, usi.timeman; sys.exit('numba' in sys.modules or 'numpy' in sys.modules)"
+    code = "import sys, usi, usi.engine, search.timeman; sys.exit('numba' in sys.modules or 'numpy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], env=engine_env(), cwd=REPO).returncode == 0
 
 

@@ -27,10 +27,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
+from search.interface import Limits
+from search.timeman import PLAIN_GO_MS, Clock, TimeBudget, allocate
+
 from . import games, sfen_check
-from .kernel_cache import purge_stale_kernels
 from .info import format_info
-from .timeman import PLAIN_GO_MS, Clock, TimeBudget, allocate
+from .kernel_cache import purge_stale_kernels
 
 if TYPE_CHECKING:  # engine loads the numba kernels: imported where it is used
     from engine import Position
@@ -401,7 +403,7 @@ class _Job:
         self.search_t0: float | None = None
         self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
         self.thread: threading.Thread | None = None
-        self.limits = None  # games.ThinkLimits for a GameState variant
+        self.limits = None  # the search.Limits a GameState variant's searcher reads while it runs
         self.searchmoves: list[int] | None = None  # go searchmoves: the legal ones' codes (shogi, dai shogi)
         self.last_info = t0  # perf_counter of the last info line about this search (see UsiEngine._monitor)
         # A searcher resets its stop flag, soft limit and timer as its search starts, so a stop or ponderhit that
@@ -444,17 +446,15 @@ class _Job:
 class UsiEngine:
     """The USI protocol state machine. Feed it lines with :meth:`handle` (or run :meth:`loop` on a stream).
 
-    ``searcher_factory(hash_mb, seed)`` builds the searcher (default: :class:`search.Searcher`) and ``limits_cls``
-    its limits (default: :class:`search.Limits`); tests pass fakes to check the protocol without compiling a search.
+    ``searcher_factory(hash_mb, seed)`` builds the searcher (default: :class:`search.Searcher`); tests pass fakes
+    to check the protocol without compiling a search.
     """
 
     def __init__(self, out: TextIO | None = None,
-                 searcher_factory: Callable[[int, int], Any] | None = None,
-                 limits_cls: type | None = None) -> None:
+                 searcher_factory: Callable[[int, int], Any] | None = None) -> None:
         self._out = out if out is not None else sys.stdout
         self._out_lock = threading.Lock()
         self._searcher_factory = searcher_factory
-        self._limits_cls = limits_cls
         self.options = default_options()
         self._searcher = None
         self._searcher_key: tuple[int, int] | None = None  # (hash_mb, seed) the searcher was built with
@@ -505,12 +505,6 @@ class UsiEngine:
             return self._searcher_factory(self.opt("USI_Hash"), self.opt("Seed"))
         from search import Searcher
         return Searcher(hash_mb=self.opt("USI_Hash"), seed=self.opt("Seed"))
-
-    def _limits(self) -> type:
-        if self._limits_cls is None:
-            from search import Limits
-            self._limits_cls = Limits
-        return self._limits_cls
 
     def _ensure_searcher(self):
         """The searcher, built or resized to the current options (only called while no search runs)."""
@@ -568,10 +562,16 @@ class UsiEngine:
         return self._game
 
     def _ensure_thinker(self):
-        """The variant's thinker, rebuilt when the variant, its rule options or the seed change."""
-        key = games.thinker_key(self.opt("USI_Variant"), self.opt, self.opt("Seed"))
+        """The variant's searcher (``search.registry``), rebuilt when the variant, its search settings, the seed or
+        the hash size change."""
+        from search.registry import make_searcher
+
+        variant = self.opt("USI_Variant")
+        settings = games.searcher_settings(variant, self.opt)
+        key = (variant, tuple(sorted(settings.items())), self.opt("Seed"), self.opt("USI_Hash"))
         if self._thinker is None or self._thinker_key != key:
-            self._thinker = games.make_thinker(self.opt("USI_Variant"), self.opt, self.opt("Seed"))
+            games.game_module(variant)  # a clear error for a variant whose rules do not load
+            self._thinker = make_searcher(variant, seed=self.opt("Seed"), hash_mb=self.opt("USI_Hash"), **settings)
             self._thinker_key = key
         return self._thinker
 
@@ -942,10 +942,10 @@ class UsiEngine:
         if job.limits is not None:
             # A GameState variant: its thinker reads these limits (made before its thread started) as it starts
             # and while it searches; the thinker's stop only interrupts a running kernel.
+            job.limits.ponder = False
             if budget is not None:
                 job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=at)
                 self._arm_game_timer(job, budget.hard_ms)
-            job.limits.unbounded = job.go.infinite
         searcher = self._searcher
         if answer_now:
             self._request_stop(job)  # as a stop: a search that has not started yet answers from depth 1
@@ -1118,22 +1118,19 @@ class UsiEngine:
         if searcher is None:
             return pos.move_usi(codes[0]), None
         go = job.go
-        Limits = self._limits()
 
         searchmoves = job.searchmoves  # checked by the reader (_go_position)
         depth = _min_set(go.depth, self.opt("DepthLimit") or None)
         nodes = _min_set(go.nodes, self.opt("NodesLimit") or None)
         limits = Limits(depth=depth, nodes=nodes, multipv=self.opt("MultiPV"), searchmoves=searchmoves,
-                        infinite=go.infinite)
+                        infinite=go.infinite, ponder=go.ponder, t0=job.t0)
         if not go.ponder and not go.infinite:
             budget = self._budget(go, job.side, job.game_ply)
             if budget is None and depth is None and nodes is None:
                 budget = TimeBudget(PLAIN_GO_MS, PLAIN_GO_MS)  # a plain go: nothing else would end it
             if budget is not None:
-                spent = job.elapsed_ms()
-                limits.soft_ms = max(1, budget.soft_ms - spent)
-                limits.hard_ms = max(1, budget.hard_ms - spent)
-                self._arm_timer(job, limits.hard_ms)
+                limits.soft_ms, limits.hard_ms = max(1, budget.soft_ms), max(1, budget.hard_ms)
+                self._arm_timer(job, limits.ms_left(limits.hard_ms))
 
         def on_info(info) -> None:
             job.last_info = time.perf_counter()
@@ -1202,9 +1199,9 @@ class UsiEngine:
         job = _Job(go, t0)
         job.search_started()  # the thinker reads job.limits (stop, deadlines) as it starts: nothing to defer
         job.side, job.game_ply = state.side_to_move(), self._game_ply
-        job.limits = games.ThinkLimits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
-                                       nodes=_min_set(go.nodes, self.opt("NodesLimit") or None),
-                                       unbounded=go.infinite or go.ponder, stop=job.stop_requested, t0=t0)
+        job.limits = Limits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
+                                    nodes=_min_set(go.nodes, self.opt("NodesLimit") or None), infinite=go.infinite,
+                                    ponder=go.ponder, stop=job.stop_requested, t0=t0)
         self._report(go.errors + ([f"searchmoves not supported for {self.opt('USI_Variant')}: ignored"]
                                   if go.searchmoves else []))
         if not go.ponder and not go.infinite:
@@ -1216,8 +1213,8 @@ class UsiEngine:
         except Exception as exc:
             self.error(f"search unavailable: {_describe(exc)}")
             thinker = None
-        if thinker is not None and job.limits.hard_at is not None:
-            self._arm_game_timer(job, max(1, int((job.limits.hard_at - time.perf_counter()) * 1000)))
+        if thinker is not None and job.limits.hard_ms is not None:
+            self._arm_game_timer(job, job.limits.ms_left(job.limits.hard_ms))
         target = self._game_mate_worker if go.mate else self._game_worker
         self._start(job, target, (job, state, thinker))
 
@@ -1257,10 +1254,9 @@ class UsiEngine:
         if thinker is None:
             actions = state.legal_actions()
             return actions[0] if actions else "resign"
-        def send(line: str) -> None:
-            if line.startswith("info"):
-                job.last_info = time.perf_counter()
-            self.send(line)
+        def on_info(info) -> None:
+            job.last_info = time.perf_counter()
+            self.send(format_info(info))
 
         def progress() -> str | None:
             nodes = thinker.progress()
@@ -1271,7 +1267,7 @@ class UsiEngine:
         job.search_t0 = job.last_info = time.perf_counter()
         stop_monitor = self._monitor(job, progress)
         try:
-            token = thinker.think(state, job.limits, send)
+            token = thinker.think(state, job.limits, on_info).best
         finally:
             stop_monitor()
             job.searching.clear()
@@ -1297,7 +1293,6 @@ class UsiEngine:
 
     def _bench(self, job: _Job, depth: int | None) -> None:
         import engine
-        Limits = self._limits()
         try:
             from search import bench_positions as positions
         except ImportError:

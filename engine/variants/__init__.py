@@ -48,9 +48,14 @@ def get_variant(variant_id: str) -> Variant:
     raise ValueError(f"unknown variant {variant_id!r} (known: {', '.join(VARIANT_IDS)})")
 
 
-def new_game(variant_id: str, **options):
-    """A fresh :class:`engine.game.GameState` of a GameState game, with its rule options."""
+def game_module(variant_id: str):
+    """The rules module of a GameState game (``new_game``, its state class); ``ValueError`` for any other id."""
     if variant_id not in _GAMES:
         get_variant(variant_id)  # raises the right error for unknown / not implemented ids
-        raise ValueError(f"variant {variant_id!r} is played through engine.Position, not new_game()")
-    return importlib.import_module(_GAMES[variant_id]).new_game(**options)
+        raise ValueError(f"{variant_id!r} is not a GameState game: it is played through engine.Position")
+    return importlib.import_module(_GAMES[variant_id])
+
+
+def new_game(variant_id: str, **options):
+    """A fresh :class:`engine.game.GameState` of a GameState game, with its rule options."""
+    return game_module(variant_id).new_game(**options)

@@ -37,7 +37,7 @@ def main() -> None:
         elif cmd == "isready":
             if games is None:
                 from usi import games
-            if variant in games.GAME_MODULES:  # import the rules now (numba), not during the first move
+            if games.is_game_variant(variant):  # import the rules now (numba), not during the first move
                 state = games.new_state(variant, games.option_getter(options))
                 state.legal_actions() if state.node_kind().value == "decision" else None
             print("readyok", flush=True)

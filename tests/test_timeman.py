@@ -1,7 +1,7 @@
 """Time manager: soft/hard limits never exceed what the clock allows, and use byoyomi well."""
 import pytest
 
-from usi.timeman import HORIZON_PLY, MIN_MS, MOVE_COST_MS, SAFETY_MS, Clock, allocate, moves_left, moves_to_go
+from search.timeman import HORIZON_PLY, MIN_MS, MOVE_COST_MS, SAFETY_MS, Clock, allocate, moves_left, moves_to_go
 
 DELAY = 120
 OVERHEAD = DELAY + SAFETY_MS

@@ -1,0 +1,315 @@
+"""The searchers of the games played as an :class:`engine.game.GameState` (fantasista, turncoat, mawarikudoi,
+enokian), each behind the :class:`search.interface.GameSearcher` interface: one :class:`~search.interface.Limits`
+in, :class:`~search.interface.Info` lines out, a :class:`~search.interface.Result` whose moves are action tokens.
+
+Each wraps its game's engine (:mod:`search.fantasista`, :mod:`search.turncoat`, :mod:`search.mawarikudoi`,
+:mod:`search.enokian`); :func:`search.registry.make_searcher` builds them. The limits of one ``go`` exist before its
+search thread starts and the USI loop's ``stop`` and ``ponderhit`` change them (``limits.stop``, the soft and hard
+limits, ``ponder``): a searcher reads them as it starts and while it searches, so that neither is lost however early
+it comes. ``stop()`` may be called from another thread to interrupt a running search promptly; ``think`` then
+returns soon with the best answer found so far (each finishes at least its first, cheap iteration).
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Any, Callable
+
+from .interface import Info, Limits, Result, pv_tokens
+from .timeman import PLAIN_GO_MS
+
+
+def winprob_cp(p: float) -> int:
+    """A win probability as a symmetric centipawn-like score for two-player games (±1000 at certainty)."""
+    return int(round(2000 * (min(1.0, max(0.0, p)) - 0.5)))
+
+
+class _GameSearcher:
+    """Base: ``think`` must be overridden; ``stop`` sets the flag of the running search's limits. Every searcher is
+    built as ``cls(seed, hash_mb, **settings)``; ``hash_mb`` sizes a transposition table where the engine has one
+    sized by it (turncoat's), and is ignored elsewhere."""
+
+    variant = ""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._limits: Limits | None = None
+
+    def warmup(self) -> None:
+        """Compile / build tables (called on ``isready``)."""
+
+    def clear(self) -> None:
+        """A new game (``usinewgame``)."""
+
+    def stop(self) -> None:
+        if self._limits is not None:
+            self._limits.stop.set()
+
+    def progress(self) -> int | None:
+        """Nodes searched so far by the running ``think``, read from another thread (the USI engine's progress
+        line during a long iteration), or ``None`` when the engine does not count them as it goes."""
+        return None
+
+    def think(self, state, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        raise NotImplementedError
+
+
+class FantasistaGameSearcher(_GameSearcher):
+    """``search.fantasista.FantasistaSearcher`` with the limits: its own iterative deepening and node budget, plus a
+    hard-limit / ``stop`` abort through its ``should_stop`` hook. ``settings`` are the searcher's keyword settings
+    (``chance_aware``: false is the roll-blind baseline; ``late_move_reduction``, ``quiescence_checks``,
+    ``prune_twin_drops``, ``positional``, ``chance_sides``)."""
+
+    variant = "fantasista"
+    DEFAULT_DEPTH = 2  # plain ``go`` without limits
+    MAX_DEPTH = 32
+    # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
+    # shared out). Depth 2-3 tied every pawn of the issue's case; depth 4 told them apart (docs/fantasista.md).
+    TARGET_DEPTH = 4
+
+    def __init__(self, seed: int = 0, hash_mb: int = 16, **settings: Any) -> None:
+        super().__init__(seed)
+        self._abortable = False
+        self._soft_aborts = False  # the soft limit aborts too (the main search; not the target phase)
+        self._settings = settings
+        self.clear()
+
+    def _should_stop(self) -> bool:
+        """The searcher's abort hook, polled at every node: ``stop``, or the limit passed (it then answers from its
+        deepest completed iteration). The limits are read afresh each time, so a ``ponderhit`` that brings a clock
+        reaches a search that began without one; the soft limit aborts as the searcher's own time limit does."""
+        limits = self._limits
+        if not self._abortable or limits is None:
+            return False
+        return limits.soft_passed() if self._soft_aborts else limits.hard_passed()
+
+    def clear(self) -> None:
+        from .fantasista import FantasistaSearcher
+
+        # a fresh searcher: its tables start empty (the reserved results come with each game, state.reserved)
+        self.searcher = FantasistaSearcher(**self._settings)
+        self.searcher.should_stop = self._should_stop
+
+    def progress(self) -> int | None:
+        return int(self.searcher.nodes)
+
+    def warmup(self) -> None:
+        from engine.variants.fantasista import new_game
+
+        # depth 4 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, node3_k at depth 3, the
+        # Python loop above), so none is compiled during the first go
+        self.searcher.search(new_game(), depth=4)
+
+    def think(self, state, limits, on_info):
+        from .kernels import MATE
+
+        self._limits = limits
+        s = self.searcher
+        if state.pregame_side() is not None:  # fairy (and reserved result): the magic worth most (magic_worth)
+            token, worth, _ = s.choose_pregame(state)
+            on_info(Info(depth=0, time_ms=limits.elapsed_ms(), score_cp=int(round(worth)), pv=[token]))
+            return Result(token, score_cp=int(round(worth)))
+        if state.phase == "target":  # each target searched as a decision (FantasistaSearcher.best_target)
+            self._abortable = True
+            try:
+                r = s.best_target(state, depth=limits.depth or self.TARGET_DEPTH, node_limit=limits.nodes or 0)
+            finally:
+                self._abortable = False
+            depth, cp = max(r.depth, 1), int(round(r.score))
+            on_info(Info(depth=depth, time_ms=limits.elapsed_ms(), nodes=r.nodes, score_cp=cp, pv=[r.best]))
+            return Result(r.best, score_cp=cp, depth=depth, nodes=r.nodes, pv=[r.best])
+        # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
+        deepen = limits.unbounded or limits.timed or limits.nodes is not None
+        max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
+        soft = None if limits.unbounded else limits.soft_left_s()
+        # stop (or a ponderhit without a clock) before the search began: depth 1, not a greedy reply
+        self._abortable = not limits.stop.is_set()
+        if not self._abortable:
+            max_depth, soft = 1, None
+        self._soft_aborts = True
+        try:
+            r = s.search(state, depth=max_depth, time_limit=soft, node_limit=limits.nodes or 0)
+        finally:
+            self._abortable = self._soft_aborts = False
+        if r.best is None:
+            acts = state.legal_actions()
+            return Result(acts[0] if acts else None)
+        v = r.score
+        cp, mate = (None, 1 if v > 0 else -1) if abs(v) >= MATE else (int(round(v)), None)
+        ms, depth = limits.elapsed_ms(), max(r.depth, 1)
+        on_info(Info(depth=depth, time_ms=ms, nodes=r.nodes, nps=r.nodes * 1000 // max(ms, 1), score_cp=cp,
+                     mate=mate, pv=[r.best]))
+        return Result(r.best, score_cp=cp, mate=mate, depth=depth, nodes=r.nodes, pv=[r.best])
+
+
+class TurncoatGameSearcher(_GameSearcher):
+    """``search.turncoat.TurncoatEngine`` over the shared shogi searcher (``hash_mb`` sizes its table), with the
+    limits as one :class:`Limits` counted from the decision's start: the soft and hard limits, depth, nodes,
+    ``go infinite`` / ``go ponder`` (a ``ponderhit`` brings the clock to the running search). Its belief over the
+    enemy's plan is kept between decisions of one game. Its secret choices (the plan, the enemy plans sampled) come
+    from ``seed``: 0 means unset and draws them from OS entropy afresh for every game (a fixed default would name the
+    same plan every game); any other value makes them reproducible."""
+
+    variant = "turncoat"
+
+    def __init__(self, seed: int = 0, hash_mb: int = 16) -> None:
+        super().__init__(seed)
+        from .alphabeta import Searcher
+
+        self.searcher = Searcher(hash_mb=hash_mb)
+        self.clear()
+
+    def clear(self) -> None:
+        from .turncoat import TurncoatEngine
+
+        self.searcher.clear()
+        self.engine = TurncoatEngine(seed=self.seed or None, searcher=self.searcher)  # None: OS entropy
+
+    def warmup(self) -> None:
+        self.searcher.warmup("shogi")
+
+    def stop(self) -> None:
+        super().stop()
+        self.engine.stop()
+
+    def progress(self) -> int | None:
+        return self.engine.progress()
+
+    def think(self, state, limits, on_info):
+        from .kernels import MATE_BOUND
+
+        self._limits = limits
+        start = time.perf_counter()
+        late = int((start - limits.origin()) * 1000)
+
+        def from_start(limit_ms: int | None) -> int | None:
+            return None if limit_ms is None else max(1, limit_ms - late)
+
+        if limits.stop.is_set():  # stop (or a ponderhit without a clock) before the search began
+            decision_limits = Limits(depth=1)
+        else:
+            decision_limits = Limits(depth=limits.depth, nodes=limits.nodes, soft_ms=from_start(limits.soft_ms),
+                                     hard_ms=from_start(limits.hard_ms),
+                                     infinite=limits.unbounded and not limits.timed)
+            if not (decision_limits.infinite or limits.timed or limits.depth or limits.nodes):
+                decision_limits.soft_ms = decision_limits.hard_ms = PLAIN_GO_MS  # a plain go: nothing else ends it
+        # a ponderhit gives the running decision its clock
+        limits.on_budget = lambda: self.engine.update_limits(from_start(limits.soft_ms), from_start(limits.hard_ms))
+        shown: list = [None]
+
+        def main_info(info: Info) -> None:
+            shown[0] = tokens = pv_tokens(state.pos, info.pv)
+            on_info(dataclasses.replace(info, pv=tokens))
+
+        try:
+            # a stop that came after the check above, before the decision reset its flag, is applied as it starts
+            token = self.engine.choose(state, decision_limits, main_info,
+                                       on_start=lambda: limits.stop.is_set() and self.engine.stop())
+        finally:
+            limits.on_budget = None
+        d = self.engine.last
+        mate = (1 if d.score > 0 else -1) if abs(d.score) > MATE_BOUND else None
+        cp = None if mate is not None else d.score
+        if not shown[0] or shown[0][0] != token:
+            # the token is not the main search's last line (a plan, a declaration, a move the plan terms chose)
+            if token.startswith("plan"):
+                on_info(Info(depth=0, time_ms=limits.elapsed_ms(), pv=[token]))
+                return Result(token)
+            on_info(Info(depth=max(d.depth, 1), time_ms=limits.elapsed_ms(), nodes=d.nodes, score_cp=cp, mate=mate,
+                         pv=[token]))
+        return Result(token, score_cp=cp, mate=mate, depth=max(d.depth, 1), nodes=d.nodes, pv=[token])
+
+
+class MawarikudoiGameSearcher(_GameSearcher):
+    """``search.mawarikudoi.Engine``: candidates from an expectimax step with race-table leaves, decided by 1,500
+    simulated games each (a few hundredths of a second a decision; no iterations). ``probabilities``: the throw
+    face probabilities of ``ThrowProbabilities`` (the state's own are used when they differ). Reports ``score cp``
+    (2000 × (winprob − ½)) and ``string winprob`` (the simulated win rate)."""
+
+    variant = "mawarikudoi"
+
+    def __init__(self, seed: int = 0, hash_mb: int = 16, **probabilities: float) -> None:
+        super().__init__(seed)
+        from engine.variants.mawarikudoi import ThrowProbabilities
+
+        from .mawarikudoi import Engine
+
+        self.probs = ThrowProbabilities(**probabilities)
+        self.engine = Engine(self.probs, seed=seed)
+
+    def warmup(self) -> None:
+        from engine.variants.mawarikudoi import new_game
+
+        g = new_game(probs=self.probs)
+        # the likeliest throw: a short turn loads the same kernels as any (the first listed, 0 up, is a turn of
+        # hundreds of actions whose search took 1.4 s of a 5 s warm isready)
+        g.apply(max(g.chance_events(), key=lambda e: e[1])[0])
+        self.engine.search(g)
+
+    def think(self, state, limits, on_info):
+        self._limits = limits
+        if state.probs != self.probs:
+            from .mawarikudoi import Engine
+
+            self.probs, self.engine = state.probs, Engine(state.probs, seed=self.seed)
+        r = self.engine.search(state)
+        cp = winprob_cp(r.winprob)
+        on_info(Info(depth=1, time_ms=limits.elapsed_ms(), score_cp=cp, string=f"winprob {r.winprob:.3f}"))
+        return Result(r.action, score_cp=cp, depth=1)
+
+
+class EnokianGameSearcher(_GameSearcher):
+    """``search.enokian.EnokianSearch``: iterative-deepening expectimax over the deck; ``stop`` aborts the kernel.
+    Plain ``go`` without limits searches :data:`DEFAULT_TIME_S`. Reports ``score cp`` (1000 × winprob) and
+    ``string winprob``. ``michizane``: the rule option the warm-up's game is dealt with."""
+
+    variant = "enokian"
+    DEFAULT_TIME_S = 1.0
+
+    def __init__(self, seed: int = 0, hash_mb: int = 16, michizane: str = "1a") -> None:
+        super().__init__(seed)
+        from .enokian import EnokianSearch
+
+        self.michizane = michizane
+        self.searcher = EnokianSearch(seed=seed)
+
+    def clear(self) -> None:
+        self.searcher.clear()
+
+    def warmup(self) -> None:
+        from engine.variants.enokian import new_game
+
+        g = new_game(michizane=self.michizane)
+        g.apply(g.chance_events()[0][0])
+        while g.node_kind().value == "chance":
+            g.apply(g.chance_events()[0][0])
+        self.searcher.search(g, depth=1)
+        self.searcher.clear()
+
+    def stop(self) -> None:
+        super().stop()
+        self.searcher.stop()
+
+    def think(self, state, limits, on_info):
+        self._limits = limits
+        t_start = time.perf_counter()
+        late_s = t_start - limits.origin()
+
+        def on_iteration(r):
+            on_info(Info(depth=r.depth, time_ms=limits.elapsed_ms(), nodes=r.nodes,
+                         nps=int(r.nodes / max(r.seconds, 1e-3)), score_cp=int(round(1000 * r.winprob)), pv=[r.best],
+                         string=f"winprob {r.winprob:.3f}"))
+
+        def max_time() -> float | None:
+            """Seconds the search may take, read before each iteration (a ponderhit may bring a clock)."""
+            if limits.soft_ms is not None:
+                return limits.soft_ms / 1000 - late_s
+            if limits.unbounded or limits.depth is not None or limits.nodes is not None:
+                return None
+            return self.DEFAULT_TIME_S
+
+        # stop (or a ponderhit without a clock) before the search began: the one iteration that always completes
+        depth = 1 if limits.stop.is_set() else limits.depth
+        r = self.searcher.search(state, depth=depth, max_time=max_time, max_nodes=limits.nodes,
+                                 on_iteration=on_iteration, should_stop=limits.soft_passed)
+        return Result(r.best, score_cp=int(round(1000 * r.winprob)), depth=r.depth, nodes=r.nodes, pv=[r.best])
