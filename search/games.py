@@ -45,9 +45,9 @@ class _GameSearcher:
         if self._limits is not None:
             self._limits.stop.set()
 
-    def progress(self) -> int | None:
-        """Nodes searched so far by the running ``think``, read from another thread (the USI engine's progress
-        line during a long iteration), or ``None`` when the engine does not count them as it goes."""
+    def progress(self) -> Info | None:
+        """The running ``think`` so far (nodes searched), read from another thread (the USI engine's progress line
+        during a long iteration), or ``None`` when the engine does not count them as it goes."""
         return None
 
     def think(self, state, limits: Limits, on_info: Callable[[Info], None]) -> Result:
@@ -90,8 +90,8 @@ class FantasistaGameSearcher(_GameSearcher):
         self.searcher = FantasistaSearcher(**self._settings)
         self.searcher.should_stop = self._should_stop
 
-    def progress(self) -> int | None:
-        return int(self.searcher.nodes)
+    def progress(self) -> Info | None:
+        return Info(depth=0, nodes=int(self.searcher.nodes))
 
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
@@ -172,8 +172,9 @@ class TurncoatGameSearcher(_GameSearcher):
         super().stop()
         self.engine.stop()
 
-    def progress(self) -> int | None:
-        return self.engine.progress()
+    def progress(self) -> Info | None:
+        nodes = self.engine.progress()
+        return None if nodes is None else Info(depth=0, nodes=nodes)
 
     def think(self, state, limits, on_info):
         from .kernels import MATE_BOUND

@@ -140,8 +140,9 @@ class GameSearcher(Protocol):
     def stop(self) -> None:
         """End the running ``think`` promptly with the best answer so far."""
 
-    def progress(self) -> int | None:
-        """Nodes searched so far by the running ``think`` (``None``: not counted as it goes)."""
+    def progress(self) -> Info | None:
+        """The running ``think`` so far, read from another thread: nodes, and where the searcher knows them the depth
+        (0: not by depth), seldepth, ms and the root move being searched (``pv[0]``); ``None``: not counted."""
 
     def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
         """The action token the side to move of ``state`` (a decision node) plays, within ``limits``."""

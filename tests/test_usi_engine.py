@@ -14,6 +14,7 @@ import pytest
 
 import engine
 from engine import Position
+from search.timeman import PLAIN_GO_MS
 from search import Limits, Info, Result
 from usi import engine as usi_engine
 from usi.engine import UsiEngine, parse_go
@@ -520,7 +521,7 @@ def test_plain_go_has_a_default_time_limit(dialog):
     assert dialog.bestmove(start, timeout=5).startswith("bestmove ")
     assert time.monotonic() - t0 < 3
     limits = _limits_of_last_search(dialog)
-    assert 0 < limits.hard_ms <= usi_engine.PLAIN_GO_MS and limits.depth is None and limits.nodes is None
+    assert 0 < limits.hard_ms <= PLAIN_GO_MS and limits.depth is None and limits.nodes is None
 
 
 def test_go_searchmoves_with_no_legal_move_searches_every_move(dialog):
@@ -731,7 +732,7 @@ def test_go_that_cannot_start_still_answers_one_bestmove(dialog, monkeypatch):
     def broken(self, go, t0):
         raise RuntimeError("no thread")
 
-    monkeypatch.setattr(UsiEngine, "_go_position", broken)
+    monkeypatch.setattr(UsiEngine, "_go", broken)
     start = dialog("position startpos", "go depth 1", "go mate 100")
     assert dialog.since(start) == ["info string error go could not start a search: RuntimeError: no thread",
                                    "bestmove resign",

@@ -147,7 +147,7 @@ def test_fantasista_chance_aware_option_is_listed(dialog):
 def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
     dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
            "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
-    assert dialog.eng._ensure_thinker().searcher.chance_aware is True  # the default
+    assert dialog.eng._ensure_game_searcher().searcher.chance_aware is True  # the default
     before = dialog.sfen()
     legal = _state("fantasista", BEFORE_ROLL, FantasistaFairyGote="ayumi").legal_actions()
     for value, aware in (("false", False), ("TRUE", True), ("False", False)):
@@ -155,12 +155,12 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
         assert dialog.since(start) == []
         assert dialog.sfen() == before  # a search option: the position is kept
         best, lines = dialog.go("nodes 2000")  # takes effect at the next search, without usinewgame
-        searcher = dialog.eng._thinker.searcher
+        searcher = dialog.eng._game_searcher.searcher
         assert searcher.chance_aware is aware and best in legal, lines
         # the roll after the root turn is searched as a chance node only by the aware engine
         assert (searcher.chance_nodes > 0) is aware
         dialog("usinewgame")  # clear() rebuilds the searcher with the option too
-        assert dialog.eng._thinker.searcher.chance_aware is aware
+        assert dialog.eng._game_searcher.searcher.chance_aware is aware
 
 
 @pytest.mark.parametrize("name, attr, default", [("FantasistaLateMoveReduction", "late_move_reduction", False),
@@ -176,7 +176,7 @@ def test_fantasista_search_check_options(dialog, name, attr, default):
         start = dialog(f"setoption name {name} value {str(on).lower()}")
         assert dialog.since(start) == [] and dialog.sfen() == before  # a search option: the position is kept
         best, lines = dialog.go("nodes 3000")
-        assert getattr(dialog.eng._thinker.searcher, attr) is on
+        assert getattr(dialog.eng._game_searcher.searcher, attr) is on
         assert best in _state("fantasista", BEFORE_ROLL).legal_actions(), lines
     start = dialog(f"setoption name {name} value often")
     out = dialog.since(start)
@@ -195,7 +195,7 @@ def test_fantasista_chance_sides_option(dialog):
         start = dialog(f"setoption name FantasistaChanceSides value {value}")
         assert dialog.since(start) == []
         best, lines = dialog.go("depth 2")
-        searcher = dialog.eng._thinker.searcher
+        searcher = dialog.eng._game_searcher.searcher
         assert searcher.chance_sides == value.lower() and best in legal, lines
         chance[value.lower()] = searcher.chance_nodes
     # sente to move at ply 15: its own roll follows the root turn, gote's the reply; "both" expands both

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from search.interface import Limits
-from search.timeman import PLAIN_GO_MS, Clock, TimeBudget, allocate
+from search.timeman import Clock, allocate
 
 from . import games, sfen_check
 from .info import format_info
@@ -403,35 +403,10 @@ class _Job:
         self.search_t0: float | None = None
         self.side, self.game_ply = 0, 0  # side to move and game ply at the root (for the clock)
         self.thread: threading.Thread | None = None
-        self.limits = None  # the search.Limits a GameState variant's searcher reads while it runs
-        self.searchmoves: list[int] | None = None  # go searchmoves: the legal ones' codes (shogi, dai shogi)
+        # the search.Limits the searcher reads while it runs: stop (stop_requested) and a ponderhit's clock reach
+        # it however early they come (the searcher applies them as it starts)
+        self.limits: Limits | None = None
         self.last_info = t0  # perf_counter of the last info line about this search (see UsiEngine._monitor)
-        # A searcher resets its stop flag, soft limit and timer as its search starts, so a stop or ponderhit that
-        # reaches it earlier would be lost: such calls wait in _pending until the search reports its start.
-        self.lock = threading.RLock()
-        self._started = False
-        self._pending: list[Callable[[], None]] = []
-
-    def control(self, action: Callable[[], None]) -> None:
-        """Run ``action`` (a call on the searcher: stop, new limits) now if the search has started, else as soon as
-        it starts (:meth:`search_started`)."""
-        with self.lock:
-            if not self._started:
-                self._pending.append(action)
-                return
-        action()
-
-    def search_started(self, early_stop: Callable[[], None] | None = None) -> None:
-        """The searcher has reset its flags and limits (``Searcher.search``'s ``on_start``): run what came before.
-        ``early_stop``: what to do instead when ``stop`` came before the start (a search stopped before its first
-        iteration has no move of its own: the shogi search is told to end after depth 1)."""
-        with self.lock:
-            self._started = True
-            pending, self._pending = self._pending, []
-            if early_stop is not None and self.stop_requested.is_set():
-                pending = [early_stop]
-        for action in pending:
-            action()
 
     def elapsed_ms(self) -> int:
         """ms since the go line arrived."""
@@ -458,17 +433,16 @@ class UsiEngine:
         self.options = default_options()
         self._searcher = None
         self._searcher_key: tuple[int, int] | None = None  # (hash_mb, seed) the searcher was built with
-        self._warm = False
         self._kernels_checked = False  # purge_stale_kernels ran (at the first command that may load a kernel)
         self._need_clear = False
         self._eval_file: tuple[str, dict] = ("", {})  # the EvalFile name last read and its Searcher.eval_weights
         self._pos = None  # engine.Position, created lazily
         self._job: _Job | None = None
-        # GameState variants (usi/games.py): the state, its decision-token count, the thinker and its key
+        # GameState variants (usi/games.py): the state and its decision-token count
         self._game = None
         self._game_ply = 0
-        self._thinker = None
-        self._thinker_key: tuple | None = None
+        self._game_searcher = None  # the variant's search.GameSearcher (for every variant)
+        self._game_searcher_key: tuple | None = None
         self._staged_faces: dict[str, int] = {}  # mawarikudoi faces set but not applied yet (see _set_face)
         self._staged_rules: dict[str, Any] = {}  # rule options set but not applied yet (see _set_rule)
 
@@ -511,7 +485,6 @@ class UsiEngine:
         key = (self.opt("USI_Hash"), self.opt("Seed"))
         if self._searcher is None or self._searcher_key[1] != key[1]:
             self._searcher = self._make_searcher()
-            self._warm = False
             self._need_clear = False
         elif self._searcher_key[0] != key[0]:
             self._searcher.set_hash(key[0])
@@ -561,44 +534,43 @@ class UsiEngine:
             self._game_ply = 0
         return self._game
 
-    def _ensure_thinker(self):
-        """The variant's searcher (``search.registry``), rebuilt when the variant, its search settings, the seed or
-        the hash size change."""
+    def _ensure_game_searcher(self):
+        """The variant's searcher (``search.registry``): for shogi and dai shogi the shared searcher of
+        :meth:`_ensure_searcher` behind the same interface; rebuilt when the variant, its settings, the seed or the
+        hash size change."""
         from search.registry import make_searcher
 
         variant = self.opt("USI_Variant")
-        settings = games.searcher_settings(variant, self.opt)
-        key = (variant, tuple(sorted(settings.items())), self.opt("Seed"), self.opt("USI_Hash"))
-        if self._thinker is None or self._thinker_key != key:
-            games.game_module(variant)  # a clear error for a variant whose rules do not load
-            self._thinker = make_searcher(variant, seed=self.opt("Seed"), hash_mb=self.opt("USI_Hash"), **settings)
-            self._thinker_key = key
-        return self._thinker
+        if self.is_game:
+            settings = games.searcher_settings(variant, self.opt)
+            key = (variant, tuple(sorted(settings.items())), self.opt("Seed"), self.opt("USI_Hash"))
+        else:
+            settings = {"searcher": self._ensure_searcher()}
+            key = (variant, id(settings["searcher"]))
+        if self._game_searcher is None or self._game_searcher_key != key:
+            if self.is_game:
+                games.game_module(variant)  # a clear error for a variant whose rules do not load
+            self._game_searcher = make_searcher(variant, seed=self.opt("Seed"), hash_mb=self.opt("USI_Hash"),
+                                                **settings)
+            self._game_searcher_key = key
+        if not self.is_game:
+            self._game_searcher.entering_king = self.opt("EnteringKingRule")
+        return self._game_searcher
 
     def _stop_searchers(self) -> None:
+        if self._game_searcher is not None:
+            self._game_searcher.stop()
         if self._searcher is not None:
             self._searcher.stop()
-        if self._thinker is not None:
-            self._thinker.stop()
 
     def _warmup(self) -> None:
         """Import and compile everything a search needs (numba kernels are cached on disk after the first run)."""
-        if self.is_game:
-            _ = self.game
-            thinker = self._ensure_thinker()
-            if not getattr(thinker, "warm", False):
-                thinker.warmup()
-                thinker.warm = True
-            return
-        _ = self.pos
-        self.pos.legal_codes()
-        searcher = self._ensure_searcher()
-        variant = self.opt("USI_Variant")
-        if self._warm != variant:  # the variant warmed last (False: none); the kernels differ by board layout
-            searcher.warmup(variant)
-            self._warm = variant
+        _ = self.game if self.is_game else self.pos
+        searcher = self._ensure_game_searcher()
+        if not getattr(searcher, "warm", False):
+            searcher.warmup()
+            searcher.warm = True
 
-    # ------------------------------------------------------------------ the loop
     def loop(self, stream: TextIO) -> None:
         """Read commands until ``quit`` or end of input."""
         try:
@@ -776,8 +748,8 @@ class UsiEngine:
     def cmd_usinewgame(self, args, line):
         self._finish_search()
         if self.is_game:
-            if self._thinker is not None:
-                self._thinker.clear()
+            if self._game_searcher is not None:
+                self._game_searcher.clear()
             return
         self._need_clear = True
         if self._searcher is not None:
@@ -848,10 +820,7 @@ class UsiEngine:
                 self._go_perft(go, t0)
             return
         try:
-            if self.is_game:
-                self._go_game(go, t0)
-            else:
-                self._go_position(go, t0)
+            self._go(go, t0)
         except Exception as exc:
             # Whatever went wrong before the search thread started, this go still gets its one answer.
             self.error(f"go could not start a search: {_describe(exc)}")
@@ -890,27 +859,43 @@ class UsiEngine:
                           "searching every move")
         return codes, f"searchmoves: {n_bad} of the {len(texts)} moves given are not legal here ({named})"
 
-    def _go_position(self, go: GoCommand, t0: float) -> None:
-        """``go`` for shogi and dai shogi: the search runs on its own copy of the position."""
-        pos = self.pos.copy()
+    def _go(self, go: GoCommand, t0: float) -> None:
+        """``go`` for every variant: the variant's searcher (``search.registry``) thinks on a copy of the position in
+        the search thread, within one :class:`search.Limits` made here."""
+        state = self.game.copy() if self.is_game else self.pos.copy()
         problems = list(go.errors)
         searchmoves = None
-        if go.searchmoves:
-            searchmoves, problem = self._searchmoves(pos, go.searchmoves)
+        if go.searchmoves and self.is_game:
+            problems.append(f"searchmoves not supported for {self.opt('USI_Variant')}: ignored")
+        elif go.searchmoves:
+            codes, problem = self._searchmoves(state, go.searchmoves)
+            searchmoves = None if codes is None else [state.move_usi(c) for c in codes]
             if problem:
                 problems.append(problem)
         self._report(problems)
+        job = _Job(go, t0)
+        job.side = state.side_to_move()
+        job.game_ply = self._game_ply if self.is_game else state.move_number - 1
+        job.limits = Limits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
+                            nodes=_min_set(go.nodes, self.opt("NodesLimit") or None), multipv=self.opt("MultiPV"),
+                            searchmoves=searchmoves, infinite=go.infinite, ponder=go.ponder,
+                            stop=job.stop_requested, t0=t0)
+        if go.mate:
+            job.limits.hard_ms = go.mate_ms
+        elif not go.ponder and not go.infinite:
+            budget = self._budget(go, job.side, job.game_ply)
+            if budget is not None:
+                job.limits.soft_ms, job.limits.hard_ms = max(1, budget.soft_ms), max(1, budget.hard_ms)
         try:
-            searcher = self._ensure_searcher()
+            searcher = self._ensure_game_searcher()
         except Exception as exc:
             # No searcher at all: still honour "every go ends in one bestmove" with any legal move.
             self.error(f"search unavailable: {_describe(exc)}")
             searcher = None
-        job = _Job(go, t0)
-        job.side, job.game_ply = pos.turn, pos.move_number - 1
-        job.searchmoves = searchmoves
+        if searcher is not None and job.limits.hard_ms is not None and not go.mate:
+            self._arm_timer(job, job.limits.ms_left(job.limits.hard_ms))
         target = self._mate_worker if go.mate else self._search_worker
-        self._start(job, target, (job, pos, searcher))
+        self._start(job, target, (job, state, searcher))
 
     def _start(self, job: _Job, target: Callable, args: tuple) -> None:
         job.thread = threading.Thread(target=target, args=args, name="usi-search", daemon=True)
@@ -939,32 +924,21 @@ class UsiEngine:
         budget = self._budget(job.go, job.side, job.game_ply)
         # ponder without any clock, depth or nodes: nothing says when to stop, so answer now
         answer_now = budget is None and not job.go.infinite and job.go.depth is None and job.go.nodes is None
-        if job.limits is not None:
-            # A GameState variant: its thinker reads these limits (made before its thread started) as it starts
-            # and while it searches; the thinker's stop only interrupts a running kernel.
-            job.limits.ponder = False
-            if budget is not None:
-                job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=at)
-                self._arm_game_timer(job, budget.hard_ms)
-        searcher = self._searcher
+        # the searcher reads job.limits as it starts and is told of a change while it runs (Limits.on_budget)
+        job.limits.ponder = False
         if answer_now:
             self._request_stop(job)  # as a stop: a search that has not started yet answers from depth 1
-        elif job.limits is None and budget is not None and searcher is not None:
-            def clock() -> None:
-                since = int((at - (job.search_t0 or at)) * 1000)  # the ponderhit in the search's time base
-                searcher.update_limits(max(1, since + budget.soft_ms), max(1, since + budget.hard_ms))
-
-            job.control(clock)  # at once, or as the search starts (which resets its limits)
+        elif budget is not None:
+            job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=at)
             self._arm_timer(job, budget.hard_ms)
         if not job.go.infinite:
             job.release.set()
 
     def _request_stop(self, job: _Job) -> None:
-        """Set the job's stop flag and stop its searcher, now or, for a search not started yet, as it starts."""
-        with job.lock:  # one step for _Job.search_started: the flag and the searcher call go together
-            job.stop_requested.set()
-            job.pondering = False
-            job.control(self._stop_searchers)
+        """Set the job's stop flag (read by a search not started yet as it starts) and stop the running search."""
+        job.stop_requested.set()
+        job.pondering = False
+        self._stop_searchers()
 
     def cmd_gameover(self, args, line):
         if args and args[0].lower() not in ("win", "lose", "draw"):
@@ -1005,22 +979,17 @@ class UsiEngine:
             self.error(f"bench takes a depth of at least 1, not {args[0][:40]!r}: the default depths")
             depth = None
         job = _Job(GoCommand(), time.perf_counter())
-        job.search_started()  # stop: job.stop_requested, read as each position's search starts (_bench)
         self._start(job, self._bench_worker, (job, min(depth, MAX_GO_DEPTH) if depth else None))
 
     # ------------------------------------------------------------------ helpers
     def _budget(self, go: GoCommand, side: int, ply: int):
         return allocate(go.clock, side, ply, network_delay=self.opt("NetworkDelay"))
 
-    def _arm_timer(self, job: _Job, hard_ms: int, searcher=None) -> None:
-        """Safety net: stop the search at the hard limit even if the searcher overruns it (ms from now).
-        ``searcher``: what to stop (default the shogi searcher; a GameState game passes its thinker)."""
+    def _arm_timer(self, job: _Job, hard_ms: int) -> None:
+        """Safety net: stop the search at the hard limit even if the searcher overruns it (ms from now)."""
         if job.timer is not None:
             job.timer.cancel()
-        searcher = self._searcher if searcher is None else searcher
-        if searcher is None:
-            return
-        job.timer = threading.Timer(hard_ms / 1000 + 0.02, searcher.stop)
+        job.timer = threading.Timer(hard_ms / 1000 + 0.02, self._stop_searchers)
         job.timer.daemon = True
         job.timer.start()
 
@@ -1037,7 +1006,6 @@ class UsiEngine:
     def _go_perft(self, go: GoCommand, t0: float) -> None:
         """``go perft <n>`` on the search thread, so that ``stop``, ``quit`` and ``isready`` are read meanwhile."""
         job = _Job(go, t0)
-        job.search_started()  # perft reads job.stop_requested
         self._start(job, self._perft_worker, (job, self.pos.copy(), go.perft))
 
     def _perft_worker(self, job: _Job, pos, depth: int) -> None:
@@ -1094,194 +1062,92 @@ class UsiEngine:
 
         return stop
 
-    def _search_worker(self, job: _Job, pos, searcher) -> None:
+    def _search_worker(self, job: _Job, state, searcher) -> None:
         best, ponder = None, None
         try:
-            best, ponder = self._run_search(job, pos, searcher)
-        except Exception as exc:
-            self.error(f"search failed: {_describe(exc)}")
-            codes = pos.legal_codes()
-            best = pos.move_usi(int(codes[0])) if len(codes) else "resign"
-        finally:
-            self._cancel_timer(job)
-            job.release.wait()
-            self._cancel_timer(job)  # a ponderhit after the search ended armed a new one: it must not stop the next
-            self.send(f"bestmove {best or 'resign'}" + (f" ponder {ponder}" if ponder else ""))
-
-    def _run_search(self, job: _Job, pos, searcher) -> tuple[str, str | None]:
-        import engine
-        codes = [int(c) for c in pos.legal_codes()]
-        if not codes:
-            return "resign", None
-        if pos.can_declare_win(engine.EnteringKingRule(self.opt("EnteringKingRule"))):
-            return "win", None
-        if searcher is None:
-            return pos.move_usi(codes[0]), None
-        go = job.go
-
-        searchmoves = job.searchmoves  # checked by the reader (_go_position)
-        depth = _min_set(go.depth, self.opt("DepthLimit") or None)
-        nodes = _min_set(go.nodes, self.opt("NodesLimit") or None)
-        limits = Limits(depth=depth, nodes=nodes, multipv=self.opt("MultiPV"), searchmoves=searchmoves,
-                        infinite=go.infinite, ponder=go.ponder, t0=job.t0)
-        if not go.ponder and not go.infinite:
-            budget = self._budget(go, job.side, job.game_ply)
-            if budget is None and depth is None and nodes is None:
-                budget = TimeBudget(PLAIN_GO_MS, PLAIN_GO_MS)  # a plain go: nothing else would end it
-            if budget is not None:
-                limits.soft_ms, limits.hard_ms = max(1, budget.soft_ms), max(1, budget.hard_ms)
-                self._arm_timer(job, limits.ms_left(limits.hard_ms))
-
-        def on_info(info) -> None:
-            job.last_info = time.perf_counter()
-            self.send(format_info(info, pos))
-
-        def progress() -> str | None:
-            if not hasattr(searcher, "progress"):
-                return None
-            depth, seldepth, nodes, cur, ms = searcher.progress()
-            line = (f"info depth {max(depth, 1)} seldepth {max(seldepth, depth, 1)} time {ms} nodes {nodes} "
-                    f"nps {nodes * 1000 // max(ms, 1)}")
-            return line + (f" currmove {pos.move_usi(cur)}" if cur in legal_codes else "")
-
-        legal_codes = set(codes)
-        job.searching.set()
-        job.search_t0 = job.last_info = time.perf_counter()
-        stop_monitor = self._monitor(job, progress)
-        try:
-            # a stop before the start: a soft limit of 0 ends the search after depth 1
-            result = searcher.search(pos, limits, on_info,
-                                     on_start=lambda: job.search_started(lambda: searcher.update_limits(0, None)))
-        finally:
-            stop_monitor()
-            job.searching.clear()
-        if result.best is None or result.best not in codes:
-            if result.best is not None:
-                self.error(f"search returned an illegal move {pos.move_usi(result.best)}")
-            return pos.move_usi(codes[0]), None
-        best = pos.move_usi(result.best)
-        ponder = None
-        if result.ponder is not None:
-            pos.push_unchecked(result.best)
-            if int(result.ponder) in {int(c) for c in pos.legal_codes()}:
-                ponder = pos.move_usi(result.ponder)
-            pos.pop()
-        return best, ponder
-
-    def _mate_worker(self, job: _Job, pos, searcher) -> None:
-        answer = "timeout"
-        try:
-            if searcher is None:
-                answer = "notimplemented"
-            else:
-                job.searching.set()
-                kind, moves = searcher.mate_search(pos, max_ms=job.go.mate_ms, max_nodes=job.go.nodes,
-                                                   on_start=job.search_started)
-                job.searching.clear()
-                if kind == "mate":
-                    line, p = [], pos.copy()
-                    for code in moves:
-                        line.append(p.move_usi(code))
-                        p.push_unchecked(int(code))
-                    answer = " ".join(line)
-                elif kind == "nomate":
-                    answer = "nomate"
-        except Exception as exc:
-            self.error(f"mate search failed: {_describe(exc)}")
-        finally:
-            job.release.wait()
-            self.send(f"checkmate {answer}")
-
-    # ------------------------------------------------------------------ GameState variants
-    def _go_game(self, go: GoCommand, t0: float) -> None:
-        """``go`` for a GameState variant: the variant's thinker in the search thread (usi/games.py)."""
-        state = self.game.copy()
-        job = _Job(go, t0)
-        job.search_started()  # the thinker reads job.limits (stop, deadlines) as it starts: nothing to defer
-        job.side, job.game_ply = state.side_to_move(), self._game_ply
-        job.limits = Limits(depth=_min_set(go.depth, self.opt("DepthLimit") or None),
-                                    nodes=_min_set(go.nodes, self.opt("NodesLimit") or None), infinite=go.infinite,
-                                    ponder=go.ponder, stop=job.stop_requested, t0=t0)
-        self._report(go.errors + ([f"searchmoves not supported for {self.opt('USI_Variant')}: ignored"]
-                                  if go.searchmoves else []))
-        if not go.ponder and not go.infinite:
-            budget = self._budget(go, job.side, job.game_ply)
-            if budget is not None:
-                job.limits.set_budget(budget.soft_ms, budget.hard_ms, now=t0)
-        try:
-            thinker = self._ensure_thinker()
-        except Exception as exc:
-            self.error(f"search unavailable: {_describe(exc)}")
-            thinker = None
-        if thinker is not None and job.limits.hard_ms is not None:
-            self._arm_game_timer(job, job.limits.ms_left(job.limits.hard_ms))
-        target = self._game_mate_worker if go.mate else self._game_worker
-        self._start(job, target, (job, state, thinker))
-
-    def _arm_game_timer(self, job: _Job, hard_ms: int) -> None:
-        if self._thinker is not None:
-            self._arm_timer(job, hard_ms, self._thinker)
-
-    def _game_worker(self, job: _Job, state, thinker) -> None:
-        best = None
-        try:
-            best = self._game_think(job, state, thinker)
+            best, ponder = self._think(job, state, searcher)
         except Exception as exc:
             self.error(f"search failed: {_describe(exc)}")
             try:
                 actions = state.legal_actions()
             except Exception:
                 actions = []
-            best = actions[0] if actions else "resign"
+            best, ponder = (actions[0] if actions else "resign"), None
         finally:
             self._cancel_timer(job)
             job.release.wait()
             self._cancel_timer(job)  # a ponderhit after the search ended armed a new one: it must not stop the next
-            self.send(f"bestmove {best or 'resign'}")
+            self.send(f"bestmove {best or 'resign'}" + (f" ponder {ponder}" if ponder else ""))
 
-    def _game_think(self, job: _Job, state, thinker) -> str:
+    def _think(self, job: _Job, state, searcher) -> tuple[str, str | None]:
+        """The searcher's move and expected reply for ``state``, checked: a game that is over, a chance node, no
+        searcher or an illegal answer get an error line and a legal fallback (or ``resign``)."""
         from engine.game import NodeKind
+
         kind = state.node_kind()
         if kind is NodeKind.TERMINAL:
-            score, reason = state.result()
-            self.error(f"the game is over ({reason}, score {score} for sente)")
-            return "resign"
+            if self.is_game:  # a shogi position without a legal move is simply lost
+                score, reason = state.result()
+                self.error(f"the game is over ({reason}, score {score} for sente)")
+            return "resign", None
         if kind is NodeKind.CHANCE:
             self.error("go at a chance node: the referee sends the event (" +
                        " ".join(t for t, _ in state.chance_events()[:3]) + " ...)")
-            return "resign"
+            return "resign", None
         # (legal_actions() is only listed when needed: a long mawarikudoi throw has thousands of turns)
-        if thinker is None:
+        if searcher is None:
             actions = state.legal_actions()
-            return actions[0] if actions else "resign"
+            return (actions[0] if actions else "resign"), None
+
         def on_info(info) -> None:
             job.last_info = time.perf_counter()
             self.send(format_info(info))
 
         def progress() -> str | None:
-            nodes = thinker.progress()
+            info = searcher.progress()
             ms = job.search_elapsed_ms()
-            return f"info time {ms}" + ("" if nodes is None else f" nodes {nodes} nps {nodes * 1000 // max(ms, 1)}")
+            if info is None:
+                return f"info time {ms}"
+            ms = info.time_ms or ms
+            line = "info" + (f" depth {info.depth} seldepth {info.seldepth}" if info.depth else "")
+            line += f" time {ms} nodes {info.nodes} nps {info.nodes * 1000 // max(ms, 1)}"
+            return line + (f" currmove {info.pv[0]}" if info.pv else "")
 
         job.searching.set()
         job.search_t0 = job.last_info = time.perf_counter()
         stop_monitor = self._monitor(job, progress)
         try:
-            token = thinker.think(state, job.limits, on_info).best
+            result = searcher.think(state, job.limits, on_info)
         finally:
             stop_monitor()
             job.searching.clear()
+        token = result.best
+        if token in ("resign", "win") and not self.is_game:  # the shogi family's answers that are not moves
+            return token, None
         if not token or not games.is_legal(state, token):
             actions = state.legal_actions()
             if not actions:
-                return "resign"
-            self.error(f"search returned an illegal action {token!r}")
-            return actions[0]
-        return token
+                return "resign", None
+            self.error(f"search returned an illegal {'action' if self.is_game else 'move'} {token!r}")
+            return actions[0], None
+        return token, result.ponder
 
-    def _game_mate_worker(self, job: _Job, state, thinker) -> None:
-        job.release.wait()
-        self.send("checkmate notimplemented")
+    def _mate_worker(self, job: _Job, state, searcher) -> None:
+        """``go mate``: the searcher's mate search where it has one (``checkmate notimplemented`` elsewhere)."""
+        answer = "timeout"
+        try:
+            if searcher is None or not hasattr(searcher, "mate"):
+                answer = "notimplemented"
+            else:
+                job.searching.set()
+                kind, line = searcher.mate(state, job.limits)
+                job.searching.clear()
+                answer = " ".join(line) if kind == "mate" else "nomate" if kind == "nomate" else "timeout"
+        except Exception as exc:
+            self.error(f"mate search failed: {_describe(exc)}")
+        finally:
+            job.release.wait()
+            self.send(f"checkmate {answer}")
 
     # ------------------------------------------------------------------ bench
     def _bench_worker(self, job: _Job, depth: int | None) -> None:
