@@ -19,7 +19,7 @@ class PositionSearcher:
     ``entering_king``: the rule a ``win`` declaration is judged by (an :class:`engine.EnteringKingRule` value)."""
 
     def __init__(self, seed: int = 0, hash_mb: int = 16, variant: str = "shogi", searcher: Any = None,
-                 entering_king: str = "CSA27") -> None:
+                 entering_king: str = "CSARule27") -> None:
         if searcher is None:
             from .alphabeta import Searcher
 

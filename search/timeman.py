@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: A plain ``go`` (no clock, depth, nodes, ``infinite``, ``ponder`` or ``mate``, and no ``DepthLimit`` /
-#: ``NodesLimit``): shogi, dai shogi and turncoat search this long (ms); the other variants' thinkers have their own
+#: ``NodesLimit``): shogi, dai shogi and turncoat search this long (ms); the other variants' searchers have their own
 #: defaults.
 PLAIN_GO_MS = 1000
 

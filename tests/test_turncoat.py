@@ -569,7 +569,7 @@ def test_engine_stop_answers_from_the_main_search_and_skips_the_rest():
 
 
 def test_a_stop_applied_as_the_decision_starts_is_not_lost():
-    """A stop that arrives before the decision resets its flag (applied through on_start, as the USI thinker does)
+    """A stop that arrives before the decision resets its flag (applied through on_start, as the USI loop's searcher does)
     ends an infinite decision at once instead of being reset and lost."""
     from search import Limits
     from search.turncoat import TurncoatEngine

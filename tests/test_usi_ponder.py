@@ -3,7 +3,7 @@
 A GUI that gets an instant reply sends ``go ponder`` and ``ponderhit`` in one write; the reader handles both before
 the search thread has run a line. The search resets its stop flag, soft limit and timer as it starts, so whatever the
 reader did to them before was lost: the engine answered only at ``stop`` (no clock) or at the hard limit (a clock).
-Every variant, with the real searchers and thinkers, in-process and once in a subprocess.
+Every variant, with the real searchers, in-process and once in a subprocess.
 """
 from __future__ import annotations
 

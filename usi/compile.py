@@ -4,7 +4,7 @@ Run it once after installing (``fantasista --compile``, ``fantasista-compile`` o
 cold cache takes minutes (see ``docs/engine.md``, "The first start"), after which every ``isready`` loads its
 kernels from the cache in a second or two. Each variant is three steps:
 
-- ``engine``: exactly what ``isready`` does for the variant (the searcher's or thinker's warm-up), first, so that
+- ``engine``: exactly what ``isready`` does for the variant (the variant's searcher's warm-up), first, so that
   on a cold cache its time is what a first ``isready`` would take;
 - ``rules``: a seeded random playout through the rules layer as the referee and the GUI use it (legal moves,
   moves and chance events applied, check, results, SFEN), and ``perft 2`` for the shogi-like games;
