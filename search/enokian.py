@@ -42,7 +42,10 @@ STOP_POLL_S = 0.005  # how often a search polls its ``should_stop`` while a kern
 
 
 @dataclass
-class SearchResult:
+class EnokianResult:
+    """One iteration's answer with the expectimax details (``search.games.EnokianGameSearcher`` turns it into a
+    ``search.Result``)."""
+
     best: str  # the chosen action token ('' at chance and terminal nodes)
     score: float  # expectimax score of the best action (win probability + subdue tie-break)
     depth: int  # player decisions searched
@@ -118,7 +121,7 @@ class EnokianSearch:
     def search(self, state: EnokianState, depth: int | None = None,
                max_time: float | Callable[[], float | None] | None = None,
                max_nodes: int | None = None, leaf: str = "static", rollouts: int = 8,
-               on_iteration=None, should_stop: Callable[[], bool] | None = None) -> SearchResult:
+               on_iteration=None, should_stop: Callable[[], bool] | None = None) -> EnokianResult:
         """Choose the player's action at a decision node.
 
         Iterative deepening from one decision up to ``depth`` (default: until exact), until ``max_time`` seconds
@@ -137,7 +140,7 @@ class EnokianSearch:
             raise ValueError(f"leaf must be one of {sorted(LEAF_MODES)}")
         if state.node_kind() is not NodeKind.DECISION:
             score = self.value(state, depth if depth is not None else 1, leaf, rollouts)
-            return SearchResult("", score, depth or 1, False, int(self.counters[0]), 0.0)
+            return EnokianResult("", score, depth or 1, False, int(self.counters[0]), 0.0)
         s = state.s[:K.SEARCH_LEN].copy()
         t0 = time.perf_counter()
         self.counters[:] = 0
@@ -163,7 +166,7 @@ class EnokianSearch:
                 watcher.join()  # no stop() of this search may land in the next one
 
     def _deepen(self, state, s, t0, n_cards, limit, max_time, max_nodes, leaf, rollouts, on_iteration,
-                should_stop) -> SearchResult:
+                should_stop) -> EnokianResult:
         """The iterations of :meth:`search`."""
         total_nodes = 0
         result = None
@@ -187,13 +190,13 @@ class EnokianSearch:
                 break
             exact = d > n_cards
             if nm == 0:
-                result = SearchResult("pass", 0.0, d, exact, 0, 0.0)
+                result = EnokianResult("pass", 0.0, d, exact, 0, 0.0)
                 result.score = self.value(_after(state, "pass"), max(d - 1, 0), leaf, rollouts)
                 result.values = {"pass": result.score}
             else:
                 vals = self.out_vals[:nm]
                 order = np.argsort(-vals, kind="stable")
-                result = SearchResult(move_name(int(self.out_moves[order[0]])), float(vals[order[0]]), d, exact, 0,
+                result = EnokianResult(move_name(int(self.out_moves[order[0]])), float(vals[order[0]]), d, exact, 0,
                                       0.0, {move_name(int(self.out_moves[i])): float(vals[i]) for i in order})
             result.nodes = total_nodes
             result.seconds = time.perf_counter() - t0
@@ -221,4 +224,4 @@ def _after(state: EnokianState, token: str) -> EnokianState:
     return g
 
 
-__all__ = ["EnokianSearch", "SearchResult"]
+__all__ = ["EnokianSearch", "EnokianResult"]

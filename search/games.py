@@ -50,7 +50,8 @@ class _GameSearcher:
         during a long iteration), or ``None`` when the engine does not count them as it goes."""
         return None
 
-    def think(self, state, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+    def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """The action token the side to move of ``state`` plays within ``limits`` (``GameSearcher.think``)."""
         raise NotImplementedError
 
 
@@ -100,7 +101,8 @@ class FantasistaGameSearcher(_GameSearcher):
         # Python loop above), so none is compiled during the first go
         self.searcher.search(new_game(), depth=4)
 
-    def think(self, state, limits, on_info):
+    def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """The pre-game choice, a magic target or a turn: the searcher's iterative deepening within ``limits``."""
         from .kernels import MATE
 
         self._limits = limits
@@ -176,7 +178,8 @@ class TurncoatGameSearcher(_GameSearcher):
         nodes = self.engine.progress()
         return None if nodes is None else Info(depth=0, nodes=nodes)
 
-    def think(self, state, limits, on_info):
+    def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """A plan, a move or a declaration: the turncoat engine's decision within ``limits``."""
         from .kernels import MATE_BOUND
 
         self._limits = limits
@@ -247,7 +250,8 @@ class MawarikudoiGameSearcher(_GameSearcher):
         g.apply(max(g.chance_events(), key=lambda e: e[1])[0])
         self.engine.search(g)
 
-    def think(self, state, limits, on_info):
+    def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """The turn or throw choice of one expectimax step with simulations (``limits`` only timestamp it)."""
         self._limits = limits
         if state.probs != self.probs:
             from .mawarikudoi import Engine
@@ -291,7 +295,8 @@ class EnokianGameSearcher(_GameSearcher):
         super().stop()
         self.searcher.stop()
 
-    def think(self, state, limits, on_info):
+    def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """The player's move: iterative-deepening expectimax within ``limits``."""
         self._limits = limits
         t_start = time.perf_counter()
         late_s = t_start - limits.origin()

@@ -55,7 +55,9 @@ def _matvec(rows, vec, out):
 
 
 @dataclass
-class SearchResult:
+class Choice:
+    """The engine's answer (``search.games.MawarikudoiGameSearcher`` turns it into a ``search.Result``)."""
+
     action: str  # a token for the state's current decision
     winprob: float  # for the side to move
 
@@ -695,12 +697,12 @@ class Engine:
             return self.choose_throw(state)[1]
         return self.throw_values(state, [state.phase])[state.phase]
 
-    def search(self, state: MawarikudoiState) -> SearchResult:
+    def search(self, state: MawarikudoiState) -> Choice:
         """The action token to play at the current decision node, and the win probability of the side to move."""
         if state.phase == "choose":
             kind, v = self.choose_throw(state)
-            return SearchResult("throw:" + kind, v)
+            return Choice("throw:" + kind, v)
         if state.phase == "turn":
             end, v = self.choose_end(state)
-            return SearchResult(state.turn_token(end), v)
+            return Choice(state.turn_token(end), v)
         raise ValueError(f"no decision to make at the {state.phase!r} node")

@@ -49,7 +49,7 @@ class PositionSearcher:
         return Info(depth=max(depth, 1), seldepth=max(seldepth, depth, 1), nodes=nodes,
                     nps=nodes * 1000 // max(ms, 1), time_ms=ms, pv=pv)
 
-    def think(self, pos, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+    def think(self, pos: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
         """The move for the side to move of ``pos``: ``win`` when it may declare, ``resign`` without a legal move.
         ``limits.searchmoves`` are move tokens (legal ones; the USI loop checked them). A plain ``go`` (no limit at
         all) searches :data:`~search.timeman.PLAIN_GO_MS`."""
@@ -111,7 +111,7 @@ class PositionSearcher:
             pos.pop()
         return Result(pv[0], ponder, r.score_cp, r.mate, r.depth, r.nodes, pv)
 
-    def mate(self, pos, limits: Limits) -> tuple[str, list[str]]:
+    def mate(self, pos: Any, limits: Limits) -> tuple[str, list[str]]:
         """``go mate``: ``('mate', line)``, ``('nomate', [])`` or ``('timeout', [])`` within ``limits`` (its hard
         limit and nodes; ``stop``)."""
         kind, moves = self.searcher.mate_search(

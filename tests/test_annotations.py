@@ -9,7 +9,11 @@ import pytest
 import engine.kernels as kernels
 from gui import games as gui_games
 from gui.session import Session
+from search import games as search_games
+from search import interface, registry
+from search.position import PositionSearcher
 from usi import games as usi_games
+from usi import info as usi_info
 from usi.engine import UsiEngine
 
 FUNCTIONS = [
@@ -22,6 +26,18 @@ FUNCTIONS = [
     gui_games._turncoat_sfen,
     UsiEngine._searchmoves,
     Session._game_viewer,
+    usi_games.searcher_settings,
+    usi_info.format_info,
+    registry.make_searcher,
+    registry.searcher_class,
+    interface.pv_tokens,
+    interface.Limits.set_budget,
+    PositionSearcher.think,
+    PositionSearcher.mate,
+    search_games.FantasistaGameSearcher.think,
+    search_games.TurncoatGameSearcher.think,
+    search_games.MawarikudoiGameSearcher.think,
+    search_games.EnokianGameSearcher.think,
 ]
 
 

@@ -1,10 +1,13 @@
 """USI ``info`` lines: one format for every searcher's :class:`search.Info`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from search.interface import Info
 
 
-def format_info(info, pos: Any = None) -> str:
+def format_info(info: Info, pos: Any = None) -> str:
     """``info depth .. pv .. string ..`` for a :class:`search.Info`. ``pos``: the root position when the line's moves
     are kernel move codes (the shogi-family search); without it they are action tokens, printed as they are."""
     parts = [f"info depth {info.depth} seldepth {max(info.seldepth, info.depth)} time {info.time_ms} "

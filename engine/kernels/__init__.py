@@ -1,7 +1,7 @@
 """numba kernels: functions of numpy arrays and scalars only, cached on disk.
 
-All kernels use :func:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False)`` with one compile per argument
-type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
+All kernels use :func:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)`` with one
+compile per argument type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
 of many arrays, and with NRT every call between kernels increments and decrements the count of every array in them,
 which measured 50-100x slower than the move generation itself. The price is that kernels may not allocate: every
 scratch buffer is passed in (see ``PosState.scratch``).
@@ -17,7 +17,9 @@ from . import safecache
 
 safecache.install()  # numba's cache writes locked, data before index, before any kernel is saved (safecache.py)
 
-_njit = njit(cache=True, nogil=True, _nrt=False)
+# no_cfunc_wrapper: numba would also build a C-callable wrapper for every kernel, which nothing here calls (it took
+# 6% of shogi's cold warm-up, docs/engine.md)
+_njit = njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
 
 #: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
 #: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
@@ -52,8 +54,8 @@ def _one_signature_per_type(disp: Dispatcher) -> None:
 
 
 def kernel(func: Callable[..., Any]) -> Dispatcher:
-    """``njit(cache=True, nogil=True, _nrt=False)``, compiled once per argument type rather than once per constant
-    or integer width it is called with from other kernels (see :func:`_call_type`)."""
+    """``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)``, compiled once per argument type rather
+    than once per constant or integer width it is called with from other kernels (see :func:`_call_type`)."""
     disp = _njit(func)
     _one_signature_per_type(disp)
     return disp
@@ -63,7 +65,7 @@ def kernel(func: Callable[..., Any]) -> Dispatcher:
 #: between kernels passes each array argument as a dozen scalars and LLVM does not inline across kernels: a
 #: per-piece helper called 20 times a position measured 3x slower as a call than inlined. Every inline site is
 #: compiled again with its caller, so this is for a few short helpers with one or two call sites.
-inline_kernel = njit(cache=True, nogil=True, _nrt=False, inline="always")
+inline_kernel = njit(cache=True, nogil=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
 
 
 class DirectCall:
