@@ -115,6 +115,6 @@ class PositionSearcher:
         """``go mate``: ``('mate', line)``, ``('nomate', [])`` or ``('timeout', [])`` within ``limits`` (its hard
         limit and nodes; ``stop``)."""
         kind, moves = self.searcher.mate_search(
-            pos, max_ms=limits.hard_ms, max_nodes=limits.nodes,
+            pos, max_ms=limits.ms_left(limits.hard_ms), max_nodes=limits.nodes,
             on_start=lambda: limits.stop.is_set() and self.searcher.stop())
         return kind, pv_tokens(pos, moves) if kind == "mate" else []
