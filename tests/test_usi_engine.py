@@ -451,6 +451,19 @@ def test_bestmove_resign_when_mated(dialog):
     assert pos.is_checkmate()
 
 
+def test_a_repeated_position_is_still_searched(dialog):
+    """A fourth occurrence (sennichite by the rules) is the referee's to judge: go still answers a legal move, with no
+    error line, as a position with legal moves always has."""
+    moves = " ".join(["2h1h", "8b9b", "1h2h", "9b8b"] * 3)
+    pos = Position.startpos()
+    for m in moves.split():
+        pos.push(m)
+    assert pos.result() == (0.5, "sennichite")
+    start = dialog(f"position startpos moves {moves}", "go depth 1")
+    best = dialog.bestmove(start).split()[1]
+    assert best in [pos.move_usi(int(c)) for c in pos.legal_codes()] and dialog.count("info string error") == 0
+
+
 def test_bestmove_win_on_entering_king(dialog):
     start = dialog(f"position sfen {ENTERING_KING}", "go byoyomi 100")
     assert dialog.bestmove(start) == "bestmove win"

@@ -1084,11 +1084,12 @@ class UsiEngine:
         searcher or an illegal answer get an error line and a legal fallback (or ``resign``)."""
         from engine.game import NodeKind
 
-        kind = state.node_kind()
+        # A shogi or dai shogi position is searched whenever it has a legal move (its searcher answers resign
+        # without one): sennichite, a try or the move cap are the referee's to judge, not a reason not to move.
+        kind = state.node_kind() if self.is_game else NodeKind.DECISION
         if kind is NodeKind.TERMINAL:
-            if self.is_game:  # a shogi position without a legal move is simply lost
-                score, reason = state.result()
-                self.error(f"the game is over ({reason}, score {score} for sente)")
+            score, reason = state.result()
+            self.error(f"the game is over ({reason}, score {score} for sente)")
             return "resign", None
         if kind is NodeKind.CHANCE:
             self.error("go at a chance node: the referee sends the event (" +
