@@ -363,9 +363,9 @@ class Searcher:
             self._wake.clear()
             self._infinite = limits.infinite
             # limits counted from an earlier origin (the go line's arrival) are moved to this search's start
-            late = 0 if limits.t0 is None else int((self._t0 - limits.t0) * 1000)
-            self._soft_ms = None if limits.infinite or limits.soft_ms is None else max(0, limits.soft_ms - late)
-            self._arm_timer(None if limits.infinite or limits.hard_ms is None else max(1, limits.hard_ms - late))
+            soft, hard = (None, None) if limits.infinite else limits.counted_from(self._t0)
+            self._soft_ms = soft
+            self._arm_timer(hard)
         try:
             if on_start is not None:
                 on_start()

@@ -71,6 +71,13 @@ class Limits:
         """ms since :meth:`origin`."""
         return int((time.perf_counter() - self.origin()) * 1000)
 
+    def counted_from(self, instant: float) -> tuple[int | None, int | None]:
+        """The soft and hard limits as ms from ``instant`` (a search's own start) rather than from ``t0``; a limit
+        already passed becomes 0 (soft: no new iteration) or 1 (hard). Without ``t0`` they count from the start."""
+        late = 0 if self.t0 is None else int((instant - self.t0) * 1000)
+        return (None if self.soft_ms is None else max(0, self.soft_ms - late),
+                None if self.hard_ms is None else max(1, self.hard_ms - late))
+
     def ms_left(self, limit_ms: int | None) -> int | None:
         """``limit_ms`` (soft or hard) as ms from now, at least 1; ``None`` for no limit."""
         return None if limit_ms is None else max(1, limit_ms - self.elapsed_ms())

@@ -72,8 +72,7 @@ class PositionSearcher:
 
         def apply_clock() -> None:
             """The limits' clock (a ponderhit's) in the running search's time base."""
-            late = int((started[0] - limits.origin()) * 1000)
-            searcher.update_limits(max(0, limits.soft_ms - late), max(1, limits.hard_ms - late))
+            searcher.update_limits(*limits.counted_from(started[0]))
 
         def on_start() -> None:
             # The searcher has reset its stop flag and limits: a stop or a ponderhit that came before applies now.

@@ -45,6 +45,8 @@ def test_limits_count_from_their_origin_and_a_ponderhit_from_its_moment():
     limits = Limits(soft_ms=1500, hard_ms=3000, t0=t0)
     assert 400 <= limits.ms_left(limits.soft_ms) <= 500 and not limits.soft_passed()
     assert Limits(soft_ms=800, t0=t0).soft_passed()
+    assert limits.counted_from(t0 + 0.5) == (1000, 2500)  # from a search that began half a second after the go
+    assert limits.counted_from(t0 + 4.0) == (0, 1) and Limits(soft_ms=5).counted_from(t0) == (5, None)
     told = []
     pondering = Limits(ponder=True, t0=t0, on_budget=lambda: told.append(True))
     assert pondering.unbounded and pondering.open_ended() and not pondering.timed
