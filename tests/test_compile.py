@@ -175,6 +175,43 @@ def test_a_kernel_is_compiled_once_whatever_constants_and_widths_its_callers_pas
     assert sorted(str(t) for t in k.gen.overloads) == ["(Literal[int](1), int64)", "(Literal[int](2), int64)"]
 
 
+RECURSIVE = textwrap.dedent("""
+    from engine.kernels import kernel
+
+    @kernel
+    def fib(n, a, b, c, d):
+        # five recursive call sites: numba re-typed the whole function for each one, in every round of inference
+        if n < 2:
+            return n
+        zero = n * 0  # a literal argument would ask for another signature of fib while fib is being compiled
+        return fib(n - 1, a, b, c, d) + fib(n - 2, a, b, c, d) + zero * (fib(zero, a, b, c, d) + fib(zero, b, a, c, d)
+                                                                          + fib(zero, c, b, a, d))
+
+    @kernel
+    def drifts(n):
+        # the first return type found for its recursive calls is an integer, yet it returns floats
+        if n <= 0:
+            return 1
+        return drifts(n - 1) * 0.5
+""")
+
+
+def test_a_recursive_kernel_is_typed_once_and_one_whose_return_type_widens_as_numba_does(tmp_path, monkeypatch):
+    from numba.core import typeinfer
+
+    (tmp_path / "recursive_kernels.py").write_text(RECURSIVE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    import recursive_kernels as k
+
+    clones = []
+    copy = typeinfer.TypeInferer.copy
+    monkeypatch.setattr(typeinfer.TypeInferer, "copy", lambda self, **kw: clones.append(kw) or copy(self, **kw))
+    assert k.fib(np.int64(15), 0, 0, 0, 0) == 610
+    assert len(clones) == 1  # one partial re-typing, not one per call site and round (10 without the memo)
+    assert k.drifts(np.int64(3)) == 0.125  # typed again without the memo, as numba alone types it
+
+
 def test_measure_times_usi_and_isready_in_a_fresh_engine_process():
     out = io.StringIO()
     times = ucompile.measure_ready(["turncoat"], out=out)

@@ -13,9 +13,10 @@ import numpy as np
 from numba import njit, types
 from numba.core.dispatcher import Dispatcher
 
-from . import safecache
+from . import recursion, safecache
 
 safecache.install()  # numba's cache writes locked, data before index, before any kernel is saved (safecache.py)
+recursion.install()  # a self-recursive kernel typed once, not once per recursive call (recursion.py)
 
 # no_cfunc_wrapper: numba would also build a C-callable wrapper for every kernel, which nothing here calls (it took
 # 6% of shogi's cold warm-up, docs/engine.md)
