@@ -313,7 +313,7 @@ class Position:
         """Legal moves as an ``int32`` array of codes (a copy)."""
         if mode not in _GEN_MODES:
             raise ValueError(f"unknown generation mode {mode!r} (known: {', '.join(_GEN_MODES)})")
-        n = K.generate(self.state, self.tables, _GEN_MODES[mode], self._buf)
+        n = K.generate_by_mode(self.state, self.tables, _GEN_MODES[mode], self._buf)
         return self._buf[:n].copy()
 
     def legal_moves(self, mode: str = "all") -> list[Move]:
@@ -359,7 +359,7 @@ class Position:
     def push_unchecked(self, code: int) -> None:
         """Play a move code known to be legal (from :meth:`legal_codes`), without validation."""
         self._ensure_capacity()
-        K.do_move(self.state, self.tables, np.int32(code))
+        K.do_move(self.state, self.tables, np.int64(code))  # int64, as kernels pass it: one compile
         self._checks.append(bool(K.in_check(self.state, self.tables)))
 
     def pop(self) -> Move:

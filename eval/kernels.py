@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from engine.kernels import hash_slot, inline_kernel, kernel
+from engine.kernels import hash_slot, inline_kernel, inner_kernel, kernel
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
@@ -79,7 +79,7 @@ def piece_mobility(board, T, code, sq):
     return n
 
 
-@kernel
+@inner_kernel
 def slide_stop(board, T, code, sq, d):
     """The slide of the piece ``code`` on ``sq`` in direction ``d``: ``(empty squares passed, the square of the first
     piece met within its reach, or -1)``."""
@@ -95,7 +95,7 @@ def slide_stop(board, T, code, sq, d):
     return T.rays.shape[2], -1
 
 
-@kernel
+@inner_kernel
 def _kp_piece(E, k0, kb, code, sq):
     """One piece's KP entries, sente's view: its pair with the sente king on ``k0`` minus its pair with the gote king
     (``kb``: the gote king's square on the rotated board)."""
@@ -106,7 +106,7 @@ def _kp_piece(E, k0, kb, code, sq):
     return E.kp[k0, npt + pt, sq] - E.kp[kb, pt, E.mirror[sq]]
 
 
-@kernel
+@inner_kernel
 def _kp_in_hand(E, k0, kb, c, pt, n):
     """The KP entries of colour ``c`` holding ``n`` pieces of type ``pt`` (1-based), sente's view."""
     kh = E.kp_hand
@@ -117,7 +117,7 @@ def _kp_in_hand(E, k0, kb, c, pt, n):
     return kh[k0, npt + pt - 1, n] - kh[kb, pt - 1, n]
 
 
-@kernel
+@inner_kernel
 def kp_sum(P, T, E, k0, k1):
     """The KP tables summed over the board and both hands, sente's view, kings on ``k0`` and ``k1`` (both >= 0):
     ``f(sente) - f(gote)``, gote reading the tables on the rotated board (see :mod:`eval.kp`)."""
@@ -134,7 +134,7 @@ def kp_sum(P, T, E, k0, k1):
     return s
 
 
-@kernel
+@inner_kernel
 def kp_delta(P, T, E, k0, k1):
     """``(True, d)``: the KP sum of this position is that of the position before the last move plus ``d`` (kings on
     ``k0`` and ``k1`` in both); ``(False, 0)`` when the last move changed what a difference can follow cheaply: a
@@ -172,7 +172,7 @@ def kp_delta(P, T, E, k0, k1):
     return True, d
 
 
-@kernel
+@inner_kernel
 def kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val):
     """:func:`kp_sum`, carried from the parent position when it can be (the incremental update): ``cache_key[i]`` /
     ``cache_val[i]`` hold the position key and KP sum last computed at search ply ``i``; the value at ``ply`` is the
@@ -194,7 +194,7 @@ def kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val):
     return s
 
 
-@kernel
+@inner_kernel
 def king_zone_entries(board, hands, T, ksq):
     """The three entries of ``E.ks`` that the king on ``ksq`` reads (see ``KS_*``): its zone's weak squares by the
     attacker's hand, the weak empty ones by the hand, and the attacked ones. ``hands`` is ``P.hands``. The
@@ -226,14 +226,14 @@ def king_zone_entries(board, hands, T, ksq):
     return _ks_entries(attacked, weak, weak_empty, _hand_bucket(hands, T, attacker))
 
 
-@kernel
+@inner_kernel
 def _ks_entries(attacked, weak, weak_empty, hand_bucket):
     """The three entries of ``E.ks`` (see ``KS_*``) for a king's zone counts and the attacker's hand bucket."""
     return (KS_WEAK + weak * KS_HAND + hand_bucket, KS_WEAK_EMPTY + weak_empty * KS_HAND + hand_bucket,
             KS_ATTACKED + attacked)
 
 
-@kernel
+@inner_kernel
 def _hand_bucket(hands, T, attacker):
     """The attacker's pieces in hand other than pawns, capped at ``KS_HAND - 1``."""
     held = 0
@@ -245,7 +245,7 @@ def _hand_bucket(hands, T, attacker):
     return min(held, KS_HAND - 1)
 
 
-@kernel
+@inner_kernel
 def _zone_mark(E, ksq, to, by_attacker, from_king, attacked, guarded):
     """A piece reaches square ``to``: mark it in the masks of the king on ``ksq`` when it is in that king's zone
     (attacked by the enemy; guarded by the king's side, the king itself left out)."""
@@ -258,7 +258,7 @@ def _zone_mark(E, ksq, to, by_attacker, from_king, attacked, guarded):
     return attacked, guarded
 
 
-@kernel
+@inner_kernel
 def king_zone_masks(board, T, E, k0, k1):
     """The zones of both kings in one pass over the board: bit ``i`` of each mask is the zone square of index ``i``
     (``E.zone_index``). Returns ``(attacked0, guarded0, attacked1, guarded1)``: the sente king's zone squares that gote
@@ -313,7 +313,7 @@ def king_zone_masks(board, T, E, k0, k1):
     return a0, g0, a1, g1
 
 
-@kernel
+@inner_kernel
 def _bit_count(x):
     """The set bits of a zone mask."""
     n = 0
@@ -323,7 +323,7 @@ def _bit_count(x):
     return n
 
 
-@kernel
+@inner_kernel
 def _zone_entries_from_masks(board, hands, T, E, ksq, attacked, guarded):
     """:func:`king_zone_entries` of the king on ``ksq`` from its zone's masks (:func:`king_zone_masks`)."""
     weak = attacked & ~guarded
@@ -335,7 +335,7 @@ def _zone_entries_from_masks(board, hands, T, E, ksq, attacked, guarded):
     return _ks_entries(_bit_count(attacked), _bit_count(weak), weak_empty, hand_bucket)
 
 
-@kernel
+@inner_kernel
 def king_zone_sum(P, T, E, k0, k1):
     """The king-zone term, sente's view: the entries of the gote king (sente attacks) minus the sente king's. The
     same entries as :func:`king_zone_entries` (a test holds them equal), found in one pass (:func:`king_zone_masks`)
@@ -416,7 +416,7 @@ def threat_multi_entry(n_pt1, side, n):
     return 2 * TH_KINDS * n_pt1 + side * TH_MULTI + min(n, TH_MULTI + 1) - 2
 
 
-@kernel
+@inner_kernel
 def _threat_mark(board, to, c, v, att):
     """A piece of colour ``c`` worth ``v`` attacks square ``to``: a defender of an own piece there, else the enemy
     piece's attacker, the cheapest kept."""
@@ -443,7 +443,7 @@ def _walk_reach(board, to, c, record, att, top):
     return 0, top
 
 
-@kernel
+@inner_kernel
 def _piece_walk(board, T, value, mobility, with_mobility, record, att):
     """One pass over the pieces' leaps and slides (as :func:`piece_mobility` walks them) for the terms that read
     attacks, filling the scratch ``att`` (int32[ATT_ROWS, >= n_sq * n_sq]):
@@ -504,7 +504,7 @@ def _piece_walk(board, T, value, mobility, with_mobility, record, att):
     return mob
 
 
-@kernel
+@inner_kernel
 def _threat_index(board, T, value, stm, att, sq, n_pt1):
     """``(entry, side)``: the threat-table entry of the piece on ``sq`` and its side (0: the side to move's), after
     :func:`_piece_walk`; ``(-1, -1)`` when it is not threatened (or is empty or royal)."""
@@ -521,7 +521,7 @@ def _threat_index(board, T, value, stm, att, sq, n_pt1):
     return threat_entry(n_pt1, side, kind, code & 31), side
 
 
-@kernel
+@inner_kernel
 def _threat_entry_add(table, i, count):
     """With ``count``: add 1 to ``table[i]`` and give 0; else give ``table[i]``."""
     if count:
@@ -530,7 +530,7 @@ def _threat_entry_add(table, i, count):
     return table[i]
 
 
-@kernel
+@inner_kernel
 def _threat_entries(board, T, value, stm, att, table, count):
     """The threat entries of ``board`` (side to move ``stm``), ``att`` filled by :func:`_piece_walk`: with
     ``count``, 1 added to ``table`` at each of them (the features) and 0 returned, else the sum of ``table`` at them
@@ -554,7 +554,7 @@ def _threat_entries(board, T, value, stm, att, table, count):
     return s
 
 
-@kernel
+@inner_kernel
 def threat_counts(board, T, value, stm, att, counts):
     """Add the threat features of ``board`` (side to move ``stm``) to ``counts`` (``threat_size`` long, see
     ``TH_*``); ``att`` is scratch (:func:`eval.threat_scratch`). ``value``: the plain material value of a piece code
@@ -571,7 +571,7 @@ def threat_rows(boards, stms, T, value, att, out):
         threat_counts(boards[i], T, value, stms[i], att, out[i])
 
 
-@kernel
+@inner_kernel
 def _safe_mobility(board, T, att, table, count):
     """The safe-mobility entries of ``board`` (``SM_BUCKETS`` per piece type, sente's view), ``att`` filled by
     :func:`_piece_walk` with ``record``: with ``count``, +1 (a sente piece) or -1 added to ``table`` at each non-royal
@@ -610,7 +610,7 @@ def safe_mobility_rows(boards, T, value, att, out):
         _safe_mobility(boards[i], T, att, out[i], True)
 
 
-@kernel
+@inner_kernel
 def _mobility_term(P, T, E):
     """The mobility term, sente's view (0 when no piece code has a mobility weight)."""
     s = 0
@@ -623,7 +623,7 @@ def _mobility_term(P, T, E):
     return s
 
 
-@kernel
+@inner_kernel
 def _try_term(P, T, E):
     """The try term (the variants that have a try rule), sente's view: what the KP tables leave out."""
     s = 0
@@ -637,7 +637,7 @@ def _try_term(P, T, E):
     return s
 
 
-@kernel
+@inner_kernel
 def _king_squares(P, T):
     """The squares the evaluation reads the kings on (-1: none stands): with several royals, the first of each side."""
     if T.params[P_LAST_ROYAL] != 0:  # several royals may stand: king safety is measured around the first
@@ -646,7 +646,7 @@ def _king_squares(P, T):
     return P.st[ST_KSQ], P.st[ST_KSQ + 1]
 
 
-@kernel
+@inner_kernel
 def _learned(P, T, E, k0, k1, kp, att):
     """The learned evaluation, side to move's view, from the position's KP sum ``kp`` (``att``: scratch of the
     piece walk, :func:`eval.threat_scratch`)."""
@@ -679,7 +679,7 @@ def evaluate_k(P, T, E, att):
     return _hand_set(P, T, E, k0, k1)
 
 
-@kernel
+@inner_kernel
 def evaluate_cached(P, T, E, ply, cache_key, cache_val, att, ev_key, ev_val):
     """:func:`evaluate_k` for the search at ``ply``, its KP sum updated from the parent's (:func:`kp_sum_cached`),
     the value looked up in (else stored into) the evaluation hash ``ev_key`` / ``ev_val`` (a power-of-two number of
@@ -702,7 +702,7 @@ def evaluate_cached(P, T, E, ply, cache_key, cache_val, att, ev_key, ev_val):
     return v
 
 
-@kernel
+@inner_kernel
 def _hand_set(P, T, E, k0, k1):
     """The hand-set evaluation (material, piece-square, near-king, mobility, try and hand terms), side to move's
     view."""

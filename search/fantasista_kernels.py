@@ -32,7 +32,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import inline_kernel, kernel
+from engine.kernels import inline_kernel, inner_kernel, kernel
 from engine.variants.fantasista import kernels as FK
 
 from .kernels import MATE  # the one mate score (a mate here is flat: no distance)
@@ -83,7 +83,7 @@ def _order(G, n, E, parent, scores, caps, keys, hint):
     _sort_keys(keys, n)
 
 
-@kernel
+@inner_kernel
 def _sort_keys(keys, n):
     """Sort ``keys[:n]`` (all different) ascending by a Shell sort, then keep their index bits."""
     gap = 1
@@ -108,7 +108,7 @@ def _sort_keys(keys, n):
 Q_CAPTURES, Q_CHECKS, Q_ALL = 0, 1, 2
 
 
-@kernel
+@inner_kernel
 def _order_quiet(G, n, E, T, parent, scores, caps, keys, which):
     """The quiescence's ordering: ``keys[:m]`` = the children it searches (``which``, see :data:`Q_CAPTURES`;
     ``caps`` = took material), in :func:`_order`'s order; returns ``m``. The scores and captures come from
@@ -165,7 +165,7 @@ def prune_twin_drops(st, G, n):
     return j
 
 
-@kernel
+@inner_kernel
 def _count(info):
     """One more node; False when that exceeds the budget (the status says so)."""
     info[F_NODES] += 1
@@ -175,7 +175,7 @@ def _count(info):
     return True
 
 
-@kernel
+@inner_kernel
 def _repeated(h, history, path, n_path):
     """``h`` is a position of the game before the root (``history``, sorted) or on the search path
     (``path[:n_path]``)."""
@@ -186,7 +186,7 @@ def _repeated(h, history, path, n_path):
     return j < len(history) and history[j] == h
 
 
-@kernel
+@inner_kernel
 def _quiesce_open(st, h, stand, T, E, G, Gu, scores, caps, keys, beta, ply, max_ply, info, first):
     """The start of a quiescence node whose static value is ``stand`` (the parent's ordering score of this child,
     or :func:`.kernels.evaluate_k`): (stand pat, number of children ordered in ``keys``), or (its value, -1)
@@ -226,7 +226,7 @@ def _quiesce_open(st, h, stand, T, E, G, Gu, scores, caps, keys, beta, ply, max_
     return stand, _order_quiet(G, n, E, T, st, scores, caps, keys, which)
 
 
-@kernel
+@inner_kernel
 def _quiesce_last(st, h, stand, T, E, G, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info, first):
     """Quiescence of one ply: stand pat, then each capture valued by its static value (read from the ordering
     scores: a quiescence of 0 plies is the static value). ``G``: this ply's generation buffer; ``Gu``: the
@@ -252,7 +252,7 @@ def _quiesce_last(st, h, stand, T, E, G, Gu, scores, caps, keys, alpha, beta, pl
     return best
 
 
-@kernel
+@inner_kernel
 def _quiesce2(st, h, stand, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, ply, max_ply, info):
     """Quiescence of two plies: as :func:`_quiesce_last`, each capture searched by it (buffers: ``G`` and row
     ``ply`` of ``scores`` / ``caps`` / ``keys`` for this ply, ``G1`` and row ``ply + 1`` for the next)."""
@@ -285,7 +285,7 @@ def _quiesce2(st, h, stand, T, E, G, G1, Gu, scores, caps, keys, alpha, beta, pl
 R_NOTHING, R_TOKENS, R_PAWNS_GOLD, R_RIGHT, R_EMBLEM, R_INVINCIBLE, R_CARRIER = range(7)
 
 
-@kernel
+@inner_kernel
 def _receive_into(row, kind, a, b, c, dst):
     """``dst`` = ``row`` after colour ``c`` (the roller) receives a roll row of kind ``kind`` that has no target
     choice: ``b`` tokens of type ``a`` (R_TOKENS), two pawn and one gold tokens, right ``a``, the emblem."""
@@ -301,7 +301,7 @@ def _receive_into(row, kind, a, b, c, dst):
         dst[FK.ST_EMBLEM + c] = 1
 
 
-@kernel
+@inner_kernel
 def _roll_row_static(row, kind, a, b, c, E, work, keep):
     """The static value (for the side to move in ``row``, the roller's opponent) of the position after the roller
     ``c`` receives this roll row; a target row (invincible pawn / tokin, carrier bishop) is the minimum over the
@@ -349,7 +349,7 @@ def _roll_row_static(row, kind, a, b, c, E, work, keep):
     return best, True
 
 
-@kernel
+@inner_kernel
 def _magic_after(ply):
     """A roll follows ply ``ply`` (:func:`engine.variants.fantasista.state.magic_after`)."""
     return ply >= 15 and (ply % 15 == 0 or ply % 15 == 1)
@@ -369,7 +369,7 @@ def tt_key(h, mnum, mkeys):
     return h ^ mkeys[mnum % 30 if mnum > 30 else mnum]
 
 
-@kernel
+@inner_kernel
 def _tt_store(TT, key, depth, v, flag, move):
     i = key & np.uint64(len(TT.key) - 1)
     TT.key[i] = key
@@ -379,7 +379,7 @@ def _tt_store(TT, key, depth, v, flag, move):
     TT.flag[i] = flag
 
 
-@kernel
+@inner_kernel
 def _tt_probe(TT, key, depth, alpha, beta):
     """(the entry cuts the node: its depth is enough and its bound settles the window, its value, its best child's
     key as the ordering hint; 0 when there is no entry), as the Python loop probes."""
@@ -392,7 +392,7 @@ def _tt_probe(TT, key, depth, alpha, beta):
     return cut, v, TT.move[slot]
 
 
-@kernel
+@inner_kernel
 def _tt_store_result(TT, key, depth, best_v, alpha, beta, G, info):
     """Store a node's result (``alpha`` / ``beta``: its window on entry) unless it was stopped or had no legal
     turn (-MATE, not stored, as in Python); the best child is ``G``'s turn ``info[F_BEST]``."""
@@ -403,7 +403,7 @@ def _tt_store_result(TT, key, depth, best_v, alpha, beta, G, info):
     _tt_store(TT, key, depth, best_v, flag, G.oh[best])
 
 
-@kernel
+@inner_kernel
 def _chance_child(child, ch, c, E, T, A, work):
     """The main-outcome chance node after ``child``'s turn (key ``ch``, roller ``c``), as
     ``FantasistaSearcher._chance_main``: counted in ``F_CHANCE`` (and as a node with ``F_COUNT_CHANCE``); the most
@@ -449,7 +449,7 @@ def _roll_gain(st, c, E, A, work):
     return np.int64(np.rint(acc))
 
 
-@kernel
+@inner_kernel
 def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     """A full-width node's turns generated into ``G`` and ordered into ``A.keys[ply]`` (:func:`_order`): their
     number, 0 when mated, -1 on a buffer overflow (the status says so). ``F_BEST`` is reset to -1.
@@ -472,7 +472,7 @@ def _open_node(st, h, ply, hint, T, E, G, Gu, A):
     return n
 
 
-@kernel
+@inner_kernel
 def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, Gu, A):
     """Value, for the parent at ``ply`` (window ``alpha``, ``beta``), of its child ``child`` (key ``ch``; with
     ``roll``, the main roll outcome, to be shifted by ``shift``) searched as a depth-0 node at ``ply + 1``: counted,
@@ -498,7 +498,7 @@ def _leaf_child(child, ch, roll, shift, alpha, beta, ply, static, T, E, G1, G2, 
     return v
 
 
-@kernel
+@inner_kernel
 def _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     """Value (negamax, fail-hard as the Python search) of the depth-1 decision node ``st`` (key ``h``, ``mnum``
     the next ply's number) at ``ply``; ``A.info[F_BEST]`` = the best child's index in ``G`` (-1: no legal turn).
@@ -560,7 +560,7 @@ def frontier_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A):
     return _frontier(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, Gu, A)
 
 
-@kernel
+@inner_kernel
 def _decision1(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, Gu, TT, A):
     """A whole depth-1 decision node as ``FantasistaSearcher._decision`` runs it: counted, a draw if repeated, the
     TT probed (a cut returns its value, else its move orders the turns), :func:`_frontier`, the TT stored."""
@@ -579,7 +579,7 @@ def _decision1(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, Gu, TT, A):
     return best_v
 
 
-@kernel
+@inner_kernel
 def _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A):
     """Value of the depth-2 decision node ``st`` at ``ply`` (the caller has counted it, probed the TT and put
     ``h`` on the path; it stores the result): its turns ordered as in Python, each child a depth-1 node
@@ -648,7 +648,7 @@ def node2_k(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
     return _node2(st, h, mnum, alpha, beta, hint, ply, T, E, G, G1, G2, G3, Gu, TT, A)
 
 
-@kernel
+@inner_kernel
 def _decision2(st, h, mnum, alpha, beta, ply, T, E, G, G1, G2, G3, Gu, TT, A):
     """A whole depth-2 decision node, as :func:`_decision1` is a depth-1 one: counted, a draw if repeated, the TT
     probed, :func:`_node2`, the TT stored."""

@@ -16,7 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import hash_slot, kernel
+from engine.kernels import hash_slot, inner_kernel, kernel
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
@@ -199,14 +199,14 @@ SearchTables = namedtuple("SearchTables", [
 
 
 # ---------------------------------------------------------------- helpers
-@kernel
+@inner_kernel
 def _node_kind(P, T):
     """Kind of the node at the current position. Standard shogi has only decision nodes; a variant with dice or
     cards returns NODE_CHANCE here and ``_search`` hands the node to its expectation code (Star1)."""
     return NODE_DECISION
 
 
-@kernel
+@inner_kernel
 def _score_to_tt(v, ply):
     if v > MATE_BOUND:
         return v + ply
@@ -215,7 +215,7 @@ def _score_to_tt(v, ply):
     return v
 
 
-@kernel
+@inner_kernel
 def _score_from_tt(v, ply):
     if v > MATE_BOUND:
         return v - ply
@@ -234,14 +234,14 @@ def _bound(best, orig_alpha, beta):
     return BOUND_UPPER
 
 
-@kernel
+@inner_kernel
 def _settles(bound, v, alpha, beta):
     """Does a TT entry with ``bound`` and score ``v`` settle the window (``alpha``, ``beta``)?"""
     return (bound == BOUND_EXACT or (bound == BOUND_LOWER and v >= beta)
             or (bound == BOUND_UPPER and v <= alpha))
 
 
-@kernel
+@inner_kernel
 def _tt_store(S, key, depth, ply, v, bound, mv):
     mask = S.tt_key.shape[0] - 1
     i = np.int64(key & np.uint64(mask))
@@ -257,7 +257,7 @@ def _tt_store(S, key, depth, ply, v, bound, mv):
         S.tt_gen[i] = gen
 
 
-@kernel
+@inner_kernel
 def _repetition(P, S, aply):
     """0: none; 1: draw; 2: the side to move was checked on every move of the cycle (it wins); 3: it gave check on
     every move of the cycle (it loses). Looks back through the search path and the game history, not across a null
@@ -290,7 +290,7 @@ def _repetition(P, S, aply):
     return 0
 
 
-@kernel
+@inner_kernel
 def _try_lost(P, T, moves, n):
     """Try rule: an enemy royal stands on its far rank and none of the side to move's ``n`` moves (which include
     every capture) takes it, so the enemy has won."""
@@ -309,7 +309,7 @@ def _try_lost(P, T, moves, n):
     return False
 
 
-@kernel
+@inner_kernel
 def _do_null(P, T):
     st = P.st
     ply = st[ST_PLY]
@@ -320,13 +320,13 @@ def _do_null(P, T):
     P.keys[ply + 1] = P.keys[ply] ^ T.zob_side[0]
 
 
-@kernel
+@inner_kernel
 def _undo_null(P):
     P.st[ST_STM] = 1 - P.st[ST_STM]
     P.st[ST_PLY] -= 1
 
 
-@kernel
+@inner_kernel
 def _may_check(P, T, mv, eksq):
     """Cheap pre-test: False when ``mv`` certainly gives no check (the target is neither near nor in line with the
     enemy king, and the origin is not in line with it, which rules out discovered checks)."""
@@ -345,7 +345,7 @@ def _may_check(P, T, mv, eksq):
     return False
 
 
-@kernel
+@inner_kernel
 def _mate_in_one(P, T, S, ply):
     """Has the side to move a move after which the opponent has no legal move while in check (checkmate)?
     ``S.moves[ply + 1]`` and ``[ply + 2]`` are scratch (this node's children overwrite them anyway). A side with
@@ -374,18 +374,18 @@ def _mate_in_one(P, T, S, ply):
     return False
 
 
-@kernel
+@inner_kernel
 def _is_quiet(P, mv):
     return (mv & PROMOTE) == 0 and ((mv & DROP) != 0 or P.board[mv & 0xFF] == 0)
 
 
-@kernel
+@inner_kernel
 def _is_quiet_promotion(P, mv):
     """A promotion that captures nothing (FEAT_QUIET_PROMOTIONS prunes and reduces it like a quiet move)."""
     return (mv & (PROMOTE | DROP)) == PROMOTE and P.board[mv & 0xFF] == 0
 
 
-@kernel
+@inner_kernel
 def _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
     """Is the quiescence capture (or promotion) ``mv``, ``S.moves[ply, i]``, not worth searching? Delta pruning
     (even its full gain cannot lift alpha), then SEE < 0 (with ``use_see``; found by score_moves) or else the cheap
@@ -402,13 +402,13 @@ def _qs_futile_capture(P, T, E, S, ply, i, mv, stand, alpha, use_see):
     return E.value[code] > E.value[victim] + 60 and is_attacked(P, T, mv & 0xFF, 1 - P.st[ST_STM])
 
 
-@kernel
+@inner_kernel
 def _history_add(S, code, to, bonus):
     h = S.history[code, to]
     S.history[code, to] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
 
-@kernel
+@inner_kernel
 def _cont_add(S, row, code, to, bonus):
     """Continuation history of the move (``code``, ``to``) after the previous move's ``row``, with the gravity of
     :func:`_history_add` (it stays below HISTORY_MAX, inside int16)."""
@@ -417,7 +417,7 @@ def _cont_add(S, row, code, to, bonus):
     S.cont[row, col] = h + bonus - h * abs(bonus) // HISTORY_MAX
 
 
-@kernel
+@inner_kernel
 def _improving(S, ply, us, ev):
     """Is ``ev`` above the static evaluation of the same side's last node with one (two plies back, else four plies
     back when that node was in check)? True when neither has one. The side is checked, not assumed: a multi-part
@@ -431,7 +431,7 @@ def _improving(S, ply, us, ev):
     return True
 
 
-@kernel
+@inner_kernel
 def _update_pv(S, ply, mv):
     S.pv[ply, ply] = mv
     end = S.pv_len[ply + 1]
@@ -452,7 +452,7 @@ def _tick(S, ply):
     return c[CTL_STOP] != 0
 
 
-@kernel
+@inner_kernel
 def _root_to_front(S, mv):
     """Move ``mv`` to the front of the root move list; the others keep their order."""
     n = S.ctl[CTL_ROOT_N]

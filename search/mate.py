@@ -10,7 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from engine.kernels import hash_slot, kernel
+from engine.kernels import hash_slot, inner_kernel, kernel
 from engine.kernels.movegen import GEN_SEARCH, ST_PLY, do_move, generate, in_check, undo_move
 
 from .kernels import CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES, CTL_STOP
@@ -28,7 +28,7 @@ MateTables = namedtuple("MateTables", [
 ])
 
 
-@kernel
+@inner_kernel
 def _mtick(M):
     c = M.ctl
     c[CTL_NODES] += 1
@@ -37,12 +37,12 @@ def _mtick(M):
     return c[CTL_STOP] != 0
 
 
-@kernel
+@inner_kernel
 def _mt_index(M, key):
     return hash_slot(key, M.tt_key.shape[0])
 
 
-@kernel
+@inner_kernel
 def _mt_store(M, key, depth, proven, exhausted):
     i = _mt_index(M, key)
     if M.tt_key[i] != key:
@@ -58,7 +58,7 @@ def _mt_store(M, key, depth, proven, exhausted):
         M.disproof[i] = depth
 
 
-@kernel
+@inner_kernel
 def _mt_probe(M, key, depth):
     """1: proven mate within depth; 0: proven none (horizon counter bumped if it depended on the horizon); -1."""
     i = _mt_index(M, key)

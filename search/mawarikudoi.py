@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.kernels import kernel, safecache
+from engine.kernels import inner_kernel, kernel, safecache
 from engine.variants.mawarikudoi import board as B
 from engine.variants.mawarikudoi import kernels as K
 from engine.variants.mawarikudoi import throws as T
@@ -180,7 +180,7 @@ def _land_table_kernel(targets, n_targets, kmax, table, land, mark, cur, nxt):
             table[s, sq] = land[sq]
 
 
-@kernel
+@inner_kernel
 def _draw(cum, u):
     """Inverse CDF: the least N with ``cum[N] > u`` (``cum`` normalised to end at 1; clipped to the support)."""
     lo = 0
@@ -194,7 +194,7 @@ def _draw(cum, u):
     return lo
 
 
-@kernel
+@inner_kernel
 def _rollout_game(me, opp, right_me, right_opp, opp_first, first_gold, policy, dist, expected, land, cum_gold,
                   cum_m3, cum_m4, u, j):
     """One simulated game from (me, opp) in their own frames, both sides playing the base policy: the mixed throw

@@ -20,7 +20,7 @@ stages after the TT move are score bands of one list rather than separate genera
 """
 from __future__ import annotations
 
-from engine.kernels import inline_kernel, kernel
+from engine.kernels import inline_kernel, inner_kernel, kernel
 from engine.kernels.movegen import DROP, GEN_SEARCH, PROMOTE, ST_STM, generate
 
 from .see import see_ge
@@ -42,7 +42,7 @@ CONT_KINDS = 32
 STAGE_TT, STAGE_GEN, STAGE_PICK = 0, 1, 2
 
 
-@kernel
+@inner_kernel
 def tt_move_ok(P, T, mv):
     """Cheap pseudo-legality of a TT move (see the module docstring): the mover's piece is there (or in hand for a
     drop) and the target holds no piece of its own (a drop: no piece at all)."""
@@ -67,14 +67,14 @@ def tt_move_ok(P, T, mv):
     return pc != 0 and (pc >> 5) == us
 
 
-@kernel
+@inner_kernel
 def cont_index(code, to, n_sq):
     """Continuation-history index (row of a previous move, column of a reply) of a piece ``code`` on ``to``: the
     piece's kind (:data:`CONT_KINDS`) and target square."""
     return (code & (CONT_KINDS - 1)) * n_sq + to
 
 
-@kernel
+@inner_kernel
 def moving_code(P, mv):
     """Piece code of the side to move that makes ``mv`` (the dropped piece for a drop)."""
     if mv & DROP:
@@ -82,7 +82,7 @@ def moving_code(P, mv):
     return P.board[(mv >> 8) & 0xFF]
 
 
-@kernel
+@inner_kernel
 def score_moves(P, T, E, S, ply, n, tt_move, use_see):
     """Ordering scores of ``S.moves[ply, :n]`` into ``S.mscore[ply]`` (bands above; ``tt_move`` gets ORD_TT).
     Without ``use_see`` every capture stays in the capture band (no SEE, no losing-capture band)."""
@@ -142,7 +142,7 @@ def pick(S, ply, i, n):
     return moves[i]
 
 
-@kernel
+@inner_kernel
 def sort_rest(S, ply, i, n):
     """Sort moves [i, n) by descending score once (Shell sort)."""
     moves = S.moves[ply]
@@ -163,7 +163,7 @@ def sort_rest(S, ply, i, n):
     return 0
 
 
-@kernel
+@inner_kernel
 def _generate_stage(P, T, E, S, ply, use_see):
     """Generate and score the moves; the TT move (already yielded) is taken out of the list."""
     n = generate(P, T, GEN_SEARCH, S.moves[ply])
@@ -182,7 +182,7 @@ def _generate_stage(P, T, E, S, ply, use_see):
     return n
 
 
-@kernel
+@inner_kernel
 def mp_init(P, T, E, S, ply, tt_move, counter_move, cont_row, gen_now, use_see):
     """Start picking at ``ply``. ``cont_row``: the continuation-history row of the previous move, -1 for none.
     ``gen_now``: generate at once (the TT move then stays in the list, first by its score) and return the number

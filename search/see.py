@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.kernels import kernel
+from engine.kernels import inner_kernel, kernel
 from engine.kernels.movegen import DROP, PROMOTE, ST_STM
 
 SEE_ROYAL = 1 << 20  # value of a royal in an exchange: taking it decides everything else
 SEE_BUF = 64         # longest exchange followed (pieces lifted); more attackers than this are not looked at
 
 
-@kernel
+@inner_kernel
 def capture_value(T, E, code):
     """What capturing ``code`` gains: its board value plus its value in the captor's hand (0 for an empty square)."""
     if code == 0:
@@ -41,7 +41,7 @@ def capture_value(T, E, code):
     return E.value[code] + E.hand_val[0, T.hand_type[code]]
 
 
-@kernel
+@inner_kernel
 def least_attacker(P, T, E, sq, by):
     """Square of colour ``by``'s least valuable piece attacking ``sq`` on the current mailbox (-1: none)."""
     board = P.board
@@ -75,7 +75,7 @@ def least_attacker(P, T, E, sq, by):
     return best
 
 
-@kernel
+@inner_kernel
 def _move_parts(P, T, mv):
     """(from square or -1 for a drop, code standing on the target after the move, captured code)."""
     to = mv & 0xFF

@@ -175,6 +175,100 @@ def test_a_kernel_is_compiled_once_whatever_constants_and_widths_its_callers_pas
     assert sorted(str(t) for t in k.gen.overloads) == ["(Literal[int](1), int64)", "(Literal[int](2), int64)"]
 
 
+INNER = textwrap.dedent("""
+    from engine.kernels import inner_kernel, kernel
+
+    @inner_kernel
+    def twice(x):
+        return 2 * x
+
+    @kernel
+    def caller(x):
+        return twice(x) + 1
+""")
+
+
+def test_an_inner_kernel_serves_kernels_and_refuses_python_with_a_clear_error(tmp_path, monkeypatch):
+    # compiled without numba's CPython wrapper: a call from Python would jump to a missing entry point (a segfault)
+    (tmp_path / "inner_kernels.py").write_text(INNER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    import inner_kernels as k
+
+    assert k.caller(np.int64(20)) == 41
+    assert k.twice.targetoptions["no_cpython_wrapper"] and not k.caller.targetoptions.get("no_cpython_wrapper")
+    with pytest.raises(TypeError, match="inner_kernels.twice is an inner kernel"):
+        k.twice(np.int64(20))
+
+
+def _kernel_modules() -> dict[str, object]:
+    """Every module of the project that defines kernels, by name."""
+    import importlib
+
+    from numba.core.registry import CPUDispatcher
+
+    names = set()
+    for path in REPO.glob("*/**/*.py"):
+        rel = path.relative_to(REPO)
+        if rel.parts[0] in ("engine", "eval", "search") and "kernel" in path.read_text():
+            names.add(".".join(rel.with_suffix("").parts).removesuffix(".__init__"))
+    modules = {name: importlib.import_module(name) for name in sorted(names)}
+    return {name: mod for name, mod in modules.items()
+            if any(isinstance(v, CPUDispatcher) and v.py_func.__module__ == name for v in vars(mod).values())}
+
+
+def test_no_python_code_calls_an_inner_kernel():
+    # an inner kernel has no entry point for Python: outside kernels' bodies, code calls a @kernel or the inner
+    # kernel's twin (engine.kernels.callable_from_python)
+    import ast
+
+    from engine.kernels import InnerDispatcher
+
+    inner = {name: {k for k, v in vars(mod).items() if isinstance(v, InnerDispatcher) and v.py_func.__module__ == name}
+             for name, mod in _kernel_modules().items()}
+    assert sum(map(len, inner.values())) > 50  # the scan below must have something to look for
+    kernel_decorators = {"kernel", "inner_kernel", "inline_kernel"}
+    offences = []
+    for path in sorted(REPO.glob("**/*.py")):
+        rel = path.relative_to(REPO)
+        if rel.parts[0].startswith(".") or rel.parts[0] in ("build", "node_modules"):
+            continue
+        tree = ast.parse(path.read_text())
+        own_module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+        names = {n: own_module for n in inner.get(own_module, ())}  # bare name -> kernel module
+        aliases = {}  # module alias -> kernel module
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                base = node.module
+                if node.level:  # relative import
+                    base = ".".join(own_module.split(".")[:-node.level] + ([node.module] if node.module else []))
+                for a in node.names:
+                    if base in inner and a.name in inner[base]:
+                        names[a.asname or a.name] = base
+                    elif f"{base}.{a.name}" in inner:
+                        aliases[a.asname or a.name] = f"{base}.{a.name}"
+            elif isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in inner and a.asname:
+                        aliases[a.asname] = a.name
+        in_kernels = set()  # kernels' bodies, and the arguments of callable_from_python (a twin for Python)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and any(
+                    getattr(d, "id", getattr(d, "attr", None)) in kernel_decorators for d in node.decorator_list):
+                in_kernels.update(id(sub) for sub in ast.walk(node))
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "callable_from_python":
+                in_kernels.update(id(sub) for arg in node.args for sub in ast.walk(arg))
+        for node in ast.walk(tree):
+            if id(node) in in_kernels:
+                continue
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+                offences.append(f"{rel}:{node.lineno} {names[node.id]}.{node.id}")
+            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                  and aliases.get(node.value.id) in inner and node.attr in inner[aliases[node.value.id]]):
+                offences.append(f"{rel}:{node.lineno} {aliases[node.value.id]}.{node.attr}")
+    assert offences == []
+
+
 RECURSIVE = textwrap.dedent("""
     from engine.kernels import kernel
 

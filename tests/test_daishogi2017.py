@@ -4,9 +4,17 @@ import random
 import pytest
 
 from engine import IllegalMoveError, Position
+from engine.kernels import callable_from_python
 
 from .reference_movegen import reference_legal_moves_last_royal
 from .test_reference_generator import random_positions
+
+
+def _board_moves(*args):
+    """The generator's board-move pass (an inner kernel), called from this test."""
+    from engine.kernels import movegen as M
+    return callable_from_python(M._gen_board_moves)(*args)
+
 
 V = "daishogi2017"
 
@@ -269,7 +277,7 @@ def _royals_left_after_every_reply(pos: Position) -> bool:
     mover = 1 - pos.turn
     T, st = pos.tables, pos.state
     buf = np.empty(M.MAX_MOVES, np.int32)
-    n = M._gen_board_moves(st, T, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+    n = _board_moves(st, T, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
     for code in buf[:n].tolist():
         hit = [code & 0xFF] + ([(code >> 18) & 0xFF] if code & M.HAS_MID else [])
         if not any(T.royal[st.board[sq]] and st.board[sq] >> 5 == mover for sq in hit):
@@ -319,7 +327,7 @@ def test_the_issues_second_case_after_eight_plies():
     legal = set(pos.legal_codes().tolist())
     assert {pos.move_usi(m) for m in legal} == reference_legal_moves_last_royal(pos)
     buf = np.empty(M.MAX_MOVES, np.int32)
-    n = M._gen_board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+    n = _board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
     assert {pos.move_usi(m) for m in set(buf[:n].tolist()) - legal} == {"7m8l", "9m8l"}
     after = pos.copy()
     after.push_unchecked(after.parse_move("7m8l").code)
@@ -363,7 +371,7 @@ def test_no_legal_move_lets_the_opponent_take_every_royal_in_random_play():
                 assert _royals_left_after_every_reply(pos), (pos.sfen(), pos.move_usi(m))
                 pos.pop()
             buf = np.empty(M.MAX_MOVES, np.int32)
-            n = M._gen_board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
+            n = _board_moves(pos.state, pos.tables, M.GEN_ALL, buf, 0, pos.turn, -1, 0, -1, 0)
             for m in set(buf[:n].tolist()) - set(legal.tolist()):
                 pos.push_unchecked(m)
                 refused_pairs += int(pos.state.st[M.ST_ROYALS + 1 - pos.turn]) == 2

@@ -15,7 +15,9 @@ from eval import kp as KP
 from train import features as F
 from engine.kernels.movegen import ST_PLY, ST_ROYALS, ST_STM
 from engine.move import Move
-from eval.kernels import C_KP, C_KS, C_SMOB, C_THREATS, evaluate_k, kp_sum
+from engine.kernels import callable_from_python
+from eval import kernels as EK
+from eval.kernels import C_KP, C_KS, C_SMOB, C_THREATS, evaluate_k
 
 
 def _flip(sfen: str) -> str:
@@ -60,7 +62,7 @@ def _ev(pos: Position, E) -> int:
 
 
 def _sente_value(pos: Position, E) -> int:
-    return int(kp_sum(pos.state, pos.tables, E, *_king_pair(pos)))
+    return int(callable_from_python(EK.kp_sum)(pos.state, pos.tables, E, *_king_pair(pos)))
 
 
 def test_prior_tables_reproduce_the_hand_set_evaluation():
@@ -430,7 +432,8 @@ def test_king_zone_entries_on_a_hand_checked_position():
     """Gote's king on 5a (zone 4a 6a 4b 5b 6b) with sente's gold on 5c and a silver and a pawn in sente's hand:
     the gold attacks 4b 5b 6b; gote's golds on 4a and 6a guard 4b / 5b and 5b / 6b, so no square is weak; the sente
     king on 5i, alone, has 4i 6i 4h 5h 6h in its zone, none attacked."""
-    from eval.kernels import KS_ATTACKED, KS_HAND, KS_WEAK, KS_WEAK_EMPTY, king_zone_entries
+    from eval.kernels import KS_ATTACKED, KS_HAND, KS_WEAK, KS_WEAK_EMPTY
+    king_zone_entries = callable_from_python(EK.king_zone_entries)
     p = Position.from_sfen("3gkg3/9/4G4/9/9/9/9/9/4K4 b SP 1")
     T, st = p.tables, p.state
     k1 = 4 * 9 + 0  # 5a: file index 4, rank index 0 (square = file index * 9 + rank index)
@@ -481,8 +484,10 @@ def test_king_zone_masks_equal_the_attack_queries(variant, n):
     """The evaluation's one-pass zone masks (``king_zone_masks``: pieces marking forwards) hold exactly what
     ``attacked_on_board`` answers square by square: each zone square attacked by the king's enemy, and guarded by
     the king's side without the king; on 9x9 and on 13x13 (lions, long leaps, range-limited sliders)."""
-    from engine.kernels.movegen import attacked_on_board
-    from eval.kernels import KS_ZONE, king_zone_masks
+    from engine.kernels import movegen as M
+    from eval.kernels import KS_ZONE
+    attacked_on_board = callable_from_python(M.attacked_on_board)
+    king_zone_masks = callable_from_python(EK.king_zone_masks)
     E = build_eval_tables(Position.startpos(variant).variant)
     attacked_bits = guarded_bits = 0
     for p in _random_positions(n, variant, seed=21, every=5):
@@ -512,7 +517,7 @@ def test_kp_delta_follows_the_moves_of_random_games(variant, plies):
     """After every move of random games the KP sum of the new position is the old one plus ``kp_delta`` whenever
     ``kp_delta`` says it applies; it applies to drops, captures and promotions, and refuses the moves that move a
     royal (the tables' king index changes)."""
-    from eval.kernels import kp_delta
+    kp_delta = callable_from_python(EK.kp_delta)
     v = Position.startpos(variant).variant
     E = kp_eval_tables(v, *_random_tables(v, 21))
     rng = random.Random(5)
@@ -554,8 +559,10 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
     random walk through the tree as a search makes it: moves, take-backs to a parent already evaluated, null moves;
     most of the values come from the incremental update, and a small hash (64 entries: positions overwrite each
     other) answers part of them, its KP sums carried all the same."""
-    from eval.kernels import evaluate_cached, kp_delta
-    from search.kernels import MAX_PLY, _do_null, _undo_null
+    from search import kernels as SK
+    from search.kernels import MAX_PLY
+    evaluate_cached, kp_delta = callable_from_python(EK.evaluate_cached), callable_from_python(EK.kp_delta)
+    _do_null, _undo_null = callable_from_python(SK._do_null), callable_from_python(SK._undo_null)
     v = Position.startpos(variant).variant
     kp, kh = _random_tables(v, 31)
     E = kp_eval_tables(v, kp, kh, ks=_random_ks(32))

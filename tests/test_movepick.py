@@ -8,12 +8,15 @@ import numpy as np
 import pytest
 
 from engine import Position
+from engine.kernels import callable_from_python
 from eval import build_eval_tables
-from search import FEATURES, Searcher
+from search import FEATURES, Searcher, movepick
 from search.kernels import CTL_FEATURES
 from search.movepick import (CONT_KINDS, MP_SCORE, ORD_BAD_CAPTURE, ORD_CAPTURE, ORD_COUNTER, ORD_KILLER, ORD_TT,
-                             mp_init, mp_next)
+                             mp_next)
 from search.see import static_exchange
+
+mp_init = callable_from_python(movepick.mp_init)  # an inner kernel: kernels call it, and this test
 
 PLY = 3  # the picker's slot used here (any ply of the tables works)
 

@@ -281,7 +281,10 @@ def test_mate1_returns_the_mate_from_an_inner_node():
 def test_improving_compares_with_the_same_sides_last_static_evaluation():
     """The "improving" test looks two plies back, four when that node was in check, only at nodes of the same side
     (a multi-part turn moves one side twice), and says yes when there is nothing to compare with."""
-    from search.kernels import NO_EVAL, _improving
+    from engine.kernels import callable_from_python
+    from search import kernels as SK
+    from search.kernels import NO_EVAL
+    _improving = callable_from_python(SK._improving)
     S = Searcher(hash_mb=1)._build_tables(np.zeros(8, np.int8))
     S.sev[:] = NO_EVAL
     S.sev[:, 1] = [i % 2 for i in range(S.sev.shape[0])]   # sides alternate: ply 0, 2, 4 sente (0)

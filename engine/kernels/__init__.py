@@ -1,7 +1,8 @@
 """numba kernels: functions of numpy arrays and scalars only, cached on disk.
 
-All kernels use :func:`kernel`, i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)`` with one
-compile per argument type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
+All kernels use :func:`kernel` (called from Python and from kernels) or :func:`inner_kernel` (called only from
+kernels), i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)`` with one compile per argument
+type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
 of many arrays, and with NRT every call between kernels increments and decrements the count of every array in them,
 which measured 50-100x slower than the move generation itself. The price is that kernels may not allocate: every
 scratch buffer is passed in (see ``PosState.scratch``).
@@ -12,6 +13,7 @@ from typing import Any, Callable
 import numpy as np
 from numba import njit, types
 from numba.core.dispatcher import Dispatcher
+from numba.core.registry import CPUDispatcher
 
 from . import recursion, safecache
 
@@ -20,7 +22,8 @@ recursion.install()  # a self-recursive kernel typed once, not once per recursiv
 
 # no_cfunc_wrapper: numba would also build a C-callable wrapper for every kernel, which nothing here calls (it took
 # 6% of shogi's cold warm-up, docs/engine.md)
-_njit = njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
+_OPTIONS = dict(nopython=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
+_njit = njit(cache=True, **{k: v for k, v in _OPTIONS.items() if k != "nopython"})
 
 #: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
 #: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
@@ -60,6 +63,43 @@ def kernel(func: Callable[..., Any]) -> Dispatcher:
     disp = _njit(func)
     _one_signature_per_type(disp)
     return disp
+
+
+class InnerDispatcher(CPUDispatcher):
+    """The dispatcher of an :func:`inner_kernel`. Compiled without numba's CPython wrapper, an inner kernel has no
+    entry point for Python; numba would jump to the missing one (a segfault), so a call from Python raises."""
+
+    def __call__(self, *args, **kwargs):
+        func = self.py_func
+        raise TypeError(f"{func.__module__}.{func.__qualname__} is an inner kernel, called only from kernels; "
+                        "make it a @kernel to call it from Python")
+
+
+def inner_kernel(func: Callable[..., Any]) -> Dispatcher:
+    """A :func:`kernel` that only other kernels call, compiled without numba's CPython wrapper (the code that
+    unboxes each argument from Python objects; ``no_cpython_wrapper=True``). The wrappers of shogi's internal
+    kernels were a quarter of its cold compile: each unboxes every array of its namedtuple arguments, and is
+    optimised and turned into machine code like the kernel itself. A test (``tests/test_compile.py``) checks that
+    no Python code outside kernels refers to an inner kernel."""
+    disp = InnerDispatcher(py_func=func, locals={}, targetoptions=dict(_OPTIONS, no_cpython_wrapper=True))
+    disp.enable_caching()
+    _one_signature_per_type(disp)
+    return disp
+
+
+_twins: dict[Dispatcher, Dispatcher] = {}
+
+
+def callable_from_python(inner: Dispatcher) -> Dispatcher:
+    """A twin of the inner kernel ``inner`` that Python can call, for tests and tools that probe one piece of the
+    engine: the same function compiled with numba's CPython wrapper, in memory only (cached, it would share the inner
+    kernel's cache files). Kernels go on calling ``inner``. A :func:`kernel` is returned as it is."""
+    if not isinstance(inner, InnerDispatcher):
+        return inner
+    twin = _twins.get(inner)
+    if twin is None:
+        twin = _twins[inner] = njit(**{k: v for k, v in _OPTIONS.items() if k != "nopython"})(inner.py_func)
+    return twin
 
 
 #: A small hot helper that numba inlines into every caller (``inline="always"``, at numba's IR level). A call

@@ -29,7 +29,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_PAWN, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
-from . import kernel
+from . import inner_kernel, kernel
 
 PROMOTE = 1 << 16
 DROP = 1 << 17
@@ -67,12 +67,12 @@ SC_PIN_SQ, SC_PIN_DIR, SC_CHECKERS = 0, 8, 16
 
 
 # ------------------------------------------------------------------ bitboards
-@kernel
+@inner_kernel
 def bb_has(bb_row, T, sq):
     return (bb_row[T.sq_word[sq]] & T.sq_mask[sq]) != 0
 
 
-@kernel
+@inner_kernel
 def _set_piece(P, T, code, sq):
     w = T.sq_word[sq]
     m = T.sq_mask[sq]
@@ -81,7 +81,7 @@ def _set_piece(P, T, code, sq):
     P.bb[64 + (code >> 5), w] |= m
 
 
-@kernel
+@inner_kernel
 def _clear_piece(P, T, code, sq):
     w = T.sq_word[sq]
     m = ~T.sq_mask[sq]
@@ -97,7 +97,7 @@ def is_attacked(P, T, sq, by):
     return attacked_on_board(P.board, T, sq, by, -1)
 
 
-@kernel
+@inner_kernel
 def attacked_on_board(board, T, sq, by, skip):
     """Whether a piece of colour ``by`` on ``board`` (a mailbox), other than the one on square ``skip`` (-1: none),
     attacks ``sq`` (the evaluation's king-zone term asks it of stored boards too, and without the king)."""
@@ -165,7 +165,7 @@ def in_check(P, T):
     return ksq >= 0 and is_attacked(P, T, ksq, 1 - c)
 
 
-@kernel
+@inner_kernel
 def _find_pins(P, T, c, ksq, row):
     """Record colour ``c``'s pieces pinned to its king in scratch ``row`` (squares, directions); return how many."""
     board = P.board
@@ -196,7 +196,7 @@ def _find_pins(P, T, c, ksq, row):
 
 
 # ------------------------------------------------------------- make / unmake
-@kernel
+@inner_kernel
 def _take(P, T, c, cap, sq, key):
     """Colour ``c`` captures ``cap`` on ``sq``: off the board, into the hand (if the variant drops), royal count."""
     _clear_piece(P, T, cap, sq)
@@ -213,7 +213,7 @@ def _take(P, T, c, cap, sq, key):
     return key
 
 
-@kernel
+@inner_kernel
 def _untake(P, T, c, cap, sq):
     """Inverse of :func:`_take` (the key is restored from history, not recomputed)."""
     _set_piece(P, T, cap, sq)
@@ -336,7 +336,7 @@ def undo_move(P, T):
 
 
 # --------------------------------------------------------------- generation
-@kernel
+@inner_kernel
 def _emit(out, n, T, mode, c, code, frm, to, tgt, extra):
     """Append the move(s) of ``code`` from ``frm`` to ``to`` (capturing ``tgt``, 0 if empty), with and/or without
     promotion; ``extra`` carries the middle-square bits of a two-step move.
@@ -359,7 +359,7 @@ def _emit(out, n, T, mode, c, code, frm, to, tgt, extra):
     return n
 
 
-@kernel
+@inner_kernel
 def _gen_special(P, T, mode, out, n, c, code, frm):
     """Moves of the special movers: passing captures (violent ox, flying dragon) and the lion's double moves.
 
@@ -413,13 +413,13 @@ def _gen_special(P, T, mode, out, n, c, code, frm):
     return n
 
 
-@kernel
+@inner_kernel
 def _blocks_check(T, ksq, chk_sq, to):
     """Whether a non-king move to ``to`` answers the single check from ``chk_sq`` (capture or interpose)."""
     return to == chk_sq or (T.between_bb[ksq, chk_sq, T.sq_word[to]] & T.sq_mask[to]) != 0
 
 
-@kernel
+@inner_kernel
 def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
     """Legal non-drop moves of colour ``c``; appends to ``out`` from index ``n`` and returns the new length.
 
@@ -524,7 +524,7 @@ def royal_square(P, T, c, index):
     return -1
 
 
-@kernel
+@inner_kernel
 def _two_royals_capturable(P, T, c):
     """Whether the opponent can take both of colour ``c``'s two royals in one two-step move.
 
@@ -560,7 +560,7 @@ def _two_royals_capturable(P, T, c):
     return False
 
 
-@kernel
+@inner_kernel
 def last_royal_safe(P, T, c):
     """Whether colour ``c`` keeps a royal the opponent cannot take: three or more royals, two that no single move
     takes together (see :func:`_two_royals_capturable`), or one that is not attacked."""
@@ -574,7 +574,7 @@ def last_royal_safe(P, T, c):
     return not is_attacked(P, T, royal_square(P, T, c, 0), 1 - c)
 
 
-@kernel
+@inner_kernel
 def _generate_last_royal(P, T, mode, out, c):
     """Legal moves where several royals may stand: a move is illegal if it leaves the opponent able to remove all
     the mover's royals: the last one, or the last two at once with a two-step move (or if it loses the last royal
@@ -626,7 +626,7 @@ def _generate_last_royal(P, T, mode, out, c):
     return kept
 
 
-@kernel
+@inner_kernel
 def _checks_on(P, T, c, row):
     """(number of checkers on colour ``c``'s king capped at 2, the first checker square)."""
     ksq = P.st[ST_KSQ + c]
@@ -650,9 +650,10 @@ def _pawn_drop_mates(P, T, c, pawn, to, out):
     return n == 0
 
 
-@kernel
+@inner_kernel
 def generate(P, T, mode, out):
-    """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many."""
+    """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many. Kernels pass ``mode`` as
+    a constant (one specialised generator per mode); Python calls :func:`generate_by_mode`."""
     c = P.st[ST_STM]
     if T.params[P_LAST_ROYAL] != 0:
         return _generate_last_royal(P, T, mode, out, c)
@@ -707,6 +708,18 @@ def generate(P, T, mode, out):
                 out[n] = to | (pt << 8) | DROP
                 n += 1
     return n
+
+
+@kernel
+def generate_by_mode(P, T, mode, out):
+    """:func:`generate` for a caller outside kernels, whose ``mode`` is a value known at run time: it calls the
+    mode's specialised generator. Python calling ``generate`` itself would compile a fourth, generic generator (all
+    its helpers again, a second or more of a first start) that nothing else uses."""
+    if mode == GEN_ALL:
+        return generate(P, T, GEN_ALL, out)
+    if mode == GEN_SEARCH:
+        return generate(P, T, GEN_SEARCH, out)
+    return generate(P, T, GEN_CAPTURES, out)
 
 
 @kernel

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ...kernels import inline_kernel, kernel
+from ...kernels import inline_kernel, inner_kernel, kernel
 
 # ---------------------------------------------------------------- board codes
 EMPTY, GUARD, EMPEROR = 0, 1, 2
@@ -93,7 +93,7 @@ def card_class(card):
     return C_JQ + suit
 
 
-@kernel
+@inner_kernel
 def copy_state(src, dst, n):
     for i in range(n):
         dst[i] = src[i]
@@ -148,7 +148,7 @@ def slide(s, suit):
     s[O_HD + suit] = -h
 
 
-@kernel
+@inner_kernel
 def michizane_step(s):
     """Michizane steps one square toward the emperor; a red piece there stops him, a guard or the emperor dies."""
     m = s[O_MICH]
@@ -168,7 +168,7 @@ def michizane_step(s):
     s[O_MICH] = to
 
 
-@kernel
+@inner_kernel
 def ten(s, tgt):
     """A ten: the four movers step one square toward the centre of their lines at once. ``tgt``: int32[4] scratch.
 
@@ -217,7 +217,7 @@ def ten(s, tgt):
         s[O_MSQ + suit] = t
 
 
-@kernel
+@inner_kernel
 def lightning(s, sq):
     """Lightning on ``sq``: fizzles while the flame supply is empty; sparks around a red piece; else a flame."""
     if s[O_NFLAME] >= FLAME_SUPPLY:
@@ -280,7 +280,7 @@ def draw_class(s, cls, tgt):
 
 
 # ---------------------------------------------------------------- the player's moves
-@kernel
+@inner_kernel
 def _red_on_board(s):
     if s[O_NFLAME] > 0:
         return True
@@ -381,7 +381,7 @@ SF_TH = SF_NTH + 1
 SF_LEN = SF_TH + 12
 
 
-@kernel
+@inner_kernel
 def static_features(s, feat):
     """What :func:`static_value` needs of the board of ``s``, written into ``feat`` (int32[SF_LEN])."""
     t = terminal(s)
@@ -439,7 +439,7 @@ def static_features(s, feat):
     feat[SF_MDIST] = max(abs(m // 9 - ef), abs(m % 9 - er)) if m >= 0 else -1
 
 
-@kernel
+@inner_kernel
 def static_value(feat, s, prm):
     """Estimated score (win probability, plus the subdue bonus) of a state whose board gave ``feat``
     (:func:`static_features`) and whose cards left are those of ``s`` (counts, number, pending card).
@@ -521,7 +521,7 @@ def static_eval(s, prm, feat):
 
 
 # ---------------------------------------------------------------- hashing
-@kernel
+@inner_kernel
 def state_key(s, zob):
     """Zobrist key of the search-relevant state: board, headings (with the centre flips), class counts, pending
     class, node kind."""
@@ -556,7 +556,7 @@ def make_zobrist(seed: int = 20050517) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- rollouts
-@kernel
+@inner_kernel
 def _policy_move(s, moves, n, prm, work, feat):
     """The rollout policy: the move whose resulting state the static evaluation likes best."""
     best = -1.0
@@ -572,7 +572,7 @@ def _policy_move(s, moves, n, prm, work, feat):
     return moves[bi]
 
 
-@kernel
+@inner_kernel
 def rollout(s, prm, work, feat, moves, tgt, deckbuf):
     """Play the game out once from ``s`` (modified) with a random order of the remaining cards; returns the score.
     ``work``: a state of scratch, ``feat``: int32[SF_LEN] scratch."""
@@ -712,7 +712,7 @@ def _lightning_change(s, sq):
     return 1
 
 
-@kernel
+@inner_kernel
 def horizon_chance(s, work, spare, feat, prm, tgt, counters):
     """Expected static evaluation over the draw at chance node ``s`` (no pending card) when the decision after it is
     beyond the horizon, over the outcomes of :func:`gen_outcomes`, each counted as a node in ``counters[0]``.

@@ -31,7 +31,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ...kernels import inline_kernel, kernel
+from ...kernels import inline_kernel, inner_kernel, kernel
 from . import pieces as PC
 
 # ----------------------------------------------------------------- state layout
@@ -180,7 +180,7 @@ def zhash(st, T):
     return h
 
 
-@kernel
+@inner_kernel
 def _put(st, h, T, idx, v):
     old = st[idx]
     st[idx] = v
@@ -254,7 +254,7 @@ def in_check(st, T, c):
     return k >= 0 and attacked(st, T, np.int64(k), np.int64(1 - c))
 
 
-@kernel
+@inner_kernel
 def _capture(st, h, T, c, sq):
     """Colour ``c`` captures the stack on ``sq``: ordinary pieces go to ``c``'s hand unpromoted, tokens leave."""
     code = st[ST_B + sq]
@@ -279,7 +279,7 @@ def _copy(src, dst):
 
 
 # ----------------------------------------------------------------- one move of one piece
-@kernel
+@inner_kernel
 def _add_ends(T, frm, c, pt, end, via, boarding, mv, n):
     zone = in_zone(np.int64(c), np.int64(frm)) or in_zone(np.int64(c), np.int64(end)) or (via >= 0 and in_zone(np.int64(c), np.int64(via)))
     if n + 2 > MV_CAP:
@@ -305,7 +305,7 @@ def _add_ends(T, frm, c, pt, end, via, boarding, mv, n):
     return n
 
 
-@kernel
+@inner_kernel
 def _consider(st, T, frm, c, pt, is_carrier, to, mv, n):
     tgt = st[ST_B + to]
     boarding = 0
@@ -406,7 +406,7 @@ def _plain_piece_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, frm, 
     return n
 
 
-@kernel
+@inner_kernel
 def apply_move(st, h, T, frm, layer, end, via, promo, boarding):
     """Play one move on ``st`` (in place); returns the new key."""
     if layer == 0:
@@ -445,7 +445,7 @@ def apply_move(st, h, T, frm, layer, end, via, promo, boarding):
     return h
 
 
-@kernel
+@inner_kernel
 def _cip_targets(st, T, c, code, sq, tmp, base):
     """Enemy squares ``code`` on ``sq`` could capture in place (breath, sword), sorted, into tmp[base:]."""
     n = 0
@@ -470,7 +470,7 @@ def _cip_targets(st, T, c, code, sq, tmp, base):
     return n
 
 
-@kernel
+@inner_kernel
 def _cip_add(st, c, mpt, t, tmp, base, n):
     tgt = st[ST_B + t]
     if tgt != 0 and (tgt >> 5) != c and can_capture(np.int64(mpt), np.int64(tgt & 31), np.int64(st[ST_M + t])):
@@ -483,7 +483,7 @@ def _cip_add(st, c, mpt, t, tmp, base, n):
 
 
 # ----------------------------------------------------------------- turn assembly
-@kernel
+@inner_kernel
 def _set_part(cur, k, kind, a, b, c, d):
     cur[0] = k + 1
     o = 1 + 5 * k
@@ -503,7 +503,7 @@ def enemy_pieces(st, c):
     return k
 
 
-@kernel
+@inner_kernel
 def _emit(w, h, T, G, c, spell, flag):
     """End of a candidate turn in position ``w`` (key ``h``): keep it if the mover's king is safe; merge outcomes.
     ``flag``: 1 = a pawn drop to test for uchifuzume (kept in ``oflag``), | SAFE = the caller knows the king is safe
@@ -566,13 +566,13 @@ def _emit(w, h, T, G, c, spell, flag):
         G.info[I_NS] = ns + 1
 
 
-@kernel
+@inner_kernel
 def in_part(h, parts, part):
     """Whether an outcome key belongs to part ``part`` of ``parts`` (its high bits: the hash set uses the low ones)."""
     return np.int64((h >> np.uint64(40)) % np.uint64(parts)) == part
 
 
-@kernel
+@inner_kernel
 def _follow(T, G, c, spell, lvl, sq, layer, part_k):
     """Every follow-up move of the piece on (sq, layer) in wk[lvl]: emit each as the turn's part ``part_k``."""
     w = G.wk[lvl]
@@ -690,7 +690,7 @@ def generate(st, h0, T, G, spell, uchi, stop):
     return G.info[I_N]
 
 
-@kernel
+@inner_kernel
 def _pawn_files(st, c):
     """Bit f set when colour ``c`` has an unpromoted pawn on file f (on the board or riding a carrier): nifu."""
     pawn_files = 0
@@ -891,7 +891,7 @@ def _wave(st, h0, T, G, c, spell, stop):
         G.wkeys[G.wslots[i]] = 0
 
 
-@kernel
+@inner_kernel
 def _clear(G):
     n = G.info[I_N]
     for i in range(n):
@@ -924,7 +924,7 @@ def is_plain(st, c):
     return True
 
 
-@kernel
+@inner_kernel
 def _pinned_mask(st, T, c, ksq):
     """Bit masks (squares 0-63, 64-80) of colour ``c``'s pieces pinned to its king on ``ksq`` (no riders)."""
     lo = np.int64(0)
@@ -953,7 +953,7 @@ def _pinned_mask(st, T, c, ksq):
     return lo, hi
 
 
-@kernel
+@inner_kernel
 def _plain_move_safe(st, T, c, ksq, checked, frm, to, pinned):
     """Whether moving the (non-king, riderless) piece on ``frm`` to ``to`` leaves colour ``c``'s king safe."""
     if ksq < 0 or not (checked or pinned):
@@ -968,7 +968,7 @@ def _plain_move_safe(st, T, c, ksq, checked, frm, to, pinned):
     return ok
 
 
-@kernel
+@inner_kernel
 def _plain_king_safe(st, T, c, ksq, to):
     """Whether colour ``c``'s king on ``ksq`` may go to ``to`` (tested with the king lifted off the board)."""
     code = st[ST_B + ksq]
@@ -978,7 +978,7 @@ def _plain_king_safe(st, T, c, ksq, to):
     return ok
 
 
-@kernel
+@inner_kernel
 def _plain_drop_mates(st, T, G2, c, tok, to):
     """Uchifuzume test of a pawn drop on ``to`` (right in front of the enemy king): the defender has no legal turn
     (magic included), found with a stop-at-first generator run in ``G2`` on a copy in ``G2.wk[0]``."""
@@ -994,7 +994,7 @@ def _plain_drop_mates(st, T, G2, c, tok, to):
     return k == 0
 
 
-@kernel
+@inner_kernel
 def _count_target(st, c, pt, promotes, zone_from, may_board, to):
     """Moves of a piece of type ``pt`` to ``to`` (0 if blocked or uncapturable, else 1 or 2 promotion choices);
     ``may_board``: the piece may board an own empty carrier (it is neither the king nor a carrier)."""
@@ -1030,7 +1030,7 @@ def _count_moves(st, leap_n, leap_sq, ray_n, ray_len, ray_sq, promo, c, code, fr
     return n
 
 
-@kernel
+@inner_kernel
 def _close_plain_row(T, G, n, h, c):
     """Finish outcome row ``n`` of a plain turn made on it with key ``h``: opponent to move, key, no flag."""
     G.out[n, ST_STM] = 1 - c
@@ -1038,7 +1038,7 @@ def _close_plain_row(T, G, n, h, c):
     G.oflag[n] = 0
 
 
-@kernel
+@inner_kernel
 def _plain_drop(st, h0, T, G, G2, c, ksq, checked, tok, pt, placed, to, count_only, n):
     """A drop of ``pt`` from hand ``tok`` (1 = tokens) on the empty ``to`` as ``placed`` (a tokin for an emblem
     drop) in a plain position: blocked check and uchifuzume (an ordinary pawn only) tested; written as outcome row
@@ -1084,7 +1084,7 @@ def make_lazy_row(st, G, i):
     G.oflag[i] = 0
 
 
-@kernel
+@inner_kernel
 def _drop_row(st, o, c, tok, pt, placed, to):
     """``o`` = ``st`` after colour ``c`` drops ``pt`` from hand ``tok`` (1 = tokens) on the empty ``to`` as
     ``placed`` (a tokin for an emblem drop), the opponent to move."""
@@ -1095,7 +1095,7 @@ def _drop_row(st, o, c, tok, pt, placed, to):
     o[ST_STM] = 1 - c
 
 
-@kernel
+@inner_kernel
 def _plain_capture_in_place(st, h0, T, G, c, ksq, drop_pt, sq, t, count_only, n):
     """A capture in place of the enemy piece on ``t`` in a plain position: by the sword silver on ``sq`` when
     ``drop_pt`` is 0, else by a ``drop_pt`` token (fire dragon, sword silver) dropped on ``sq`` first. The own king
@@ -1131,7 +1131,7 @@ def _plain_capture_in_place(st, h0, T, G, c, ksq, drop_pt, sq, t, count_only, n)
     return n + 1
 
 
-@kernel
+@inner_kernel
 def _count_plain_drops(st, h0, T, G, G2, c, ksq, pawn_files, emblem):
     """The number of drops of a plain position not in check, counted per rank instead of tried per square (perft
     leaves): every empty square where the piece may stand (pawns off the nifu files), less an uchifuzume square;
@@ -1198,7 +1198,7 @@ def _count_plain_drops(st, h0, T, G, G2, c, ksq, pawn_files, emblem):
     return n
 
 
-@kernel
+@inner_kernel
 def _plain_turns(st, h0, T, G, G2, c, count_only, captures_only):
     """Legal turns of a plain position (:func:`is_plain`). ``count_only``: return their number and write nothing;
     otherwise fill ``G.out``/``G.oh``/``G.odesc`` in :func:`generate`'s order (no hash set: the one possible merge,
@@ -1435,7 +1435,7 @@ def count_turns_k(st, h0, T, G, G2):
 
 
 # ----------------------------------------------------------------- evaluation (search/fantasista.py)
-@kernel
+@inner_kernel
 def _open_king_squares(st, c):
     """Empty squares next to colour ``c``'s king: where a piece from the enemy hand can be dropped against it."""
     k = st[ST_KSQ + c]
@@ -1450,7 +1450,7 @@ def _open_king_squares(st, c):
     return n
 
 
-@kernel
+@inner_kernel
 def _drop_attack(st, E, c):
     """What colour ``c`` holds in hand to drop next to the enemy king: the pieces weighted by ``E.drop_weight``
     (ordinary pieces and tokens alike), at most ``E.extra[6]``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels import kernel
+from ...kernels import inner_kernel, kernel
 
 _NSQ = 81
 _NF = 4
@@ -25,7 +25,7 @@ _C1 = 72  # 9a
 _C2 = 80  # 9i
 
 
-@kernel
+@inner_kernel
 def n_actions(s2, n_targets):
     """Number of actions of turn-state ``s2`` (0 for WIN2)."""
     if s2 >= _WIN2:
@@ -227,7 +227,7 @@ def distance_to_win(succ, deg, dist):
                 changed = True
 
 
-@kernel
+@inner_kernel
 def min_over_steps(succ, deg, lo, hi, values, vk, arg, kmax):
     """For states ``lo <= s < hi``: ``vk[k, s]`` = min of ``values`` over states reachable in exactly k actions
     (k = 0..kmax; WIN, index N_STATES, is absorbing with its own value) and ``arg[k, s]`` the state achieving it.

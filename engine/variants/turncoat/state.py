@@ -247,7 +247,7 @@ class TurncoatGame:
             return codes
         pos = self.pos
         buf = np.empty(K.MAX_MOVES, np.int32)
-        n = K.generate(pos.state, _FREE_TABLES, K.GEN_ALL, buf)
+        n = K.generate_by_mode(pos.state, _FREE_TABLES, K.GEN_ALL, buf)
         if d not in buf[:n]:  # not a legal drop for another reason (nifu, a check it does not answer, ...)
             return codes
         self.push(d)
@@ -279,7 +279,7 @@ class TurncoatGame:
                 out.append(m)
                 continue
             pos._ensure_capacity()
-            K.do_move(pos.state, T, np.int32(m))
+            K.do_move(pos.state, T, np.int64(m))
             ksq = pos.king_square(me)
             bad = ksq is not None and ((not kernel_move and bool(K.is_attacked(pos.state, T, ksq, 1 - me)))
                                        or self._rev_attacks(ksq, 1 - me))
