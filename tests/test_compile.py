@@ -88,6 +88,8 @@ def test_fantasista_dash_dash_compile_runs_in_a_real_process():
 def test_worker_groups_keep_turncoat_behind_shogi_and_start_the_long_ones_first():
     assert ucompile.worker_groups(["enokian", "turncoat", "shogi", "fantasista"]) == [
         ["shogi", "turncoat"], ["fantasista"], ["enokian"]]
+    assert ucompile.worker_groups(["daishogi2017", "mawarikudoi", "fantasista", "shogi"]) == [
+        ["shogi"], ["fantasista"], ["daishogi2017"], ["mawarikudoi"]]
     assert ucompile.worker_groups(["turncoat"]) == [["turncoat"]]
     every = [v for g in ucompile.worker_groups(ucompile.VARIANT_IDS) for v in g]
     assert sorted(every) == sorted(ucompile.VARIANT_IDS)

@@ -313,11 +313,11 @@ def measure_ready(variants: Iterable[str] = VARIANT_IDS, out: TextIO | None = No
 
 
 #: Variants compiled in the same worker, in this order: turncoat searches with shogi's kernels, so it only loads
-#: what shogi compiled (two workers compiling the same kernels at once would each pay for them). The groups start
-#: longest first (cold CPU seconds on 2026-12-06: shogi with turncoat ~125, dai shogi ~113, fantasista ~96, enokian
-#: and mawarikudoi ~7 and ~5), which on two cores puts dai shogi and fantasista in one worker and the rest in the
-#: other, and makes standard shogi ready first.
-WORKER_GROUPS = (("shogi", "turncoat"), ("daishogi2017",), ("fantasista",), ("enokian",), ("mawarikudoi",))
+#: what shogi compiled (two workers compiling the same kernels at once would each pay for them). Shogi starts first
+#: (it is the variant most users start), then the longest first (cold CPU seconds on 2026-12-07: fantasista ~65,
+#: shogi with turncoat ~43, dai shogi ~43, enokian ~6, mawarikudoi ~4): on two cores shogi then dai shogi in one
+#: worker, fantasista, enokian and mawarikudoi in the other, 86 s where dai shogi beside shogi took 111 s.
+WORKER_GROUPS = (("shogi", "turncoat"), ("fantasista",), ("daishogi2017",), ("enokian",), ("mawarikudoi",))
 RESULT_TAG = "compile-result "  # a worker's line carrying one StepResult as JSON
 
 
@@ -327,8 +327,9 @@ def default_jobs() -> int:
 
 
 def worker_groups(variants: Iterable[str]) -> list[list[str]]:
-    """``variants`` split into the groups that compile in one worker process, largest first (so the long ones start
-    at once and the short ones fill in); a variant of no listed group is a group of its own."""
+    """``variants`` split into the groups that compile in one worker process, in :data:`WORKER_GROUPS`' order
+    (shogi, then the long ones, so that the short ones fill in); a variant of no listed group is a group of its
+    own."""
     chosen = list(dict.fromkeys(variants))
     groups = [[v for v in group if v in chosen] for group in WORKER_GROUPS]
     grouped = {v for g in groups for v in g}
