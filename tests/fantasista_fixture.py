@@ -1,0 +1,82 @@
+"""What today's fantasista rules engine answers, frozen as an oracle for the port to the shared generator (issue 50).
+
+Fantasista has its own board row, generator and evaluation (``engine/variants/fantasista/kernels.py``); the port
+moves them onto the shared position and kernels and then deletes them. Before that, this fixture records what they
+answer, so that the new code can be held to it when the old is gone (the separately written reference,
+``tests/fantasista_reference.py``, checks outcomes; this also checks the spelling of every action, the evaluation and
+perft counts):
+
+- ``positions``: the decision nodes of seeded random games with every fairy pair and ``reserved`` reading, biased
+  toward turns that use magic (as ``tests/test_fantasista_reference.py`` walks): the extended SFEN, the phase, every
+  legal action as the game layer spells it (sorted), and the hand-set evaluation for the side to move;
+- ``perft``: turn counts (rolls not played) at depths 1-3 from the start and ``bench.fantasista``'s mid-game
+  positions, 1-2 from its shogi twins (their depth 3 is millions of turns).
+
+``python -m tests.fantasista_fixture`` writes it again (``tests/data/fantasista-fixture.json.gz``).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "fantasista-fixture.json.gz"
+SEED = 7
+N_POSITIONS = 400
+PERFT_DEPTH = 3  # the shogi twins: one less
+
+
+def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
+    """The fixture as today's engine computes it."""
+    from bench.fantasista import MIDGAMES, START, TWINS
+    from engine.game import NodeKind
+    from engine.variants.fantasista import FAIRIES, new_game
+    from engine.variants.fantasista.state import FantasistaState
+    from engine.variants.fantasista.turngen import perft, to_array
+    from search.fantasista import FantasistaSearcher
+
+    searcher = FantasistaSearcher(chance_aware=False)
+    rng = random.Random(seed)
+    positions = []
+    while len(positions) < n_positions:
+        g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
+                     max_plies=110)
+        while g.node_kind() is not NodeKind.TERMINAL and len(positions) < n_positions:
+            if g.node_kind() is NodeKind.CHANCE:
+                g.apply(f"roll={rng.randint(1, 20)}")
+                continue
+            acts = g.legal_actions()
+            entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
+            if g.phase == "move" and g.pregame_side() is None:
+                searcher._set_fairies(g.fairy, g.reserved)
+                entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
+            positions.append(entry)
+            magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
+            g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
+    counts = {}
+    perft_positions = ([("start", START + " f=hy", PERFT_DEPTH)] + [(n, s, PERFT_DEPTH) for n, s, _ in MIDGAMES]
+                       + [(n, s + " f=hy", PERFT_DEPTH - 1) for n, s, _ in TWINS])
+    for name, sfen, depth in perft_positions:
+        bd = FantasistaState.from_sfen(sfen).bd
+        counts[name] = {"sfen": sfen, "counts": [perft(bd, d) for d in range(1, depth + 1)]}
+    return {"seed": seed, "positions": positions, "perft": counts}
+
+
+def load() -> dict:
+    """The fixture as written."""
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write() -> None:
+    """Compute the fixture with today's engine and write it."""
+    FIXTURE.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(FIXTURE, "wt", encoding="utf-8") as f:
+        json.dump(build(), f, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    write()
+    data = load()
+    print(f"{FIXTURE}: {len(data['positions'])} positions, perft of {len(data['perft'])}")
