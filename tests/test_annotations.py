@@ -20,6 +20,8 @@ FUNCTIONS = [
     kernels._call_type,
     kernels._one_signature_per_type,
     kernels.kernel,
+    kernels.inner_kernel,
+    kernels.callable_from_python,
     usi_games.action_count,
     usi_games.describe,
     gui_games._hides_a_plan,

@@ -180,7 +180,8 @@ def test_engine_names_no_file_of_a_package_above_it():
 
 def test_the_cache_purge_is_an_explicit_call_with_the_packages_given_from_above(tmp_path, monkeypatch):
     """engine.kernels.cache purges only when called (importing engine.kernels does not), the cache files of engine/
-    and of the packages it is given, when a shared source (its own or one given) changed since the last call."""
+    and of the packages it is given, when a shared source (its own or one given) or ``NUMBA_OPT`` changed since the
+    last call."""
     import engine.kernels
     from engine.kernels import cache as C
 
@@ -203,4 +204,7 @@ def test_the_cache_purge_is_an_explicit_call_with_the_packages_given_from_above(
     assert not purge() and all(f.exists() for f in nb)   # nothing changed: kept
     shared.write_text("x = 2\n")
     assert purge() and not any(f.exists() for f in nb)   # a shared source above changed: purged
+    monkeypatch.setenv("NUMBA_OPT", "1")
+    assert purge() and not any(f.exists() for f in nb)   # another optimisation level (numba's cache keeps it)
+    assert not purge() and all(f.exists() for f in nb)
     assert engine.kernels.safecache._installed

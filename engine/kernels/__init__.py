@@ -1,8 +1,8 @@
 """numba kernels: functions of numpy arrays and scalars only, cached on disk.
 
 All kernels use :func:`kernel` (called from Python and from kernels) or :func:`inner_kernel` (called only from
-kernels), i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)`` with one compile per argument
-type (:func:`_call_type`). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
+kernels: no CPython wrapper), i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)``, with one
+compile per argument type (:func:`_call_type`); LLVM optimises at ``-O2`` (``NUMBA_OPT``). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
 of many arrays, and with NRT every call between kernels increments and decrements the count of every array in them,
 which measured 50-100x slower than the move generation itself. The price is that kernels may not allocate: every
 scratch buffer is passed in (see ``PosState.scratch``).
@@ -27,8 +27,8 @@ recursion.install()  # a self-recursive kernel typed once, not once per recursiv
 
 # no_cfunc_wrapper: numba would also build a C-callable wrapper for every kernel, which nothing here calls (it took
 # 6% of shogi's cold warm-up, docs/engine.md)
-_OPTIONS = dict(nopython=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)
-_njit = njit(cache=True, **{k: v for k, v in _OPTIONS.items() if k != "nopython"})
+_JIT_OPTIONS = dict(nogil=True, _nrt=False, no_cfunc_wrapper=True)  # njit's, besides cache
+_njit = njit(cache=True, **_JIT_OPTIONS)
 
 #: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
 #: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
@@ -80,13 +80,14 @@ class InnerDispatcher(CPUDispatcher):
                         "make it a @kernel to call it from Python")
 
 
-def inner_kernel(func: Callable[..., Any]) -> Dispatcher:
+def inner_kernel(func: Callable[..., Any]) -> InnerDispatcher:
     """A :func:`kernel` that only other kernels call, compiled without numba's CPython wrapper (the code that
     unboxes each argument from Python objects; ``no_cpython_wrapper=True``). The wrappers of shogi's internal
     kernels were a quarter of its cold compile: each unboxes every array of its namedtuple arguments, and is
     optimised and turned into machine code like the kernel itself. A test (``tests/test_compile.py``) checks that
     no Python code outside kernels refers to an inner kernel."""
-    disp = InnerDispatcher(py_func=func, locals={}, targetoptions=dict(_OPTIONS, no_cpython_wrapper=True))
+    options = dict(_JIT_OPTIONS, nopython=True, no_cpython_wrapper=True)
+    disp = InnerDispatcher(py_func=func, locals={}, targetoptions=options)
     disp.enable_caching()
     _one_signature_per_type(disp)
     return disp
@@ -103,7 +104,7 @@ def callable_from_python(inner: Dispatcher) -> Dispatcher:
         return inner
     twin = _twins.get(inner)
     if twin is None:
-        twin = _twins[inner] = njit(**{k: v for k, v in _OPTIONS.items() if k != "nopython"})(inner.py_func)
+        twin = _twins[inner] = njit(**_JIT_OPTIONS)(inner.py_func)
     return twin
 
 
@@ -111,7 +112,7 @@ def callable_from_python(inner: Dispatcher) -> Dispatcher:
 #: between kernels passes each array argument as a dozen scalars and LLVM does not inline across kernels: a
 #: per-piece helper called 20 times a position measured 3x slower as a call than inlined. Every inline site is
 #: compiled again with its caller, so this is for a few short helpers with one or two call sites.
-inline_kernel = njit(cache=True, nogil=True, _nrt=False, inline="always", no_cfunc_wrapper=True)
+inline_kernel = njit(cache=True, inline="always", **_JIT_OPTIONS)
 
 
 class DirectCall:

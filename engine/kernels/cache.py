@@ -9,11 +9,13 @@ kernels (numba then recompiles). A fresh checkout has no cache, so CI never meet
 This is an explicit call, not a side effect of importing the engine, made before any kernel is loaded: by the USI
 engine at its first command that may load a kernel, at ``--compile``, by the tools at their start and by the tests at
 set-up (:mod:`usi.kernel_cache` gives the packages above ``engine/`` and their shared kernel files). Importing
-:mod:`engine.kernels` only installs the safe cache writer (:func:`engine.kernels.safecache.install`).
+:mod:`engine.kernels` deletes nothing (it installs the safe cache writer and the recursion memo, and sets the default
+``NUMBA_OPT``).
 """
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Iterable
 
@@ -21,14 +23,15 @@ from . import safecache
 
 _ENGINE = Path(__file__).resolve().parents[1]
 #: Files of engine/ whose kernels are called from kernels in other files (relative to engine/).
-ENGINE_SHARED_SOURCES = ("kernels/__init__.py", "kernels/movegen.py", "variant.py", "variants/fantasista/kernels.py")
+ENGINE_SHARED_SOURCES = ("kernels/__init__.py", "kernels/recursion.py", "kernels/movegen.py", "variant.py",
+                         "variants/fantasista/kernels.py")
 _STAMP = _ENGINE / "kernels/__pycache__/shared-kernels.sha1"
 
 
 def ensure_fresh_cache(packages: Iterable[Path] = (), shared_sources: Iterable[Path] = ()) -> bool:
     """Delete the numba cache files of ``engine/`` and of ``packages`` (directories of the packages above that hold
     kernels) if a shared kernel source changed: engine's own (:data:`ENGINE_SHARED_SOURCES`) or one of
-    ``shared_sources`` (files of those packages whose kernels other files call). Return whether it deleted. Call it
+    ``shared_sources`` (files of those packages whose kernels other files call); or if ``NUMBA_OPT`` did. Return whether it deleted. Call it
     before any kernel is loaded, with the same arguments from every process of a checkout (the stamp is one)."""
     safecache.install()
     sources = [_ENGINE / rel for rel in ENGINE_SHARED_SOURCES] + [Path(p) for p in shared_sources]
@@ -41,6 +44,8 @@ def ensure_fresh_cache(packages: Iterable[Path] = (), shared_sources: Iterable[P
                 name = str(path.resolve())
             h.update(name.encode())
             h.update(path.read_bytes())
+    # numba's cache does not tell kernels compiled at another optimisation level apart (engine/kernels/__init__.py)
+    h.update(f"NUMBA_OPT={os.environ.get('NUMBA_OPT', '')}".encode())
     digest = h.hexdigest()
     if _stamp_matches(digest):
         return False
