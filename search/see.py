@@ -90,7 +90,7 @@ def _move_parts(P, T, mv):
     return frm, code, victim
 
 
-@kernel
+@inner_kernel
 def _restore(P, buf, n):
     for k in range(n - 1, -1, -1):
         P.board[buf[0, k]] = buf[1, k]
@@ -201,7 +201,7 @@ def static_exchange(pos, mv: int) -> int:
     from eval import build_eval_tables
     if mv not in pos.legal_codes().tolist():
         raise ValueError(f"not a legal move here: {mv}")
-    return int(see(pos.state, pos.tables, build_eval_tables(pos.variant), np.int32(mv), see_buffer()))
+    return int(see(pos.state, pos.tables, build_eval_tables(pos.variant), np.int64(mv), see_buffer()))
 
 
 def static_exchange_ge(pos, mv: int, threshold: int) -> bool:
@@ -209,5 +209,5 @@ def static_exchange_ge(pos, mv: int, threshold: int) -> bool:
     from eval import build_eval_tables
     if mv not in pos.legal_codes().tolist():
         raise ValueError(f"not a legal move here: {mv}")
-    return bool(see_ge(pos.state, pos.tables, build_eval_tables(pos.variant), np.int32(mv), np.int64(threshold),
+    return bool(see_ge(pos.state, pos.tables, build_eval_tables(pos.variant), np.int64(mv), np.int64(threshold),
                        see_buffer()))

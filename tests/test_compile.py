@@ -2,6 +2,7 @@
 (engine/kernels/safecache.py): numba's index and data files and the project's own tables."""
 from __future__ import annotations
 
+import ast
 import io
 import os
 import pickle
@@ -203,32 +204,46 @@ def test_an_inner_kernel_serves_kernels_and_refuses_python_with_a_clear_error(tm
         k.twice(np.int64(20))
 
 
-def _kernel_modules() -> dict[str, object]:
-    """Every module of the project that defines kernels, by name."""
+def _kernel_package_modules() -> dict[str, object]:
+    """Every module of the packages that hold kernels (engine, eval, search), imported, by name."""
     import importlib
 
-    from numba.core.registry import CPUDispatcher
+    names = [".".join(p.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+             for pkg in ("engine", "eval", "search") for p in (REPO / pkg).glob("**/*.py")]
+    return {name: importlib.import_module(name) for name in sorted(names)}
 
-    names = set()
-    for path in REPO.glob("*/**/*.py"):
-        rel = path.relative_to(REPO)
-        if rel.parts[0] in ("engine", "eval", "search") and "kernel" in path.read_text():
-            names.add(".".join(rel.with_suffix("").parts).removesuffix(".__init__"))
-    modules = {name: importlib.import_module(name) for name in sorted(names)}
-    return {name: mod for name, mod in modules.items()
-            if any(isinstance(v, CPUDispatcher) and v.py_func.__module__ == name for v in vars(mod).values())}
+
+def _imported_module(own: str, is_package: bool, module: str | None, level: int) -> str:
+    """The absolute name of ``from <level dots><module> import ...`` written in module ``own``."""
+    if not level:
+        return module or ""
+    parts = own.split(".") if is_package else own.split(".")[:-1]
+    parts = parts[:len(parts) - (level - 1)]
+    return ".".join(parts + ([module] if module else []))
+
+
+def _dotted(node) -> str | None:
+    """``a.b.c`` for the expression ``a.b.c``, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _dotted(node.value)
+        return None if head is None else f"{head}.{node.attr}"
+    return None
 
 
 def test_no_python_code_calls_an_inner_kernel():
     # an inner kernel has no entry point for Python: outside kernels' bodies, code calls a @kernel or the inner
-    # kernel's twin (engine.kernels.callable_from_python)
-    import ast
-
+    # kernel's twin (engine.kernels.callable_from_python); imports are followed to the dispatcher objects themselves
+    # (re-exports, relative imports and module aliases included)
     from engine.kernels import InnerDispatcher
 
-    inner = {name: {k for k, v in vars(mod).items() if isinstance(v, InnerDispatcher) and v.py_func.__module__ == name}
-             for name, mod in _kernel_modules().items()}
-    assert sum(map(len, inner.values())) > 50  # the scan below must have something to look for
+    modules = _kernel_package_modules()
+
+    def is_inner(module: str, attr: str) -> bool:
+        return module in modules and isinstance(getattr(modules[module], attr, None), InnerDispatcher)
+
+    assert sum(is_inner(m, a) for m in modules for a in vars(modules[m])) > 100  # something to look for
     kernel_decorators = {"kernel", "inner_kernel", "inline_kernel"}
     offences = []
     for path in sorted(REPO.glob("**/*.py")):
@@ -236,38 +251,40 @@ def test_no_python_code_calls_an_inner_kernel():
         if rel.parts[0].startswith(".") or rel.parts[0] in ("build", "node_modules"):
             continue
         tree = ast.parse(path.read_text())
-        own_module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
-        names = {n: own_module for n in inner.get(own_module, ())}  # bare name -> kernel module
-        aliases = {}  # module alias -> kernel module
+        own = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+        names = {a: f"{own}.{a}" for a in vars(modules[own]) if is_inner(own, a)} if own in modules else {}
+        aliases = {}  # a local name bound to a module
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module:
-                base = node.module
-                if node.level:  # relative import
-                    base = ".".join(own_module.split(".")[:-node.level] + ([node.module] if node.module else []))
+            if isinstance(node, ast.ImportFrom):
+                base = _imported_module(own, path.name == "__init__.py", node.module, node.level)
                 for a in node.names:
-                    if base in inner and a.name in inner[base]:
-                        names[a.asname or a.name] = base
-                    elif f"{base}.{a.name}" in inner:
-                        aliases[a.asname or a.name] = f"{base}.{a.name}"
+                    local = a.asname or a.name
+                    if f"{base}.{a.name}" in modules:
+                        aliases[local] = f"{base}.{a.name}"
+                    elif is_inner(base, a.name):
+                        names[local] = f"{base}.{a.name}"
             elif isinstance(node, ast.Import):
                 for a in node.names:
-                    if a.name in inner and a.asname:
-                        aliases[a.asname] = a.name
-        in_kernels = set()  # kernels' bodies, and the arguments of callable_from_python (a twin for Python)
+                    aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        skip = set()  # kernels' bodies, and the arguments of callable_from_python (a twin for Python)
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and any(
                     getattr(d, "id", getattr(d, "attr", None)) in kernel_decorators for d in node.decorator_list):
-                in_kernels.update(id(sub) for sub in ast.walk(node))
+                skip.update(id(sub) for sub in ast.walk(node))
             elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "callable_from_python":
-                in_kernels.update(id(sub) for arg in node.args for sub in ast.walk(arg))
+                skip.update(id(sub) for arg in node.args for sub in ast.walk(arg))
         for node in ast.walk(tree):
-            if id(node) in in_kernels:
+            if id(node) in skip:
                 continue
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
-                offences.append(f"{rel}:{node.lineno} {names[node.id]}.{node.id}")
-            elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                  and aliases.get(node.value.id) in inner and node.attr in inner[aliases[node.value.id]]):
-                offences.append(f"{rel}:{node.lineno} {aliases[node.value.id]}.{node.attr}")
+                offences.append(f"{rel}:{node.lineno} {names[node.id]}")
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                head = _dotted(node.value)
+                if head is not None:
+                    first, _, rest = head.partition(".")
+                    module = ".".join(x for x in (aliases.get(first, first), rest) if x)
+                    if is_inner(module, node.attr):
+                        offences.append(f"{rel}:{node.lineno} {module}.{node.attr}")
     assert offences == []
 
 
