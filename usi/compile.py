@@ -1,7 +1,7 @@
 """Compile every numba kernel of the six variants once, into the disk cache, with a line per step.
 
 Run it once after installing (``fantasista --compile``, ``fantasista-compile`` or ``python -m usi.compile``): a
-cold cache takes minutes (see ``docs/engine.md``, "The first start"), after which every ``isready`` loads its
+cold cache takes a minute or two (see ``docs/engine.md``, "The first start"), after which every ``isready`` loads its
 kernels from the cache in a second or two. Each variant is three steps:
 
 - ``engine``: exactly what ``isready`` does for the variant (the variant's searcher's warm-up), first, so that
@@ -222,7 +222,7 @@ def compile_all(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str] = ST
     variants, steps = list(variants), list(steps)
     t_start = time.perf_counter()
     out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache "
-              f"(minutes on a first run, seconds once cached)\n")
+              f"(a minute or two on a first run, seconds once cached)\n")
     out.flush()
     purge_stale_kernels()  # before any kernel is loaded; also installs the safe cache writer
 
@@ -358,7 +358,7 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     groups = worker_groups(variants)
     n = len(variants) * len(steps)
     out.write(f"compiling the numba kernels of {len(variants)} variant(s) into the disk cache in "
-              f"{min(jobs, len(groups))} processes (minutes on a first run, seconds once cached)\n")
+              f"{min(jobs, len(groups))} processes (a minute or two on a first run, seconds once cached)\n")
     out.flush()
     purge_stale_kernels()  # here, before the workers start (theirs then find the stamp fresh)
     sweep(out)
