@@ -2,10 +2,11 @@
 
 All kernels use :func:`kernel` (called from Python and from kernels) or :func:`inner_kernel` (called only from
 kernels: no CPython wrapper), i.e. ``njit(cache=True, nogil=True, _nrt=False, no_cfunc_wrapper=True)``, with one
-compile per argument type (:func:`_call_type`); LLVM optimises at ``-O2`` (``NUMBA_OPT``). Turning off numba's reference counting (NRT) is deliberate: kernels receive namedtuples
-of many arrays, and with NRT every call between kernels increments and decrements the count of every array in them,
-which measured 50-100x slower than the move generation itself. The price is that kernels may not allocate: every
-scratch buffer is passed in (see ``PosState.scratch``).
+compile per argument type (:func:`_call_type`); LLVM optimises at ``-O2`` (``NUMBA_OPT``). Turning off numba's
+reference counting (NRT) is deliberate: kernels receive namedtuples of many arrays, and with NRT every call between
+kernels increments and decrements the count of every array in them, which measured 50-100x slower than the move
+generation itself. The price is that kernels may not allocate: every scratch buffer is passed in (see
+``PosState.scratch``).
 """
 import inspect
 import os
@@ -26,7 +27,7 @@ safecache.install()  # numba's cache writes locked, data before index, before an
 recursion.install()  # a self-recursive kernel typed once, not once per recursive call (recursion.py)
 
 # no_cfunc_wrapper: numba would also build a C-callable wrapper for every kernel, which nothing here calls (it took
-# 6% of shogi's cold warm-up, docs/engine.md)
+# 6% of shogi's cold warm-up when measured, 2026-12-06)
 _JIT_OPTIONS = dict(nogil=True, _nrt=False, no_cfunc_wrapper=True)  # njit's, besides cache
 _njit = njit(cache=True, **_JIT_OPTIONS)
 

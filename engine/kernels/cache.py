@@ -31,8 +31,9 @@ _STAMP = _ENGINE / "kernels/__pycache__/shared-kernels.sha1"
 def ensure_fresh_cache(packages: Iterable[Path] = (), shared_sources: Iterable[Path] = ()) -> bool:
     """Delete the numba cache files of ``engine/`` and of ``packages`` (directories of the packages above that hold
     kernels) if a shared kernel source changed: engine's own (:data:`ENGINE_SHARED_SOURCES`) or one of
-    ``shared_sources`` (files of those packages whose kernels other files call); or if ``NUMBA_OPT`` did. Return whether it deleted. Call it
-    before any kernel is loaded, with the same arguments from every process of a checkout (the stamp is one)."""
+    ``shared_sources`` (files of those packages whose kernels other files call); or if ``NUMBA_OPT`` did. Return
+    whether it deleted. Call it before any kernel is loaded, with the same arguments from every process of a checkout
+    (the stamp is one)."""
     safecache.install()
     sources = [_ENGINE / rel for rel in ENGINE_SHARED_SOURCES] + [Path(p) for p in shared_sources]
     h = hashlib.sha1()
