@@ -7,7 +7,8 @@ answer, so that the new code can be held to it when the old is gone (the separat
 perft counts):
 
 - ``positions``: the decision nodes of seeded random games with every fairy pair and ``reserved`` reading, biased
-  toward turns that use magic (as ``tests/test_fantasista_reference.py`` walks): the extended SFEN, the phase, every
+  toward turns that use magic (:func:`magic_biased_walk`, which ``tests/test_fantasista_reference.py`` walks too):
+  the extended SFEN, the phase, every
   legal action as the game layer spells it (sorted), and the hand-set evaluation for the side to move;
 - ``perft``: turn counts (rolls not played) at depths 1-3 from the start and ``bench.fantasista``'s mid-game
   positions, 1-2 from its shogi twins (their depth 3 is millions of turns).
@@ -20,6 +21,7 @@ import gzip
 import json
 import random
 from pathlib import Path
+from typing import Iterator
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "fantasista-fixture.json.gz"
 SEED = 7
@@ -27,33 +29,47 @@ N_POSITIONS = 400
 PERFT_DEPTH = 3  # the shogi twins: one less
 
 
+def magic_biased_walk(seed: int) -> Iterator[tuple[object, list[str] | None]]:
+    """The nodes of seeded random fantasista games, endlessly: ``(state, legal actions)`` at a decision node,
+    ``(state, None)`` at a chance node (the roll is drawn after it). Fairies and the ``reserved`` reading are drawn per
+    game; half the time a turn that uses magic is played when there is one. The caller stops taking nodes."""
+    from engine.game import NodeKind
+    from engine.variants.fantasista import FAIRIES, new_game
+
+    rng = random.Random(seed)
+    while True:
+        g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
+                     max_plies=110)
+        while g.node_kind() is not NodeKind.TERMINAL:
+            if g.node_kind() is NodeKind.CHANCE:
+                yield g, None
+                g.apply(f"roll={rng.randint(1, 20)}")
+                continue
+            acts = g.legal_actions()
+            yield g, acts
+            magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
+            g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
+
+
 def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
     """The fixture as today's engine computes it."""
     from bench.fantasista import MIDGAMES, START, TWINS
-    from engine.game import NodeKind
-    from engine.variants.fantasista import FAIRIES, new_game
     from engine.variants.fantasista.state import FantasistaState
     from engine.variants.fantasista.turngen import perft, to_array
     from search.fantasista import FantasistaSearcher
 
     searcher = FantasistaSearcher(chance_aware=False)
-    rng = random.Random(seed)
     positions = []
-    while len(positions) < n_positions:
-        g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
-                     max_plies=110)
-        while g.node_kind() is not NodeKind.TERMINAL and len(positions) < n_positions:
-            if g.node_kind() is NodeKind.CHANCE:
-                g.apply(f"roll={rng.randint(1, 20)}")
-                continue
-            acts = g.legal_actions()
-            entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
-            if g.phase == "move" and g.pregame_side() is None:
-                searcher._set_fairies(g.fairy, g.reserved)
-                entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
-            positions.append(entry)
-            magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
-            g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
+    for g, acts in magic_biased_walk(seed):
+        if len(positions) >= n_positions:
+            break
+        if acts is None:
+            continue
+        entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
+        if g.phase == "move" and g.pregame_side() is None:
+            searcher._set_fairies(g.fairy, g.reserved)
+            entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
+        positions.append(entry)
     counts = {}
     perft_positions = ([("start", START + " f=hy", PERFT_DEPTH)] + [(n, s, PERFT_DEPTH) for n, s, _ in MIDGAMES]
                        + [(n, s + " f=hy", PERFT_DEPTH - 1) for n, s, _ in TWINS])

@@ -6,17 +6,15 @@ the set of outcomes of the legal turns must be the same, and the extended SFEN m
 """
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from engine.game import NodeKind
-from engine.variants.fantasista import FAIRIES, FantasistaState, new_game
+from engine.variants.fantasista import FantasistaState
 from engine.variants.fantasista.pieces import CARRIER, INVINCIBLE, LETTERS, TOKEN
 
 from engine.variants.fantasista import board as PY
 
 from . import fantasista_reference as REF
+from .fantasista_fixture import magic_biased_walk
 
 
 def outcome_of(bd) -> tuple:
@@ -48,34 +46,28 @@ FEATURES = {"breath/sword": lambda t: ":x" in t, "curtain": lambda t: t.startswi
 def compare(n_positions: int, seed: int, python_too: bool = False) -> dict[str, int]:
     """Random positions: the numba generator (``g.turns()``) against the reference (outcomes) and, with
     ``python_too``, against the Python generator of ``board.py`` (canonical texts, outcomes and aliases)."""
-    rng = random.Random(seed)
     seen = dict.fromkeys(FEATURES, 0)
     n = 0
-    while n < n_positions:
-        g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["1", "2", "3", "4-8"]),
-                     max_plies=110)
-        while g.node_kind() is not NodeKind.TERMINAL and n < n_positions:
-            s = g.sfen()
-            assert FantasistaState.from_sfen(s).sfen() == s
-            if g.node_kind() is NodeKind.CHANCE:
-                g.apply(f"roll={rng.randint(1, 20)}")
-                continue
-            acts = g.legal_actions()
-            if g.phase == "move":
-                turns = g.turns()[0]
-                mine = {outcome_of(b) for b in turns.values()}
-                assert len(mine) == len(turns)
-                ref = REF.legal_outcomes(REF.parse(s))
-                assert mine == ref, (s, len(mine), len(ref))
-                if python_too:
-                    py, py_alias, _ = PY.legal_turns(g.bd)
-                    assert {t: turns[t].key() for t in turns} == {t: b.key() for t, b in py.items()}, s
-                    assert g.turns()[1] == py_alias, s
-                n += 1
-                for name, test in FEATURES.items():
-                    seen[name] += any(test(t) for t in acts)
-            magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
-            g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
+    for g, acts in magic_biased_walk(seed):
+        if n >= n_positions:
+            break
+        s = g.sfen()
+        assert FantasistaState.from_sfen(s).sfen() == s
+        if acts is None:  # a chance node
+            continue
+        if g.phase == "move":
+            turns = g.turns()[0]
+            mine = {outcome_of(b) for b in turns.values()}
+            assert len(mine) == len(turns)
+            ref = REF.legal_outcomes(REF.parse(s))
+            assert mine == ref, (s, len(mine), len(ref))
+            if python_too:
+                py, py_alias, _ = PY.legal_turns(g.bd)
+                assert {t: turns[t].key() for t in turns} == {t: b.key() for t, b in py.items()}, s
+                assert g.turns()[1] == py_alias, s
+            n += 1
+            for name, test in FEATURES.items():
+                seen[name] += any(test(t) for t in acts)
     return seen
 
 
