@@ -132,6 +132,7 @@ class PieceType:
     ``letter`` is the SFEN letter (upper case; promoted kinds are written ``+`` plus the base letter).
     ``promotes_to`` names the promoted kind, ``royal`` marks a piece whose loss (capture or mate) ends the game,
     ``special`` names a move the Betza subset cannot express (added to the Betza moves by the kernels).
+    ``token`` marks a kind that leaves the game when captured (the captor gets nothing; fantasista's tokens).
     """
 
     name: str
@@ -142,6 +143,7 @@ class PieceType:
     royal: bool = False
     value: int = 0
     special: str = ""  # a special mover in code: "pass-orthogonal", "pass-diagonal", "lion"
+    token: bool = False
     leaps: frozenset = field(init=False, compare=False)
     slides: tuple = field(init=False, compare=False)
 

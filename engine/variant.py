@@ -102,7 +102,7 @@ class Variant:
     drops: bool = True
     nifu: bool = True
     uchifuzume: bool = True
-    hand_order: str = "RBGSNLP"  # SFEN hand order
+    hand_order: str | tuple[str, ...] = "RBGSNLP"  # SFEN hand order: letters (a tuple where a letter is two characters)
     pawn: str = "P"
     #: "check": one king that may never be left attacked (shogi); "last_royal": several royals, and a move is
     #: illegal only if it leaves the opponent able to capture the mover's last one (dai shogi).
@@ -169,11 +169,12 @@ class Variant:
         promote_code = np.zeros(N_CODES, dtype=np.int8)
         hand_type = np.zeros(N_CODES, dtype=np.int8)
         prefer_promote = np.zeros(N_CODES, dtype=np.bool_)
-        # Captured pieces go to hand unpromoted; a promoted kind must then come from exactly one base kind.
+        # Captured pieces go to hand unpromoted; a promoted kind must then come from exactly one base kind (tokens
+        # never reach a hand).
         demoted_ptype: dict[int, int] = {}
         if self.drops:
             for i, p in enumerate(self.pieces):
-                if p.promotes_to:
+                if p.promotes_to and not p.token:
                     if lt[p.promotes_to] in demoted_ptype:
                         raise ValueError(f"{p.promotes_to} is the promotion of two kinds: cannot drop it unpromoted")
                     demoted_ptype[lt[p.promotes_to]] = i + 1
@@ -196,7 +197,7 @@ class Variant:
                 if p.promotes_to:
                     promote_code[code] = self.code(lt[p.promotes_to], color)
                 base = demoted_ptype.get(pt, pt)
-                hand_type[code] = base if (self.drops and not p.royal) else 0
+                hand_type[code] = base if (self.drops and not p.royal and not p.token) else 0
                 prefer_promote[code] = p.letter in ("P", "B", "R")
 
         if self.royal_rule not in ("check", "last_royal"):

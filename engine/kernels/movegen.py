@@ -27,9 +27,11 @@ from collections import namedtuple
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_PAWN, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
+from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import inner_kernel, kernel
+from .hooks import (can_capture, drop_code, extra_drops, is_pawn_drop, move_marks, pawns_on,
+                    unmove_marks)
 
 PROMOTE = 1 << 16
 DROP = 1 << 17
@@ -49,6 +51,7 @@ ST_ROYALS = 4  # ST_ROYALS + colour: number of that side's royal pieces on the b
 # Undo-record flags.
 U_EXCHANGE_TO = 1  # the captured exchange piece on `to` was converted and the captor removed
 U_EXCHANGE_MID = 2  # the captured exchange piece on the middle square was converted in place
+U_MARKS_SHIFT = 2  # flags bits 2-7: what a variant's square marks need to be undone (hooks.move_marks)
 
 
 PosState = namedtuple("PosState", [
@@ -251,11 +254,14 @@ def do_move(P, T, mv):
         n = P.hands[c, pt]
         key ^= T.zob_hand[c, pt, n] ^ T.zob_hand[c, pt, n - 1]
         P.hands[c, pt] = n - 1
+        code = drop_code(T, code, mv)
         _set_piece(P, T, code, to)
         key ^= T.zob_board[code, to]
     else:
         code = P.board[frm]
         mover = code
+        key, mark_bits = move_marks(P, T, frm, to, key)
+        flags |= mark_bits << U_MARKS_SHIFT
         _clear_piece(P, T, code, frm)
         key ^= T.zob_board[code, frm]
         if mv & HAS_MID:
@@ -329,6 +335,7 @@ def undo_move(P, T):
             if cap_mid != 0:
                 _untake(P, T, c, cap_mid, mid)
         _set_piece(P, T, mover, frm)
+        unmove_marks(P, T, frm, to, flags >> U_MARKS_SHIFT)
         if T.royal[mover] and T.params[P_LAST_ROYAL] == 0:
             st[ST_KSQ + c] = frm
     st[ST_STM] = c
@@ -451,7 +458,7 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                     if to < 0:
                         continue
                     tgt = board[to]
-                    if tgt != 0 and (tgt >> 5) == c:
+                    if tgt != 0 and ((tgt >> 5) == c or not can_capture(P, T, code, to, tgt)):
                         continue
                     if mode == GEN_CAPTURES and tgt == 0:
                         continue
@@ -475,7 +482,7 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                 if to < 0:
                     continue
                 tgt = board[to]
-                if tgt != 0 and (tgt >> 5) == c:
+                if tgt != 0 and ((tgt >> 5) == c or not can_capture(P, T, code, to, tgt)):
                     continue
                 if n_chk == 1 and not _blocks_check(T, ksq, chk_sq, to):
                     continue
@@ -497,7 +504,7 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                     if to < 0:
                         break
                     tgt = board[to]
-                    if tgt != 0 and (tgt >> 5) == c:
+                    if tgt != 0 and ((tgt >> 5) == c or not can_capture(P, T, code, to, tgt)):
                         break
                     if n_chk == 0 or _blocks_check(T, ksq, chk_sq, to):
                         n = _emit(out, n, T, mode, c, code, frm, to, tgt, 0)
@@ -662,6 +669,7 @@ def generate(P, T, mode, out):
     n = _gen_board_moves(P, T, mode, out, 0, c, ksq, n_chk, chk_sq, 0)
     if n_chk >= 2 or mode == GEN_CAPTURES or T.params[P_DROPS] == 0:
         return n
+    n = extra_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq)
     has_hand = False
     for h in range(T.hand_types.shape[0]):
         if P.hands[c, T.hand_types[h]] != 0:
@@ -672,8 +680,6 @@ def generate(P, T, mode, out):
     # Drops go to empty squares, or between the king and a sliding checker.
     W = P.bb.shape[1]
     stride = T.params[P_WORD_STRIDE]
-    pawn = T.params[P_PAWN]
-    own_pawns = P.bb[pawn + (c << 5)]
     for w in range(W):
         targets = T.board_bb[w] & ~(P.bb[64, w] | P.bb[65, w])
         if n_chk == 1:
@@ -686,19 +692,19 @@ def generate(P, T, mode, out):
                 continue
             m = targets & T.drop_bb[c, pt, w]
             mate_sq = -1
-            if pt == pawn:
+            if is_pawn_drop(T, pt):
                 if T.params[P_NIFU] != 0:  # nifu: no second unpromoted pawn on a file
                     for f in range(T.file_bb.shape[0]):
                         fw = T.file_bb[f, w]
                         if fw != 0 and (m & fw) != 0:
                             for w2 in range(W):
-                                if own_pawns[w2] & T.file_bb[f, w2]:
+                                if pawns_on(P, T, c, w2) & T.file_bb[f, w2]:
                                     m &= ~fw
                                     break
                 eksq = P.st[ST_KSQ + 1 - c]
                 if eksq >= 0 and T.params[P_UCHIFUZUME] != 0:
                     # The one square from which a pawn would check the enemy king: test uchifuzume there.
-                    k = T.leap_list[pawn + (c << 5), 0]
+                    k = T.leap_list[pt + (c << 5), 0]
                     mate_sq = T.leap_dest[eksq, T.rev_leap[k]]
             while m:
                 to = w * stride + np.int64(trailing_zeros(m))

@@ -1,0 +1,229 @@
+"""Ousho Fantasista on the shared position: its variant record, kernel tables and position arrays.
+
+The game's state fits the shared :data:`~engine.kernels.movegen.PosState` with a few additions, so the shared
+generator and search kernel serve it (issue 50; :mod:`.board` is the readable twin, ``docs/fantasista.md`` the rules):
+
+- **Tokens are their own piece kinds** (21-29: ``P' S' G' B' R' +P' +S' +B' +R'``); captured, they leave the game
+  (``Tables.hand_type`` 0), and in hand they are separate kinds too. The six special pieces (15-20, ``D O Y T H W``)
+  are always tokens. Kinds 1-14 are standard shogi's, in the order of :data:`engine.variant.STANDARD_PIECES`.
+- **Square marks** (``FxPosState.marks``): invincible and carrier of the lower piece; a rider on a carrier is
+  ``riders[sq]`` (its code) with its own invincible mark in ``rider_marks[sq]``.
+- **Rights, emblem, move number, pending node, fairy tables** in the longer state vector ``st`` (``ST_*`` below).
+
+:class:`FxTables` and :class:`FxPosState` are their own namedtuple classes: the kernels' rule hooks are chosen by
+type when numba compiles (:mod:`engine.kernels.hooks`), so shogi's machine code never contains a fantasista branch.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from functools import cache
+
+import numpy as np
+
+from ...geometry import SHOGI_GEOMETRY
+from ...kernels.movegen import SCRATCH_LEVELS, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, PosState
+from ...pieces import PieceType
+from ...variant import STANDARD_PIECES, ZOBRIST_SEED, Tables, Variant
+from . import pieces as PC
+from .board import Board
+
+# ------------------------------------------------------------------ piece kinds
+SPECIAL_PIECES: tuple[PieceType, ...] = (
+    PieceType("fire dragon", "D", "RF", "火炎竜", value=1600, token=True),
+    PieceType("king-god dragon", "O", "RFN", "王神竜", value=1500, token=True),
+    PieceType("spear pawn", "Y", "fR", "槍歩兵", promotes_to="+P'", value=450, token=True),
+    PieceType("thunder horse", "T", "BW", "雷王馬", value=1300, token=True),
+    PieceType("gale horse", "H", "BW", "疾風馬", value=1250, token=True),
+    PieceType("sword silver", "W", "FfW", "剣の銀", value=800, token=True),
+)
+TOKEN_PIECES: tuple[PieceType, ...] = (
+    PieceType("pawn token", "P'", "fW", "歩", promotes_to="+P'", value=90, token=True),
+    PieceType("silver token", "S'", "FfW", "銀", promotes_to="+S'", value=495, token=True),
+    PieceType("gold token", "G'", "WfF", "金", value=540, token=True),
+    PieceType("bishop token", "B'", "B", "角", promotes_to="+B'", value=855, token=True),
+    PieceType("rook token", "R'", "R", "飛", promotes_to="+R'", value=990, token=True),
+    PieceType("tokin token", "+P'", "WfF", "と", value=540, token=True),
+    PieceType("promoted silver token", "+S'", "WfF", "成銀", value=540, token=True),
+    PieceType("horse token", "+B'", "BW", "馬", value=945, token=True),
+    PieceType("dragon token", "+R'", "RF", "龍", value=1395, token=True),
+)
+#: kind numbers of the token pieces (1-based, after the 20 of :mod:`.pieces`)
+(PT, ST, GT, BT, RT, PPT, PST, PBT, PRT) = range(21, 30)
+#: ordinary kind -> its token kind (the kinds a token can be: tokens come from R B G S P, and Y promotes to +P')
+TOKEN_OF = {PC.P: PT, PC.S: ST, PC.G: GT, PC.B: BT, PC.R: RT, PC.PP: PPT, PC.PS: PST, PC.PB: PBT, PC.PR: PRT}
+ORDINARY_OF = {t: pt for pt, t in TOKEN_OF.items()}
+#: hand kinds in the order of the extended SFEN: the ordinary hand, then the token hand (``h=``)
+HAND_ORDER = ("R", "B", "G", "S", "N", "L", "P", "R'", "B'", "G'", "S'", "P'", "D", "O", "Y", "T", "H", "W")
+
+FANTASISTA = Variant(id="fantasista", pieces=STANDARD_PIECES + SPECIAL_PIECES + TOKEN_PIECES, hand_order=HAND_ORDER)
+
+# ------------------------------------------------------------------ state layout
+MARK_INVINCIBLE, MARK_CARRIER = PC.INVINCIBLE, PC.CARRIER  # bits of ``marks`` (and ``rider_marks``: invincible)
+N_RIGHTS = 4  # awakening, curtain, wave, emblem (an emblem counts 0 or 1)
+RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, RIGHT_EMBLEM = range(N_RIGHTS)
+MAX_RIGHT = 31  # most uses of one right a side can hold (rights hashed per count)
+ST_RIGHTS = 8  # st[ST_RIGHTS + N_RIGHTS * colour + right]
+ST_MOVENO = 16  # number of the next ply (kifu numbering, from 1): where the magic schedule stands
+ST_PENDING = 17  # the node after the last ply: PENDING_* below
+ST_TABLE = 18  # st[ST_TABLE + colour]: that side's magic table (fairy and reserved result), -1 before the game
+FX_ST_SIZE = 24
+PENDING_NONE, PENDING_ROLL, PENDING_INVINCIBLE, PENDING_CARRIER = range(4)
+_PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
+                     ("target", "c"): PENDING_CARRIER}
+
+FxTables = namedtuple("FxTables", Tables._fields + (
+    "capture_ok",    # bool[64, 64]: mover code may capture target code (immunities; kings never captured)
+    "zob_mark",      # uint64[3, n_sq]: invincible lower piece, carrier, invincible rider
+    "zob_rider",     # uint64[64, n_sq]: rider code on a square
+    "zob_right",     # uint64[2, N_RIGHTS, MAX_RIGHT + 1]: a side's count of a right
+))
+FxPosState = namedtuple("FxPosState", PosState._fields + (
+    "marks",        # int8[n_sq]: MARK_* bits of the lower piece
+    "riders",       # int8[n_sq]: code of the rider on a carrier, 0 = none
+    "rider_marks",  # int8[n_sq]: MARK_INVINCIBLE of the rider
+))
+
+
+def _capture_table() -> np.ndarray:
+    """``capture_ok[mover, target]`` for enemy codes: ``pieces.can_capture`` by kind (a token by its ordinary kind),
+    the invincible mark aside (it lives on the square)."""
+    ok = np.zeros((64, 64), dtype=np.bool_)
+    for mover in range(1, 30):
+        for target in range(1, 30):
+            allowed = PC.can_capture(ORDINARY_OF.get(mover, mover), ORDINARY_OF.get(target, target), 0)
+            for c in (0, 1):
+                ok[mover + 32 * c, target + 32 * (1 - c)] = allowed
+    return ok
+
+
+@cache
+def fx_tables() -> FxTables:
+    """The kernel tables of fantasista (built once; registers its rule hooks, which kernels compiled for these
+    tables inline)."""
+    from . import hooks  # noqa: F401  (the hooks import this module's names)
+    T = FANTASISTA.tables
+    rng = np.random.default_rng(ZOBRIST_SEED ^ 0xFA17A515)
+    draw = lambda *shape: rng.integers(0, np.iinfo(np.uint64).max, size=shape, dtype=np.uint64, endpoint=True)
+    n_sq = SHOGI_GEOMETRY.n_squares
+    return FxTables(*T, capture_ok=_capture_table(), zob_mark=draw(3, n_sq), zob_rider=draw(64, n_sq),
+                    zob_right=draw(2, N_RIGHTS, MAX_RIGHT + 1))
+
+
+# ------------------------------------------------------------------ conversion
+def _kind(code: int, mark: int) -> int:
+    """The shared kind of a :class:`.board.Board` code with its token mark."""
+    pt = code & 31
+    if mark & PC.TOKEN and pt not in PC.SPECIALS:
+        if pt not in TOKEN_OF:
+            raise ValueError(f"no token kind of {PC.LETTERS[pt]}")
+        return TOKEN_OF[pt]
+    return pt
+
+
+def new_pos(capacity: int = 256) -> FxPosState:
+    """Empty position arrays (``capacity``: plies of history the search may push)."""
+    n_sq, W = SHOGI_GEOMETRY.n_squares, SHOGI_GEOMETRY.n_words
+    return FxPosState(board=np.zeros(n_sq, np.int8), hands=np.zeros((2, 32), np.int8),
+                      bb=np.zeros((66, W), np.uint64), st=np.zeros(FX_ST_SIZE, np.int64),
+                      keys=np.zeros(capacity, np.uint64), moves=np.zeros(capacity, np.int32),
+                      undo=np.zeros(capacity, np.int32), scratch=np.zeros((SCRATCH_LEVELS, 64), np.int64),
+                      marks=np.zeros(n_sq, np.int8), riders=np.zeros(n_sq, np.int8),
+                      rider_marks=np.zeros(n_sq, np.int8))
+
+
+def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
+           tables: tuple[int, int] = (-1, -1), capacity: int = 256) -> FxPosState:
+    """The shared position of a :class:`.board.Board` (``phase``/``pending`` as in :class:`.state.FantasistaState`;
+    ``tables``: each side's magic table id, -1 before the game)."""
+    if (phase, pending) not in _PENDING_OF_PHASE:
+        raise ValueError(f"unknown node {phase!r} {pending!r}")
+    P = new_pos(capacity)
+    g = SHOGI_GEOMETRY
+    for sq in range(g.n_squares):
+        code = bd.b[sq]
+        if not code:
+            continue
+        kind = _kind(code, bd.m[sq]) + (code & 32)
+        P.board[sq] = kind
+        P.bb[kind, g.sq_word[sq]] |= g.sq_mask[sq]
+        P.bb[64 + (code >> 5), g.sq_word[sq]] |= g.sq_mask[sq]
+        P.marks[sq] = bd.m[sq] & (MARK_INVINCIBLE | MARK_CARRIER)
+        if bd.r[sq]:
+            P.riders[sq] = _kind(bd.r[sq], bd.rm[sq]) + (bd.r[sq] & 32)
+            P.rider_marks[sq] = bd.rm[sq] & MARK_INVINCIBLE
+        if code & 31 == PC.K:
+            P.st[ST_KSQ + (code >> 5)] = sq
+            P.st[ST_ROYALS + (code >> 5)] += 1
+    for c in (0, 1):
+        if not P.st[ST_ROYALS + c]:
+            P.st[ST_KSQ + c] = -1
+        for pt in PC.HAND_ORDER:
+            P.hands[c, pt] = bd.hand[c][pt]
+        for pt in PC.TOKEN_HAND_ORDER:
+            P.hands[c, _kind(pt, PC.TOKEN)] = bd.th[c][pt]
+        for i in range(3):
+            if not 0 <= bd.rights[c][i] <= MAX_RIGHT:
+                raise ValueError(f"a side holds 0-{MAX_RIGHT} uses of a right, not {bd.rights[c][i]}")
+            P.st[ST_RIGHTS + N_RIGHTS * c + i] = bd.rights[c][i]
+        P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM] = int(bd.emblem[c])
+        P.st[ST_TABLE + c] = tables[c]
+    P.st[ST_STM] = bd.stm
+    P.st[ST_PLY] = 0
+    P.st[ST_MOVENO] = move_number
+    P.st[ST_PENDING] = _PENDING_OF_PHASE[phase, pending]
+    P.keys[0] = position_key(P, fx_tables())
+    return P
+
+
+def to_board(P: FxPosState) -> Board:
+    """The :class:`.board.Board` of a shared position (the inverse of :func:`to_pos`)."""
+    bd = Board()
+    for sq in range(SHOGI_GEOMETRY.n_squares):
+        code = int(P.board[sq])
+        if not code:
+            continue
+        bd.b[sq], bd.m[sq] = _board_code(code), _board_mark(code) | int(P.marks[sq])
+        rider = int(P.riders[sq])
+        if rider:
+            bd.r[sq], bd.rm[sq] = _board_code(rider), _board_mark(rider) | int(P.rider_marks[sq])
+    for c in (0, 1):
+        for pt in PC.HAND_ORDER:
+            bd.hand[c][pt] = int(P.hands[c, pt])
+        for pt in PC.TOKEN_HAND_ORDER:
+            bd.th[c][pt] = int(P.hands[c, _kind(pt, PC.TOKEN)])
+        bd.rights[c] = [int(P.st[ST_RIGHTS + N_RIGHTS * c + i]) for i in range(3)]
+        bd.emblem[c] = bool(P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM])
+    bd.stm = int(P.st[ST_STM])
+    return bd
+
+
+def _board_code(code: int) -> int:
+    return ORDINARY_OF.get(code & 31, code & 31) | (code & 32)
+
+
+def _board_mark(code: int) -> int:
+    return PC.TOKEN if (code & 31) in ORDINARY_OF or (code & 31) in PC.SPECIALS else 0
+
+
+def position_key(P: FxPosState, T: FxTables) -> np.uint64:
+    """The Zobrist key of a position computed from scratch: board, hands, side, marks, riders and rights (what
+    repetition compares; the move number and the pending node are not part of it)."""
+    key = np.uint64(0)
+    for sq in np.flatnonzero(P.board):
+        key ^= T.zob_board[P.board[sq], sq]
+        if P.marks[sq] & MARK_INVINCIBLE:
+            key ^= T.zob_mark[0, sq]
+        if P.marks[sq] & MARK_CARRIER:
+            key ^= T.zob_mark[1, sq]
+        if P.riders[sq]:
+            key ^= T.zob_rider[P.riders[sq], sq]
+        if P.rider_marks[sq] & MARK_INVINCIBLE:
+            key ^= T.zob_mark[2, sq]
+    for c in (0, 1):
+        for pt in range(32):  # counts of 0 hashed too, as engine.position does (the kernels swap count keys)
+            key ^= T.zob_hand[c, pt, P.hands[c, pt]]
+        for i in range(N_RIGHTS):
+            key ^= T.zob_right[c, i, P.st[ST_RIGHTS + N_RIGHTS * c + i]]
+    if P.st[ST_STM]:
+        key ^= T.zob_side[0]
+    return key
