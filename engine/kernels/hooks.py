@@ -39,24 +39,40 @@ def is_pawn_drop(T, pt):
     return pt == T.params[P_PAWN]
 
 
-def drop_code(T, code, mv):
-    """The code a drop ``mv`` of ``code`` (the hand kind with its colour) places on the board."""
-    return code
-
-
 def extra_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
     """Append the variant's drops that the standard drop loop does not make; return the new length."""
     return n
 
 
-def move_marks(P, T, frm, to, key):
-    """Square marks follow a board move from ``frm`` to ``to``: return (the key updated, the undo bits)."""
-    return key, 0
+def pawn_drop_mates(P, T, c, pt, to, out):
+    """Whether colour ``c`` dropping a pawn of kind ``pt`` on ``to`` (checking the enemy king) leaves the enemy no
+    reply (uchifuzume); ``out``: move space it may overwrite."""
+    return False
 
 
-def unmove_marks(P, T, frm, to, bits):
-    """Undo :func:`move_marks` (``bits`` as it returned them)."""
+def boarding(P, T, code, frm, to):
+    """The special-action bits of ``code`` on ``frm`` moving onto the own piece on ``to``; 0: it may not."""
     return 0
+
+
+def extra_attacks(P, T, sq, by):
+    """Whether colour ``by`` attacks ``sq`` with pieces the mailbox does not show (riders)."""
+    return False
+
+
+def variant_generate(P, T, mode, out):
+    """The variant's whole generator, or -1: the standard one (:func:`engine.kernels.movegen.generate`)."""
+    return -1
+
+
+def variant_do_move(P, T, mv):
+    """Whether the variant played ``mv`` itself (then :func:`engine.kernels.movegen.do_move` does nothing more)."""
+    return False
+
+
+def variant_undo_move(P, T):
+    """Whether the variant took back the last move itself."""
+    return False
 
 
 # ------------------------------------------------------------------ their plain overloads
@@ -78,25 +94,45 @@ def _is_pawn_drop_plain(T, pt):
         return lambda T, pt: pt == T.params[P_PAWN]
 
 
-@overload(drop_code, inline="always")
-def _drop_code_plain(T, code, mv):
-    if plain_tables(T):
-        return lambda T, code, mv: code
-
-
 @overload(extra_drops, inline="always")
 def _extra_drops_plain(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
     if plain_tables(T):
         return lambda P, T, mode, out, n, c, ksq, n_chk, chk_sq: n
 
 
-@overload(move_marks, inline="always")
-def _move_marks_plain(P, T, frm, to, key):
+@overload(pawn_drop_mates, inline="always")
+def _pawn_drop_mates_plain(P, T, c, pt, to, out):
     if plain_tables(T):
-        return lambda P, T, frm, to, key: (key, 0)
+        from .movegen import _pawn_drop_mates  # movegen imports this module
+
+        return lambda P, T, c, pt, to, out: _pawn_drop_mates(P, T, c, pt, to, out)
 
 
-@overload(unmove_marks, inline="always")
-def _unmove_marks_plain(P, T, frm, to, bits):
+@overload(boarding, inline="always")
+def _boarding_plain(P, T, code, frm, to):
     if plain_tables(T):
-        return lambda P, T, frm, to, bits: 0
+        return lambda P, T, code, frm, to: 0
+
+
+@overload(extra_attacks, inline="always")
+def _extra_attacks_plain(P, T, sq, by):
+    if plain_tables(T):
+        return lambda P, T, sq, by: False
+
+
+@overload(variant_generate, inline="always")
+def _variant_generate_plain(P, T, mode, out):
+    if plain_tables(T):
+        return lambda P, T, mode, out: -1
+
+
+@overload(variant_do_move, inline="always")
+def _variant_do_move_plain(P, T, mv):
+    if plain_tables(T):
+        return lambda P, T, mv: False
+
+
+@overload(variant_undo_move, inline="always")
+def _variant_undo_move_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: False

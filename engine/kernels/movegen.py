@@ -30,8 +30,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import inner_kernel, kernel
-from .hooks import (can_capture, drop_code, extra_drops, is_pawn_drop, move_marks, pawns_on,
-                    unmove_marks)
+from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawn_drop_mates, pawns_on,
+                    variant_do_move, variant_generate, variant_undo_move)
 
 PROMOTE = 1 << 16
 DROP = 1 << 17
@@ -51,7 +51,6 @@ ST_ROYALS = 4  # ST_ROYALS + colour: number of that side's royal pieces on the b
 # Undo-record flags.
 U_EXCHANGE_TO = 1  # the captured exchange piece on `to` was converted and the captor removed
 U_EXCHANGE_MID = 2  # the captured exchange piece on the middle square was converted in place
-U_MARKS_SHIFT = 2  # flags bits 2-7: what a variant's square marks need to be undone (hooks.move_marks)
 
 
 PosState = namedtuple("PosState", [
@@ -96,8 +95,8 @@ def _clear_piece(P, T, code, sq):
 # -------------------------------------------------------------------- attacks
 @kernel
 def is_attacked(P, T, sq, by):
-    """Whether colour ``by`` attacks square ``sq`` on the current mailbox."""
-    return attacked_on_board(P.board, T, sq, by, -1)
+    """Whether colour ``by`` attacks square ``sq`` on the current mailbox (and a variant's other attackers)."""
+    return attacked_on_board(P.board, T, sq, by, -1) or extra_attacks(P, T, sq, by)
 
 
 @inner_kernel
@@ -236,8 +235,10 @@ def do_move(P, T, mv):
     A two-step move (HAS_MID) captures on the middle square first (lion, violent ox, flying dragon); ``to`` may equal
     the origin (igui, pass). Where the variant has an exchange piece (the drunk elephant), capturing it removes the
     captor instead and turns the captured piece to the captor's side; captured on the middle square it is converted
-    in place and the mover goes on.
+    in place and the mover goes on. A variant with moves of its own plays them all itself (:func:`.hooks.variant_do_move`).
     """
+    if variant_do_move(P, T, mv):
+        return
     st = P.st
     c = st[ST_STM]
     ply = st[ST_PLY]
@@ -254,14 +255,11 @@ def do_move(P, T, mv):
         n = P.hands[c, pt]
         key ^= T.zob_hand[c, pt, n] ^ T.zob_hand[c, pt, n - 1]
         P.hands[c, pt] = n - 1
-        code = drop_code(T, code, mv)
         _set_piece(P, T, code, to)
         key ^= T.zob_board[code, to]
     else:
         code = P.board[frm]
         mover = code
-        key, mark_bits = move_marks(P, T, frm, to, key)
-        flags |= mark_bits << U_MARKS_SHIFT
         _clear_piece(P, T, code, frm)
         key ^= T.zob_board[code, frm]
         if mv & HAS_MID:
@@ -304,6 +302,8 @@ def do_move(P, T, mv):
 @kernel
 def undo_move(P, T):
     """Take back the last move played with :func:`do_move`."""
+    if variant_undo_move(P, T):
+        return
     st = P.st
     ply = st[ST_PLY] - 1
     c = 1 - st[ST_STM]
@@ -335,7 +335,6 @@ def undo_move(P, T):
             if cap_mid != 0:
                 _untake(P, T, c, cap_mid, mid)
         _set_piece(P, T, mover, frm)
-        unmove_marks(P, T, frm, to, flags >> U_MARKS_SHIFT)
         if T.royal[mover] and T.params[P_LAST_ROYAL] == 0:
             st[ST_KSQ + c] = frm
     st[ST_STM] = c
@@ -482,13 +481,20 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                 if to < 0:
                     continue
                 tgt = board[to]
-                if tgt != 0 and ((tgt >> 5) == c or not can_capture(P, T, code, to, tgt)):
-                    continue
+                extra = 0
+                if tgt != 0:
+                    if (tgt >> 5) == c:
+                        extra = boarding(P, T, code, frm, to)  # onto an own piece: only where a variant lets it
+                        if extra == 0 or mode == GEN_CAPTURES:
+                            continue
+                        tgt = 0
+                    elif not can_capture(P, T, code, to, tgt):
+                        continue
                 if n_chk == 1 and not _blocks_check(T, ksq, chk_sq, to):
                     continue
                 if pin_d >= 0 and T.line_dir[ksq, to] != pin_d:
                     continue
-                n = _emit(out, n, T, mode, c, code, frm, to, tgt, 0)
+                n = _emit(out, n, T, mode, c, code, frm, to, tgt, extra)
             # Slides.
             for j in range(9):
                 d = T.slide_list[code, j]
@@ -504,10 +510,16 @@ def _gen_board_moves(P, T, mode, out, n, c, ksq, n_chk, chk_sq, row):
                     if to < 0:
                         break
                     tgt = board[to]
-                    if tgt != 0 and ((tgt >> 5) == c or not can_capture(P, T, code, to, tgt)):
-                        break
+                    extra = 0
+                    if tgt != 0:
+                        if (tgt >> 5) == c:
+                            extra = boarding(P, T, code, frm, to)
+                            if extra == 0 or mode == GEN_CAPTURES:
+                                break
+                        elif not can_capture(P, T, code, to, tgt):
+                            break
                     if n_chk == 0 or _blocks_check(T, ksq, chk_sq, to):
-                        n = _emit(out, n, T, mode, c, code, frm, to, tgt, 0)
+                        n = _emit(out, n, T, mode, c, code, frm, to, 0 if extra else tgt, extra)
                     if tgt != 0:
                         break
             if T.special[code] != 0:
@@ -643,7 +655,7 @@ def _checks_on(P, T, c, row):
     return min(n, 2), P.scratch[row, SC_CHECKERS]
 
 
-@kernel
+@inner_kernel
 def _pawn_drop_mates(P, T, c, pawn, to, out):
     """Whether dropping a pawn of colour ``c`` on ``to`` (which checks the enemy king) leaves no reply.
 
@@ -660,7 +672,18 @@ def _pawn_drop_mates(P, T, c, pawn, to, out):
 @inner_kernel
 def generate(P, T, mode, out):
     """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many. Kernels pass ``mode`` as
-    a constant (one specialised generator per mode); Python calls :func:`generate_by_mode`."""
+    a constant (one specialised generator per mode); Python calls :func:`generate_by_mode`. A variant with moves of
+    its own generates them all itself (:func:`.hooks.variant_generate`), with :func:`generate_standard` and
+    :func:`gen_drops` for the standard ones."""
+    n = variant_generate(P, T, mode, out)
+    if n >= 0:
+        return n
+    return generate_standard(P, T, mode, out)
+
+
+@inner_kernel
+def generate_standard(P, T, mode, out):
+    """:func:`generate` by the standard rules (the variant's hooks inside them included)."""
     c = P.st[ST_STM]
     if T.params[P_LAST_ROYAL] != 0:
         return _generate_last_royal(P, T, mode, out, c)
@@ -669,6 +692,13 @@ def generate(P, T, mode, out):
     n = _gen_board_moves(P, T, mode, out, 0, c, ksq, n_chk, chk_sq, 0)
     if n_chk >= 2 or mode == GEN_CAPTURES or T.params[P_DROPS] == 0:
         return n
+    return gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq)
+
+
+@inner_kernel
+def gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
+    """Append colour ``c``'s legal drops to ``out[n:]`` (``ksq``, ``n_chk``, ``chk_sq``: its king and the checks on
+    it, at most one); return the new length."""
     n = extra_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq)
     has_hand = False
     for h in range(T.hand_types.shape[0]):
@@ -709,7 +739,7 @@ def generate(P, T, mode, out):
             while m:
                 to = w * stride + np.int64(trailing_zeros(m))
                 m &= m - np.uint64(1)
-                if to == mate_sq and _pawn_drop_mates(P, T, c, pt, to, out[n:]):
+                if to == mate_sq and pawn_drop_mates(P, T, c, pt, to, out[n:]):
                     continue
                 out[n] = to | (pt << 8) | DROP
                 n += 1

@@ -66,8 +66,14 @@ ST_RIGHTS = 8  # st[ST_RIGHTS + N_RIGHTS * colour + right]
 ST_MOVENO = 16  # number of the next ply (kifu numbering, from 1): where the magic schedule stands
 ST_PENDING = 17  # the node after the last ply: PENDING_* below
 ST_TABLE = 18  # st[ST_TABLE + colour]: that side's magic table (fairy and reserved result), -1 before the game
+ST_RIDERS = 20  # st[ST_RIDERS + colour]: that side's riders on the board
 FX_ST_SIZE = 24
 PENDING_NONE, PENDING_ROLL, PENDING_INVINCIBLE, PENDING_CARRIER = range(4)
+#: special actions of a move (bits 27-30 of the shared encoding, engine.kernels.movegen)
+SP_SHIFT = 27
+SP_BOARD = 1 << SP_SHIFT  # the mover boards the own empty carrier on ``to``
+SP_RIDER = 2 << SP_SHIFT  # the mover is the rider on ``from`` (it moves off, captures, or boards another carrier)
+SP_MASK = 15 << SP_SHIFT
 _PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
                      ("target", "c"): PENDING_CARRIER}
 
@@ -81,6 +87,7 @@ FxPosState = namedtuple("FxPosState", PosState._fields + (
     "marks",        # int8[n_sq]: MARK_* bits of the lower piece
     "riders",       # int8[n_sq]: code of the rider on a carrier, 0 = none
     "rider_marks",  # int8[n_sq]: MARK_INVINCIBLE of the rider
+    "xundo",        # int64[capacity]: per ply, what fantasista's own make/unmake needs back (movers.fx_do_move)
 ))
 
 
@@ -128,7 +135,7 @@ def new_pos(capacity: int = 256) -> FxPosState:
                       keys=np.zeros(capacity, np.uint64), moves=np.zeros(capacity, np.int32),
                       undo=np.zeros(capacity, np.int32), scratch=np.zeros((SCRATCH_LEVELS, 64), np.int64),
                       marks=np.zeros(n_sq, np.int8), riders=np.zeros(n_sq, np.int8),
-                      rider_marks=np.zeros(n_sq, np.int8))
+                      rider_marks=np.zeros(n_sq, np.int8), xundo=np.zeros(capacity, np.int64))
 
 
 def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
@@ -151,6 +158,7 @@ def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = 
         if bd.r[sq]:
             P.riders[sq] = _kind(bd.r[sq], bd.rm[sq]) + (bd.r[sq] & 32)
             P.rider_marks[sq] = bd.rm[sq] & MARK_INVINCIBLE
+            P.st[ST_RIDERS + (code >> 5)] += 1
         if code & 31 == PC.K:
             P.st[ST_KSQ + (code >> 5)] = sq
             P.st[ST_ROYALS + (code >> 5)] += 1
