@@ -10,6 +10,8 @@ perft counts):
   toward turns that use magic (:func:`magic_biased_walk`, which ``tests/test_fantasista_reference.py`` walks too):
   the extended SFEN, the phase, every
   legal action as the game layer spells it (sorted), and the hand-set evaluation for the side to move;
+- ``features``: more decision nodes of another seed's walk, taken until every kind of multi-part or special turn
+  (:func:`turn_features`) occurs in at least :data:`FEATURE_COUNT` of them (the first walk has few of some);
 - ``perft``: turn counts (rolls not played) at depths 1-3 from the start and ``bench.fantasista``'s mid-game
   positions, 1-2 from its shogi twins (their depth 3 is millions of turns).
 
@@ -27,6 +29,12 @@ FIXTURE = Path(__file__).resolve().parent / "data" / "fantasista-fixture.json.gz
 SEED = 7
 N_POSITIONS = 400
 PERFT_DEPTH = 3  # the shogi twins: one less
+FEATURES_SEED = 8
+FEATURE_COUNT = 12
+FEATURE_MAX_ACTIONS = 1500  # a node with more (big silver waves) is not taken: the file stays small
+#: the kinds of turn :func:`turn_features` names, which ``features`` holds each at least FEATURE_COUNT times
+FEATURES = ("breath", "sword drop", "sword in place", "spear", "gale", "awakening", "follow-up", "rider", "emblem",
+            "curtain", "wave")
 
 
 def magic_biased_walk(seed: int) -> Iterator[tuple[object, list[str] | None]]:
@@ -51,11 +59,49 @@ def magic_biased_walk(seed: int) -> Iterator[tuple[object, list[str] | None]]:
             g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))
 
 
+def turn_features(state, actions: list[str]) -> set[str]:
+    """The kinds of special or multi-part turn among ``actions`` (names of :data:`FEATURES`), read from their
+    spelling (docs/fantasista.md, "Notation") and the piece each starts with."""
+    from engine.variants.fantasista import pieces as PC
+
+    two_legs = {PC.Y: "spear", PC.H: "gale", PC.R: "awakening"}
+    found = set()
+    for a in actions:
+        rider = a.startswith("rider:")
+        a = a.removeprefix("rider:")
+        if a.startswith(("curtain:", "wave:")):
+            found.add(a.split(":")[0])
+        elif ":x" in a:
+            found.add({"D": "breath", "W": "sword drop"}[a[0]] if "*" in a else "sword in place")
+        elif ",rider:" in a:
+            found.add("follow-up")
+        elif rider:
+            found.add("rider")
+        elif "*" in a and a.endswith("+"):
+            found.add("emblem")
+        elif a.count(",") == 1:
+            frm = PC.parse_square(a[:2])
+            kind = two_legs.get(state.bd.b[frm] & 31)
+            if kind:
+                found.add(kind)
+    return found
+
+
+def _entry(g, acts, searcher) -> dict:
+    from engine.variants.fantasista.turngen import to_array
+
+    entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
+    if g.phase == "move" and g.pregame_side() is None:
+        searcher._set_fairies(g.fairy, g.reserved)
+        entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
+    return entry
+
+
 def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
     """The fixture as today's engine computes it."""
     from bench.fantasista import MIDGAMES, START, TWINS
     from engine.variants.fantasista.state import FantasistaState
-    from engine.variants.fantasista.turngen import perft, to_array
+    from engine.variants.fantasista.turngen import perft
     from search.fantasista import FantasistaSearcher
 
     searcher = FantasistaSearcher(chance_aware=False)
@@ -63,20 +109,27 @@ def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
     for g, acts in magic_biased_walk(seed):
         if len(positions) >= n_positions:
             break
-        if acts is None:
+        if acts is not None:
+            positions.append(_entry(g, acts, searcher))
+    features = []
+    seen = dict.fromkeys(FEATURES, 0)
+    for g, acts in magic_biased_walk(FEATURES_SEED):
+        if min(seen.values()) >= FEATURE_COUNT:
+            break
+        if acts is None or len(acts) > FEATURE_MAX_ACTIONS:
             continue
-        entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
-        if g.phase == "move" and g.pregame_side() is None:
-            searcher._set_fairies(g.fairy, g.reserved)
-            entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
-        positions.append(entry)
+        kinds = turn_features(g, acts)
+        if any(seen.get(k, FEATURE_COUNT) < FEATURE_COUNT for k in kinds):
+            features.append(_entry(g, acts, searcher))
+            for k in kinds:
+                seen[k] += 1
     counts = {}
     perft_positions = ([("start", START + " f=hy", PERFT_DEPTH)] + [(n, s, PERFT_DEPTH) for n, s, _ in MIDGAMES]
                        + [(n, s + " f=hy", PERFT_DEPTH - 1) for n, s, _ in TWINS])
     for name, sfen, depth in perft_positions:
         bd = FantasistaState.from_sfen(sfen).bd
         counts[name] = {"sfen": sfen, "counts": [perft(bd, d) for d in range(1, depth + 1)]}
-    return {"seed": seed, "positions": positions, "perft": counts}
+    return {"seed": seed, "positions": positions, "features": features, "perft": counts}
 
 
 def load() -> dict:

@@ -11,9 +11,9 @@ from numba.extending import overload
 
 from ...kernels import hooks
 from . import pieces as PC
-from .movers import (can_board, capture_allowed, emblem_drops, fx_do_move, fx_pawn_drop_mates, fx_undo_move, generate_tested,
+from .movers import (can_board, capture_allowed, emblem_drops, fx_do_move, fx_generate, fx_pawn_drop_mates, fx_undo_move,
                      rider_attacks, rider_pawns)
-from .variant import PT, SP_BOARD, ST_RIDERS, FxTables
+from .variant import PT, SP_BOARD, FxTables
 
 PAWN = PC.P
 
@@ -67,11 +67,7 @@ def _pawn_drop_mates(P, T, c, pt, to, out):
 @overload(hooks.variant_generate)
 def _variant_generate(P, T, mode, out):
     if _fx(T):
-        def impl(P, T, mode, out):
-            if P.st[ST_RIDERS] + P.st[ST_RIDERS + 1] != 0:
-                return generate_tested(P, T, mode, out)
-            return -1
-        return impl
+        return lambda P, T, mode, out: fx_generate(P, T, mode, out)
 
 
 @overload(hooks.variant_do_move)

@@ -12,18 +12,21 @@ import numpy as np
 from ...kernels import inner_kernel
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, PROMOTE, ST_KSQ, ST_PLY, ST_STM, _clear_piece, _emit,
-                                _gen_board_moves, _set_piece, _take, _untake, gen_drops, is_attacked)
+from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_STM, _clear_piece,
+                                _emit, _gen_board_moves, _set_piece, _take, _untake, gen_drops, generate_standard,
+                                is_attacked)
 from ...variant import P_WORD_STRIDE
 from . import pieces as PC
 from .variant import (MARK_CARRIER, MARK_INVINCIBLE, N_RIGHTS, PT, RIGHT_EMBLEM, SP_MASK, SP_RIDER, ST_RIDERS,
                       ST_RIGHTS)
 
-PAWN = PC.P
+PAWN, FIRE_DRAGON, SPEAR_PAWN, SWORD_SILVER = PC.P, PC.D, PC.Y, PC.W
 
-# xundo record of a board move: what stood on ``to`` (a stack: code, marks, rider, rider marks), the mover's code
-X_TARGET_SHIFT, X_MOVER_SHIFT = 0, 32
-X_BOARDED = np.int64(1) << 40  # the mover boarded a carrier on ``to``
+# The xundo record of a move: the stacks captured on ``to`` and on the middle square (18 bits each: code | marks << 6 |
+# rider << 9 | rider marks << 15), the mover's code, whether it boarded a carrier on ``to``.
+X_TO_SHIFT, X_MID_SHIFT, X_MOVER_SHIFT = 0, 18, 36
+X_STACK_MASK = (1 << 18) - 1
+X_BOARDED = np.int64(1) << 42
 
 
 @inner_kernel
@@ -65,23 +68,22 @@ def _capture_stack(P, T, c, sq, key):
         P.riders[sq] = 0
         P.rider_marks[sq] = 0
         P.st[ST_RIDERS + 1 - c] -= 1
-    rec = np.int64(tgt) | (np.int64(marks) << 8) | (np.int64(rider) << 16) | (np.int64(rider_marks) << 24)
+    rec = np.int64(tgt) | (np.int64(marks) << 6) | (np.int64(rider) << 9) | (np.int64(rider_marks) << 15)
     return key, rec
 
 
 @inner_kernel
 def _restore_stack(P, T, c, sq, rec):
     """Inverse of :func:`_capture_stack` (``rec`` = its bits)."""
-    tgt = rec & 0xFF
-    _untake(P, T, c, tgt, sq)
-    P.marks[sq] = (rec >> 8) & 0xFF
-    rider = (rec >> 16) & 0xFF
+    _untake(P, T, c, rec & 63, sq)
+    P.marks[sq] = (rec >> 6) & 7
+    rider = (rec >> 9) & 63
     if rider != 0:
         hp = T.hand_type[rider]
         if hp != 0:
             P.hands[c, hp] -= 1
         P.riders[sq] = rider
-        P.rider_marks[sq] = (rec >> 24) & 0xFF
+        P.rider_marks[sq] = (rec >> 15) & 7
         P.st[ST_RIDERS + 1 - c] += 1
 
 
@@ -106,6 +108,9 @@ def fx_do_move(P, T, mv):
             code = T.promote_code[code]
         _set_piece(P, T, code, to)
         key ^= T.zob_board[code, to]
+        if mv & HAS_MID:  # breath or the sword silver's drop: a capture without moving
+            key, mid_rec = _capture_stack(P, T, c, (mv >> 18) & 0xFF, key)
+            rec |= mid_rec << X_MID_SHIFT
     else:
         rider = 0
         rider_marks = 0
@@ -129,6 +134,9 @@ def fx_do_move(P, T, mv):
                 P.riders[frm] = 0
                 P.rider_marks[frm] = 0
         rec |= np.int64(code) << X_MOVER_SHIFT
+        if mv & HAS_MID:  # the spear pawn's first capture, or the sword silver's capture in place (to == frm)
+            key, mid_rec = _capture_stack(P, T, c, (mv >> 18) & 0xFF, key)
+            rec |= mid_rec << X_MID_SHIFT
         placed = T.promote_code[code] if mv & PROMOTE else code
         tgt = P.board[to]
         if tgt != 0 and (tgt >> 5) == c:  # boarding an own empty carrier
@@ -139,8 +147,8 @@ def fx_do_move(P, T, mv):
             rec |= X_BOARDED
         else:
             if tgt != 0:
-                key, target_rec = _capture_stack(P, T, c, to, key)
-                rec |= target_rec
+                key, to_rec = _capture_stack(P, T, c, to, key)
+                rec |= to_rec << X_TO_SHIFT
             _set_piece(P, T, placed, to)
             P.marks[to] = marks
             key ^= T.zob_board[placed, to] ^ mark_key(T, marks, to)
@@ -170,8 +178,10 @@ def fx_undo_move(P, T):
     if mv & DROP:
         _clear_piece(P, T, P.board[to], to)
         P.hands[c, frm] += 1
+        if mv & HAS_MID:
+            _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
     else:
-        mover = (rec >> X_MOVER_SHIFT) & 0xFF
+        mover = (rec >> X_MOVER_SHIFT) & 63
         rider = 0
         rider_marks = 0
         if rec & X_BOARDED:
@@ -187,8 +197,8 @@ def fx_undo_move(P, T):
             P.marks[to] = 0
             P.riders[to] = 0
             P.rider_marks[to] = 0
-            if rec & 0xFF:
-                _restore_stack(P, T, c, to, rec)
+            if (rec >> X_TO_SHIFT) & 63:
+                _restore_stack(P, T, c, to, (rec >> X_TO_SHIFT) & X_STACK_MASK)
         if (mv & SP_MASK) == SP_RIDER:
             P.riders[frm] = mover
             P.rider_marks[frm] = marks & MARK_INVINCIBLE
@@ -200,6 +210,8 @@ def fx_undo_move(P, T):
             P.rider_marks[frm] = rider_marks
             if T.royal[mover]:
                 st[ST_KSQ + c] = frm
+        if mv & HAS_MID:
+            _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
     st[ST_STM] = c
     st[ST_PLY] = ply
 
@@ -356,16 +368,99 @@ def king_safe_after(P, T, c):
 
 
 @inner_kernel
-def generate_tested(P, T, mode, out):
-    """Legal moves of the side to move where riders stand: every candidate is tried on the board (a stack's two
-    pieces attack, check and pin from one square, which the shared masks do not describe)."""
-    c = P.st[ST_STM]
-    n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
-    n = _gen_rider_moves(P, T, mode, out, n, c)
-    if mode != GEN_CAPTURES:
-        n = gen_drops(P, T, mode, out, n, c, -1, 0, -1)
-    kept = 0
-    for i in range(n):
+def _captures_in_place(P, T, out, n, c, code, sq, base):
+    """Append ``base | target << 18 | HAS_MID`` for each enemy piece that ``code`` standing on ``sq`` attacks and may
+    capture (breath, the sword silver: a capture without moving; never a king)."""
+    board = P.board
+    for j in range(T.leap_list.shape[1]):
+        k = T.leap_list[code, j]
+        if k < 0:
+            break
+        t = T.leap_dest[sq, k]
+        if t >= 0:
+            tgt = board[t]
+            if tgt != 0 and (tgt >> 5) != c and capture_allowed(P, T, code, t, tgt):
+                out[n] = base | (t << 18) | HAS_MID
+                n += 1
+    for j in range(9):
+        d = T.slide_list[code, j]
+        if d < 0:
+            break
+        reach = T.slide_range[code, d]
+        for i in range(T.rays.shape[2]):
+            t = T.rays[sq, d, i]
+            if i >= reach or t < 0:
+                break
+            tgt = board[t]
+            if tgt != 0:
+                if (tgt >> 5) != c and capture_allowed(P, T, code, t, tgt):
+                    out[n] = base | (t << 18) | HAS_MID
+                    n += 1
+                break
+    return n
+
+
+@inner_kernel
+def _spear_captures(P, T, mode, out, n, c, code, frm, extra):
+    """Append the spear pawn ``code``'s double captures from ``frm``: its capture straight ahead, then one more step
+    onto the next square's capturable enemy (``extra``: SP_RIDER for a riding spear pawn)."""
+    board = P.board
+    d = T.slide_list[code, 0]  # its one direction, straight ahead
+    for i in range(T.rays.shape[2]):
+        via = T.rays[frm, d, i]
+        if via < 0:
+            return n
+        tgt = board[via]
+        if tgt != 0:
+            if (tgt >> 5) == c or not capture_allowed(P, T, code, via, tgt):
+                return n
+            to = T.rays[via, d, 0]
+            if to >= 0:
+                t2 = board[to]
+                if t2 != 0 and (t2 >> 5) != c and capture_allowed(P, T, code, to, t2):
+                    n = _emit(out, n, T, mode, c, code, frm, to, t2, extra | (via << 18) | HAS_MID)
+            return n
+    return n
+
+
+@inner_kernel
+def _gen_capture_specials(P, T, mode, out, n, c):
+    """Append colour ``c``'s special captures, pseudo-legal: breath and the sword silver's drop-and-capture, the
+    sword silver's capture in place, the spear pawn's double capture (its riders' too)."""
+    for kind in (FIRE_DRAGON, SWORD_SILVER):
+        if P.hands[c, kind] == 0:
+            continue
+        code = kind + (c << 5)
+        stride = T.params[P_WORD_STRIDE]
+        for w in range(P.bb.shape[1]):
+            empty = T.board_bb[w] & ~(P.bb[64, w] | P.bb[65, w]) & T.drop_bb[c, kind, w]
+            while empty:
+                to = w * stride + np.int64(trailing_zeros(empty))
+                empty &= empty - np.uint64(1)
+                n = _captures_in_place(P, T, out, n, c, code, to, to | (kind << 8) | DROP)
+    stride = T.params[P_WORD_STRIDE]
+    for w in range(P.bb.shape[1]):
+        pieces = P.bb[64 + c, w]
+        while pieces:
+            frm = w * stride + np.int64(trailing_zeros(pieces))
+            pieces &= pieces - np.uint64(1)
+            code = P.board[frm]
+            kind = code & 31
+            if kind == SWORD_SILVER:
+                n = _captures_in_place(P, T, out, n, c, code, frm, frm | (frm << 8))
+            elif kind == SPEAR_PAWN:
+                n = _spear_captures(P, T, mode, out, n, c, code, frm, 0)
+            if (P.riders[frm] & 31) == SPEAR_PAWN:
+                n = _spear_captures(P, T, mode, out, n, c, P.riders[frm], frm, SP_RIDER)
+    return n
+
+
+@inner_kernel
+def _keep_legal(P, T, out, start, n, c):
+    """Keep the moves of ``out[start:n]`` that leave colour ``c``'s king unattacked (tried on the board); return the
+    new length."""
+    kept = start
+    for i in range(start, n):
         mv = out[i]
         fx_do_move(P, T, mv)
         ok = king_safe_after(P, T, c)
@@ -377,13 +472,36 @@ def generate_tested(P, T, mode, out):
 
 
 @inner_kernel
+def fx_generate(P, T, mode, out):
+    """Legal moves of the side to move: :func:`engine.kernels.movegen.generate` for :class:`.variant.FxTables`.
+
+    Without riders the shared generator makes the ordinary moves and drops; where riders stand every candidate is
+    tried on the board (a stack's two pieces attack, check and pin from one square, which the shared masks do not
+    describe). The special captures are tried on the board too (a capture without moving can open a line)."""
+    c = P.st[ST_STM]
+    if P.st[ST_RIDERS] + P.st[ST_RIDERS + 1] == 0:
+        start = generate_standard(P, T, mode, out)
+        n = start
+    else:
+        start = 0
+        n = _gen_board_moves(P, T, mode, out, 0, c, -1, 0, -1, 0)
+        n = _gen_rider_moves(P, T, mode, out, n, c)
+        if mode != GEN_CAPTURES:
+            n = gen_drops(P, T, mode, out, n, c, -1, 0, -1)
+    n = _gen_capture_specials(P, T, mode, out, n, c)
+    return _keep_legal(P, T, out, start, n, c)
+
+
+@inner_kernel
 def fx_pawn_drop_mates(P, T, c, pt, to, out):
     """Uchifuzume for fantasista: whether the enemy has no legal reply after colour ``c`` drops a pawn of kind
-    ``pt`` on ``to`` (a drop never answers a pawn's adjacent check, so the replies are board and rider moves)."""
+    ``pt`` on ``to`` (a plain drop never answers a pawn's adjacent check: the replies are board and rider moves and the
+    special captures)."""
     fx_do_move(P, T, to | (pt << 8) | DROP)
     e = 1 - c
     n = _gen_board_moves(P, T, GEN_ALL, out, 0, e, -1, 0, -1, 1)
     n = _gen_rider_moves(P, T, GEN_ALL, out, n, e)
+    n = _gen_capture_specials(P, T, GEN_ALL, out, n, e)
     mated = True
     for i in range(n):
         fx_do_move(P, T, out[i])
