@@ -7,16 +7,20 @@ generator makes so far.
 """
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
-from engine.kernels.movegen import GEN_ALL, do_move, generate_by_mode, undo_move
+from engine.kernels.movegen import ST_PLY, do_move, undo_move
 from engine.variants.fantasista import pieces as PC
+from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import FANTASISTA, fx_tables, position_key, to_board, to_pos
+from engine.variants.fantasista.variant import ST_TRUNCATED, FANTASISTA, fx_tables, position_key, to_board, to_pos
 from tests.fantasista_fixture import load
 
-MOVE_BUFFER = 4096
+MOVE_BUFFER = 1 << 16
+FEW_TURNS = 400  # a node with more turns has a sample of them played through the game layer
 
 
 @pytest.fixture(scope="module")
@@ -29,21 +33,6 @@ def decision_nodes() -> list[tuple[FantasistaState, list[str]]]:
         if g.phase == "move" and g.pregame_side() is None:
             out.append((g, node["actions"]))
     return out
-
-
-def _one_move(action: str, g: FantasistaState) -> bool:
-    """A turn the shared generator makes as one move: a move (a rider's too) or a drop (emblem tokin drops
-    included), a capture without moving (breath, the sword silver) or the spear pawn's double capture."""
-    rider = action.startswith("rider:")
-    action = action.removeprefix("rider:")
-    if action.startswith(("curtain:", "wave:")):
-        return False
-    legs = action.split(",")
-    if len(legs) == 1:
-        return True
-    frm = PC.parse_square(legs[0][:2])
-    mover = g.bd.r[frm] if rider else g.bd.b[frm]
-    return len(legs) == 2 and mover & 31 == PC.Y and not legs[1].startswith("rider:")
 
 
 def _has_carrier(g: FantasistaState) -> bool:
@@ -94,28 +83,63 @@ def test_key_tells_marks_riders_and_rights_apart(decision_nodes):
         assert to_pos(bd).keys[0] == position_key(to_pos(bd), T)
 
 
-def test_one_move_turns_are_the_fixtures(decision_nodes):
-    # every move of the shared generator leads where one of the fixture's single-part turns leads, and back; the
-    # key kept move by move is the key computed from scratch
+def test_turns_are_the_fixtures(decision_nodes):
+    # as many moves as the fixture has turns, each to a different place (keys kept move by move), and back; where
+    # the turns are few enough to play them all through the game layer, the same places
     T = fx_tables()
     out = np.zeros(MOVE_BUFFER, np.int32)
-    compared = 0
+    rng = random.Random(50)
     for g, actions in decision_nodes:
         P = to_pos(g.bd, g.move_number)
-        before = g.bd.key()
+        board = P.board.copy()
+        n = legal_moves(P, T, out)
+        assert not P.st[ST_TRUNCATED]
+        assert n == len(actions), g.sfen()
+        keys = set()
+        for mv in out[:n]:
+            do_move(P, T, mv)
+            keys.add(int(P.keys[1]))
+            undo_move(P, T)
+        assert len(keys) == n and (P.board == board).all() and P.st[ST_PLY] == 0, g.sfen()
+        few = len(actions) <= FEW_TURNS
         shared = {}
-        for mv in out[:generate_by_mode(P, T, GEN_ALL, out)]:
+        for mv in (out[:n] if few else rng.sample(list(out[:n]), FEW_TURNS)):
             do_move(P, T, mv)
             assert P.keys[1] == position_key(P, T), (g.sfen(), hex(mv))
             shared[to_board(P).key()] = int(mv)
             undo_move(P, T)
-            assert to_board(P).key() == before
         expected = {}
-        for a in (a for a in actions if _one_move(a, g)):
+        for a in (actions if few else []):
             h = g.copy()
             h.apply(a)
             expected[h.bd.key()] = a
-        assert set(shared) == set(expected), (g.sfen(), sorted(expected[k] for k in set(expected) - set(shared)),
-                                              sorted(hex(shared[k]) for k in set(shared) - set(expected)))
-        compared += 1
-    assert compared == len(decision_nodes)
+        if few:
+            assert set(shared) == set(expected), (
+                g.sfen(), sorted(expected[k] for k in set(expected) - set(shared)),
+                sorted(hex(shared[k]) for k in set(shared) - set(expected)))
+        else:  # a big silver wave: the game layer finds each sampled outcome among its turns
+            _, _, by_key = g.turns()
+            assert all(by_key.get(k) is not None for k in shared), g.sfen()
+
+
+def _perft(P, T, depth: int, buffers: list[np.ndarray]) -> int:
+    """Turns ``depth`` plies deep (rolls not played), counted at the last ply."""
+    out = buffers[depth]
+    n = legal_moves(P, T, out)
+    if depth == 1:
+        return n
+    total = 0
+    for mv in out[:n].copy():
+        do_move(P, T, mv)
+        total += _perft(P, T, depth - 1, buffers)
+        undo_move(P, T)
+    return total
+
+
+def test_perft_is_the_fixtures():
+    T = fx_tables()
+    for name, entry in load()["perft"].items():
+        g = FantasistaState.from_sfen(entry["sfen"])
+        P = to_pos(g.bd, g.move_number)
+        buffers = [np.zeros(MOVE_BUFFER, np.int32) for _ in range(len(entry["counts"]) + 1)]
+        assert [_perft(P, T, d, buffers) for d in range(1, len(entry["counts"]) + 1)] == entry["counts"], name

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels import inner_kernel
+from ...kernels import inner_kernel, kernel
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_STM, _clear_piece,
@@ -17,10 +17,13 @@ from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, S
                                 is_attacked)
 from ...variant import P_WORD_STRIDE
 from . import pieces as PC
-from .variant import (MARK_CARRIER, MARK_INVINCIBLE, N_RIGHTS, PT, RIGHT_EMBLEM, SP_MASK, SP_RIDER, ST_RIDERS,
-                      ST_RIGHTS)
+from .variant import (MARK_CARRIER, MARK_INVINCIBLE, N_RIGHTS, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM,
+                      RIGHT_WAVE, RT, SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TURN, ST, ST_GENERATION, ST_RIDERS,
+                      ST_RIGHTS, ST_SEEN, ST_TRUNCATED, TURN_INDEX_MASK)
 
-PAWN, FIRE_DRAGON, SPEAR_PAWN, SWORD_SILVER = PC.P, PC.D, PC.Y, PC.W
+ROOK_TOKEN, SILVER_TOKEN = RT, ST
+
+PAWN, SILVER, ROOK, FIRE_DRAGON, SPEAR_PAWN, GALE_HORSE, SWORD_SILVER = PC.P, PC.S, PC.R, PC.D, PC.Y, PC.H, PC.W
 
 # The xundo record of a move: the stacks captured on ``to`` and on the middle square (18 bits each: code | marks << 6 |
 # rider << 9 | rider marks << 15), the mover's code, whether it boarded a carrier on ``to``.
@@ -88,17 +91,20 @@ def _restore_stack(P, T, c, sq, rec):
 
 
 @inner_kernel
-def fx_do_move(P, T, mv):
-    """Play ``mv`` (assumed legal) on a fantasista position: :func:`engine.kernels.movegen.do_move` for
-    :class:`.variant.FxTables`. A board move carries the piece's marks and rider along and captures a stack whole;
-    a move onto an own empty carrier boards it; ``SP_RIDER`` moves the rider; a drop with PROMOTE is the emblem's."""
+def fx_apply(P, T, c, mv, key):
+    """Play one part ``mv`` of colour ``c``'s turn on the board (the side to move, the ply and the history stay):
+    a board move carries the piece's marks and rider along and captures a stack whole; a move onto an own empty
+    carrier boards it; ``SP_RIDER`` moves the rider; a drop with PROMOTE is the emblem's; a drop with HAS_MID
+    captures without moving (breath, sword silver); ``SP_PLACE`` puts a silver token from outside the game (the
+    curtain). Return (the key updated, the record :func:`fx_unapply` needs)."""
     st = P.st
-    c = st[ST_STM]
-    ply = st[ST_PLY]
-    key = P.keys[ply]
     to = mv & 0xFF
     frm = (mv >> 8) & 0xFF
     rec = np.int64(0)
+    if (mv & SP_MASK) == SP_PLACE:
+        code = frm + (c << 5)
+        _set_piece(P, T, code, to)
+        return key ^ T.zob_board[code, to], rec
     if mv & DROP:
         code = frm + (c << 5)
         n = P.hands[c, frm]
@@ -111,55 +117,137 @@ def fx_do_move(P, T, mv):
         if mv & HAS_MID:  # breath or the sword silver's drop: a capture without moving
             key, mid_rec = _capture_stack(P, T, c, (mv >> 18) & 0xFF, key)
             rec |= mid_rec << X_MID_SHIFT
+        return key, rec
+    rider = 0
+    rider_marks = 0
+    if (mv & SP_MASK) == SP_RIDER:
+        code = P.riders[frm]
+        marks = P.rider_marks[frm]
+        key ^= rider_key(T, code, marks, frm)
+        P.riders[frm] = 0
+        P.rider_marks[frm] = 0
+        st[ST_RIDERS + c] -= 1
     else:
-        rider = 0
-        rider_marks = 0
-        if (mv & SP_MASK) == SP_RIDER:
-            code = P.riders[frm]
-            marks = P.rider_marks[frm]
-            key ^= rider_key(T, code, marks, frm)
+        code = P.board[frm]
+        marks = P.marks[frm]
+        rider = P.riders[frm]
+        rider_marks = P.rider_marks[frm]
+        _clear_piece(P, T, code, frm)
+        key ^= T.zob_board[code, frm] ^ mark_key(T, marks, frm)
+        P.marks[frm] = 0
+        if rider != 0:
+            key ^= rider_key(T, rider, rider_marks, frm)
             P.riders[frm] = 0
             P.rider_marks[frm] = 0
-            st[ST_RIDERS + c] -= 1
-        else:
-            code = P.board[frm]
-            marks = P.marks[frm]
-            rider = P.riders[frm]
-            rider_marks = P.rider_marks[frm]
-            _clear_piece(P, T, code, frm)
-            key ^= T.zob_board[code, frm] ^ mark_key(T, marks, frm)
-            P.marks[frm] = 0
-            if rider != 0:
-                key ^= rider_key(T, rider, rider_marks, frm)
-                P.riders[frm] = 0
-                P.rider_marks[frm] = 0
-        rec |= np.int64(code) << X_MOVER_SHIFT
-        if mv & HAS_MID:  # the spear pawn's first capture, or the sword silver's capture in place (to == frm)
-            key, mid_rec = _capture_stack(P, T, c, (mv >> 18) & 0xFF, key)
-            rec |= mid_rec << X_MID_SHIFT
-        placed = T.promote_code[code] if mv & PROMOTE else code
-        tgt = P.board[to]
-        if tgt != 0 and (tgt >> 5) == c:  # boarding an own empty carrier
-            P.riders[to] = placed
-            P.rider_marks[to] = marks & MARK_INVINCIBLE
-            key ^= rider_key(T, placed, marks, to)
-            st[ST_RIDERS + c] += 1
-            rec |= X_BOARDED
-        else:
-            if tgt != 0:
-                key, to_rec = _capture_stack(P, T, c, to, key)
-                rec |= to_rec << X_TO_SHIFT
-            _set_piece(P, T, placed, to)
-            P.marks[to] = marks
-            key ^= T.zob_board[placed, to] ^ mark_key(T, marks, to)
-            if rider != 0:
-                P.riders[to] = rider
-                P.rider_marks[to] = rider_marks
-                key ^= rider_key(T, rider, rider_marks, to)
-            if T.royal[placed]:
-                st[ST_KSQ + c] = to
+    rec |= np.int64(code) << X_MOVER_SHIFT
+    if mv & HAS_MID:  # the spear pawn's first capture, or the sword silver's capture in place (to == frm)
+        key, mid_rec = _capture_stack(P, T, c, (mv >> 18) & 0xFF, key)
+        rec |= mid_rec << X_MID_SHIFT
+    placed = T.promote_code[code] if mv & PROMOTE else code
+    tgt = P.board[to]
+    if tgt != 0 and (tgt >> 5) == c:  # boarding an own empty carrier
+        P.riders[to] = placed
+        P.rider_marks[to] = marks & MARK_INVINCIBLE
+        key ^= rider_key(T, placed, marks, to)
+        st[ST_RIDERS + c] += 1
+        rec |= X_BOARDED
+    else:
+        if tgt != 0:
+            key, to_rec = _capture_stack(P, T, c, to, key)
+            rec |= to_rec << X_TO_SHIFT
+        _set_piece(P, T, placed, to)
+        P.marks[to] = marks
+        key ^= T.zob_board[placed, to] ^ mark_key(T, marks, to)
+        if rider != 0:
+            P.riders[to] = rider
+            P.rider_marks[to] = rider_marks
+            key ^= rider_key(T, rider, rider_marks, to)
+        if T.royal[placed]:
+            st[ST_KSQ + c] = to
+    return key, rec
+
+
+@inner_kernel
+def fx_unapply(P, T, c, mv, rec):
+    """Take back the part ``mv`` of colour ``c`` that :func:`fx_apply` played (``rec``: its record)."""
+    st = P.st
+    to = mv & 0xFF
+    frm = (mv >> 8) & 0xFF
+    if (mv & SP_MASK) == SP_PLACE:
+        _clear_piece(P, T, P.board[to], to)
+        return
+    if mv & DROP:
+        _clear_piece(P, T, P.board[to], to)
+        P.hands[c, frm] += 1
+        if mv & HAS_MID:
+            _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
+        return
+    mover = (rec >> X_MOVER_SHIFT) & 63
+    rider = 0
+    rider_marks = 0
+    if rec & X_BOARDED:
+        marks = P.rider_marks[to]
+        P.riders[to] = 0
+        P.rider_marks[to] = 0
+        st[ST_RIDERS + c] -= 1
+    else:
+        marks = P.marks[to]
+        rider = P.riders[to]
+        rider_marks = P.rider_marks[to]
+        _clear_piece(P, T, P.board[to], to)
+        P.marks[to] = 0
+        P.riders[to] = 0
+        P.rider_marks[to] = 0
+        if (rec >> X_TO_SHIFT) & 63:
+            _restore_stack(P, T, c, to, (rec >> X_TO_SHIFT) & X_STACK_MASK)
+    if (mv & SP_MASK) == SP_RIDER:
+        P.riders[frm] = mover
+        P.rider_marks[frm] = marks & MARK_INVINCIBLE
+        st[ST_RIDERS + c] += 1
+    else:
+        _set_piece(P, T, mover, frm)
+        P.marks[frm] = marks
+        P.riders[frm] = rider
+        P.rider_marks[frm] = rider_marks
+        if T.royal[mover]:
+            st[ST_KSQ + c] = frm
+    if mv & HAS_MID:
+        _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
+
+
+@inner_kernel
+def spend_right(P, T, c, right, key):
+    """Colour ``c`` uses one of its ``right`` (an awakening, a curtain, a wave); return the key updated."""
+    i = ST_RIGHTS + N_RIGHTS * c + right
+    n = P.st[i]
+    P.st[i] = n - 1
+    return key ^ T.zob_right[c, right, n] ^ T.zob_right[c, right, n - 1]
+
+
+@inner_kernel
+def fx_do_move(P, T, mv):
+    """Play ``mv`` (assumed legal) on a fantasista position and push it on the history arrays:
+    :func:`engine.kernels.movegen.do_move` for :class:`.variant.FxTables`. A one-part move is a part of
+    :func:`fx_apply`; ``SP_TURN`` plays the multi-part turn of this ply's turn arena row it names."""
+    st = P.st
+    c = st[ST_STM]
+    ply = st[ST_PLY]
+    key = P.keys[ply]
+    if (mv & SP_MASK) == SP_TURN:
+        row = P.turn_base[ply] + (mv & TURN_INDEX_MASK)
+        head = P.turns[row, 0]
+        right = (head >> 8) - 1
+        if right >= 0:
+            key = spend_right(P, T, c, right, key)
+        for j in range(head & 0xFF):
+            key, rec = fx_apply(P, T, c, P.turns[row, 1 + j], key)
+            P.xundo[ply, j] = rec
+    else:
+        key, rec = fx_apply(P, T, c, mv, key)
+        P.xundo[ply, 0] = rec
     P.moves[ply] = mv
-    P.xundo[ply] = rec
+    P.turn_base[ply + 1] = P.turn_top[ply]
+    P.turn_top[ply + 1] = P.turn_top[ply]
     st[ST_STM] = 1 - c
     st[ST_PLY] = ply + 1
     P.keys[ply + 1] = key ^ T.zob_side[0]
@@ -172,46 +260,16 @@ def fx_undo_move(P, T):
     ply = st[ST_PLY] - 1
     c = 1 - st[ST_STM]
     mv = P.moves[ply]
-    rec = P.xundo[ply]
-    to = mv & 0xFF
-    frm = (mv >> 8) & 0xFF
-    if mv & DROP:
-        _clear_piece(P, T, P.board[to], to)
-        P.hands[c, frm] += 1
-        if mv & HAS_MID:
-            _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
+    if (mv & SP_MASK) == SP_TURN:
+        row = P.turn_base[ply] + (mv & TURN_INDEX_MASK)
+        head = P.turns[row, 0]
+        for j in range((head & 0xFF) - 1, -1, -1):
+            fx_unapply(P, T, c, P.turns[row, 1 + j], P.xundo[ply, j])
+        right = (head >> 8) - 1
+        if right >= 0:
+            P.st[ST_RIGHTS + N_RIGHTS * c + right] += 1
     else:
-        mover = (rec >> X_MOVER_SHIFT) & 63
-        rider = 0
-        rider_marks = 0
-        if rec & X_BOARDED:
-            marks = P.rider_marks[to]
-            P.riders[to] = 0
-            P.rider_marks[to] = 0
-            st[ST_RIDERS + c] -= 1
-        else:
-            marks = P.marks[to]
-            rider = P.riders[to]
-            rider_marks = P.rider_marks[to]
-            _clear_piece(P, T, P.board[to], to)
-            P.marks[to] = 0
-            P.riders[to] = 0
-            P.rider_marks[to] = 0
-            if (rec >> X_TO_SHIFT) & 63:
-                _restore_stack(P, T, c, to, (rec >> X_TO_SHIFT) & X_STACK_MASK)
-        if (mv & SP_MASK) == SP_RIDER:
-            P.riders[frm] = mover
-            P.rider_marks[frm] = marks & MARK_INVINCIBLE
-            st[ST_RIDERS + c] += 1
-        else:
-            _set_piece(P, T, mover, frm)
-            P.marks[frm] = marks
-            P.riders[frm] = rider
-            P.rider_marks[frm] = rider_marks
-            if T.royal[mover]:
-                st[ST_KSQ + c] = frm
-        if mv & HAS_MID:
-            _restore_stack(P, T, c, (mv >> 18) & 0xFF, (rec >> X_MID_SHIFT) & X_STACK_MASK)
+        fx_unapply(P, T, c, mv, P.xundo[ply, 0])
     st[ST_STM] = c
     st[ST_PLY] = ply
 
@@ -477,8 +535,11 @@ def fx_generate(P, T, mode, out):
 
     Without riders the shared generator makes the ordinary moves and drops; where riders stand every candidate is
     tried on the board (a stack's two pieces attack, check and pin from one square, which the shared masks do not
-    describe). The special captures are tried on the board too (a capture without moving can open a line)."""
+    describe). The special captures are tried on the board too (a capture without moving can open a line). The
+    multi-part turns come last (not in GEN_CAPTURES): :func:`gen_turns`."""
     c = P.st[ST_STM]
+    ply = P.st[ST_PLY]
+    P.turn_top[ply] = P.turn_base[ply]
     if P.st[ST_RIDERS] + P.st[ST_RIDERS + 1] == 0:
         start = generate_standard(P, T, mode, out)
         n = start
@@ -489,14 +550,17 @@ def fx_generate(P, T, mode, out):
         if mode != GEN_CAPTURES:
             n = gen_drops(P, T, mode, out, n, c, -1, 0, -1)
     n = _gen_capture_specials(P, T, mode, out, n, c)
-    return _keep_legal(P, T, out, start, n, c)
+    n = _keep_legal(P, T, out, start, n, c)
+    if mode != GEN_CAPTURES:
+        n = gen_turns(P, T, out, n, c, out.shape[0], P.turn_work[0])
+    return n
 
 
 @inner_kernel
 def fx_pawn_drop_mates(P, T, c, pt, to, out):
     """Uchifuzume for fantasista: whether the enemy has no legal reply after colour ``c`` drops a pawn of kind
-    ``pt`` on ``to`` (a plain drop never answers a pawn's adjacent check: the replies are board and rider moves and the
-    special captures)."""
+    ``pt`` on ``to`` (a plain drop never answers a pawn's adjacent check: the replies are board and rider moves, the
+    special captures and the multi-part turns)."""
     fx_do_move(P, T, to | (pt << 8) | DROP)
     e = 1 - c
     n = _gen_board_moves(P, T, GEN_ALL, out, 0, e, -1, 0, -1, 1)
@@ -510,5 +574,292 @@ def fx_pawn_drop_mates(P, T, c, pt, to, out):
         if ok:
             mated = False
             break
+    if mated:  # a right may answer (the curtain's silver takes the pawn, the awakened rook reaches it)
+        ply = P.st[ST_PLY]
+        P.turn_top[ply] = P.turn_base[ply]
+        mated = gen_turns(P, T, out, 0, e, 1, P.turn_work[1]) == 0
     fx_undo_move(P, T)
     return mated
+
+
+# ------------------------------------------------------------------ multi-part turns
+# Columns of a turn_work row: the turn's parts, the wave's silvers, candidate first and second parts, wave parts by
+# depth (WAVE_LEGS per depth).
+W_PARTS, W_SILVERS, W_FIRST, W_SECOND, W_WAVE = 0, 16, 32, 96, 160
+WAVE_LEGS = 16
+WAVE_SALT = np.uint64(0x9E3779B97F4A7C15)
+
+
+@inner_kernel
+def _seen_add(P, key):
+    """Add ``key`` to this generation's set; return whether it was new. A set 3/4 full takes no more (the
+    generation is marked truncated)."""
+    tag = P.st[ST_GENERATION]
+    mask = P.seen_keys.shape[0] - 1
+    if 4 * P.st[ST_SEEN] >= 3 * P.seen_keys.shape[0]:
+        P.st[ST_TRUNCATED] = 1
+        return False
+    P.st[ST_SEEN] += 1
+    i = np.int64(key & np.uint64(mask))
+    while P.seen_tags[i] == tag:
+        if P.seen_keys[i] == key:
+            return False
+        i = (i + 1) & mask
+    P.seen_tags[i] = tag
+    P.seen_keys[i] = key
+    return True
+
+
+@inner_kernel
+def _part_target(P, T, out, n, c, code, frm, to, extra, may_board):
+    """Append the part(s) of ``code`` from ``frm`` to ``to`` (every promotion choice) if the rules allow one."""
+    tgt = P.board[to]
+    if tgt == 0:
+        return _emit(out, n, T, GEN_ALL, c, code, frm, to, 0, extra)
+    if (tgt >> 5) == c:
+        if may_board and (P.marks[to] & MARK_CARRIER) != 0 and P.riders[to] == 0:
+            return _emit(out, n, T, GEN_ALL, c, code, frm, to, 0, extra if extra != 0 else SP_BOARD)
+        return n
+    if capture_allowed(P, T, code, to, tgt):
+        return _emit(out, n, T, GEN_ALL, c, code, frm, to, tgt, extra)
+    return n
+
+
+@inner_kernel
+def piece_parts(P, T, c, frm, rider, out, n):
+    """Append every move of colour ``c``'s piece on ``frm`` (``rider``: the rider standing there) as a part of a
+    turn, pseudo-legal, every promotion choice: moves and captures (immunities; never a king), boarding an own empty
+    carrier, a carrier carrying its rider, the spear pawn's double capture."""
+    code = P.riders[frm] if rider else P.board[frm]
+    extra = SP_RIDER if rider else 0
+    may_board = rider or ((P.marks[frm] & MARK_CARRIER) == 0 and not T.royal[code])
+    for j in range(T.leap_list.shape[1]):
+        k = T.leap_list[code, j]
+        if k < 0:
+            break
+        to = T.leap_dest[frm, k]
+        if to >= 0:
+            n = _part_target(P, T, out, n, c, code, frm, to, extra, may_board)
+    for j in range(9):
+        d = T.slide_list[code, j]
+        if d < 0:
+            break
+        reach = T.slide_range[code, d]
+        for i in range(T.rays.shape[2]):
+            to = T.rays[frm, d, i]
+            if i >= reach or to < 0:
+                break
+            n = _part_target(P, T, out, n, c, code, frm, to, extra, may_board)
+            if P.board[to] != 0:
+                break
+    if (code & 31) == SPEAR_PAWN:
+        n = _spear_captures(P, T, GEN_ALL, out, n, c, code, frm, extra)
+    return n
+
+
+@inner_kernel
+def _emit_turn(P, T, c, work, n_parts, right, key, out, n):
+    """The parts ``work[0:n_parts]`` have been played (``key``: the key after them, the right not yet spent): append
+    the turn if it is legal (own king safe, no pass in disguise) and its outcome new. Return the new length; when
+    the buffer or the arena is full, set ST_TRUNCATED instead."""
+    ply = P.st[ST_PLY]
+    if not king_safe_after(P, T, c):
+        return n
+    if key == P.keys[ply] and not (right == RIGHT_CURTAIN and n_parts == 0):
+        return n  # the position as it was: a pass in disguise (the only pass is the curtain with no free square)
+    outcome = key
+    if right >= 0:
+        i = P.st[ST_RIGHTS + N_RIGHTS * c + right]
+        outcome ^= T.zob_right[c, right, i] ^ T.zob_right[c, right, i - 1]
+    if not _seen_add(P, outcome):
+        return n
+    row = P.turn_top[ply]
+    if n >= out.shape[0] or row >= P.turns.shape[0]:
+        P.st[ST_TRUNCATED] = 1
+        return n
+    P.turns[row, 0] = n_parts | ((right + 1) << 8)
+    for j in range(n_parts):
+        P.turns[row, 1 + j] = work[W_PARTS + j]
+    P.turn_top[ply] = row + 1
+    out[n] = SP_TURN | (row - P.turn_base[ply])
+    return n + 1
+
+
+@inner_kernel
+def _stop(P, n, limit):
+    return n >= limit or P.st[ST_TRUNCATED] != 0
+
+
+@inner_kernel
+def _gale_singles_seen(P, T, c, work, frm, rider, key):
+    """Put the outcomes of the gale horse's single moves in this generation's set: a second move that ends where one
+    move could, having captured nothing on the way, is that move (spelt without a comma)."""
+    n1 = piece_parts(P, T, c, frm, rider, work[W_FIRST:W_SECOND], 0)
+    for a in range(n1):
+        k, r = fx_apply(P, T, c, work[W_FIRST + a], key)
+        _seen_add(P, k)
+        fx_unapply(P, T, c, work[W_FIRST + a], r)
+
+
+@inner_kernel
+def _two_leg_turns(P, T, c, work, frm, rider, kind, right, key, out, n, limit):
+    """Turns of two parts of one piece, or of a carrier and then its rider: the gale horse (a first move of 4+
+    squares), the awakened rook (``right``), the carrier carrying its rider (then the rider's own move)."""
+    n1 = piece_parts(P, T, c, frm, rider, work[W_FIRST:W_SECOND], 0)
+    for a in range(n1):
+        p1 = work[W_FIRST + a]
+        to = p1 & 0xFF
+        if kind == GALE_HORSE:
+            df = abs(to // 9 - frm // 9)
+            dr = abs(to % 9 - frm % 9)
+            if max(df, dr) < 4:
+                continue
+        boards = P.board[to] != 0 and (P.board[to] >> 5) == c
+        k1, r1 = fx_apply(P, T, c, p1, key)
+        work[W_PARTS] = p1
+        if kind == -1:  # the carrier moved with its rider: the rider may move
+            n2 = piece_parts(P, T, c, to, True, work[W_SECOND:W_WAVE], 0)
+        else:  # the same piece again, from where it stands (riding if it boarded)
+            n2 = piece_parts(P, T, c, to, boards, work[W_SECOND:W_WAVE], 0)
+        for b in range(n2):
+            p2 = work[W_SECOND + b]
+            k2, r2 = fx_apply(P, T, c, p2, k1)
+            work[W_PARTS + 1] = p2
+            n = _emit_turn(P, T, c, work, 2, right, k2, out, n)
+            fx_unapply(P, T, c, p2, r2)
+            if _stop(P, n, limit):
+                break
+        fx_unapply(P, T, c, p1, r1)
+        if _stop(P, n, limit):
+            break
+    return n
+
+
+@inner_kernel
+def _curtain_turns(P, T, c, work, key, out, n, limit):
+    """The silver curtain: silver tokens on min(2, free) of the squares around the own king, then optionally one
+    move of one of them (with no free square, the turn passes)."""
+    ksq = P.st[ST_KSQ + c]
+    if ksq < 0:
+        return n
+    free = work[W_FIRST:W_SECOND]
+    n_free = 0
+    for s in range(P.board.shape[0]):  # in square order, as the notation lists them
+        if P.board[s] == 0 and T.line_dir[ksq, s] >= 0 and T.rays[ksq, T.line_dir[ksq, s], 0] == s:
+            free[n_free] = s
+            n_free += 1
+    if n_free == 0:
+        return _emit_turn(P, T, c, work, 0, RIGHT_CURTAIN, key, out, n)
+    placed = min(2, n_free)
+    for a in range(n_free):
+        for b in range(a + 1, n_free if placed == 2 else a + 2):  # the pairs; with one free square, it alone
+            k = key
+            for j in range(placed):
+                s = free[a] if j == 0 else free[b]
+                work[W_PARTS + j] = s | (SILVER_TOKEN << 8) | DROP | SP_PLACE
+                k, _ = fx_apply(P, T, c, work[W_PARTS + j], k)
+            n = _emit_turn(P, T, c, work, placed, RIGHT_CURTAIN, k, out, n)
+            for j in range(placed):
+                if _stop(P, n, limit):
+                    break
+                s = work[W_PARTS + j] & 0xFF
+                n2 = piece_parts(P, T, c, s, False, work[W_SECOND:W_WAVE], 0)
+                for m in range(n2):
+                    p2 = work[W_SECOND + m]
+                    k2, r2 = fx_apply(P, T, c, p2, k)
+                    work[W_PARTS + placed] = p2
+                    n = _emit_turn(P, T, c, work, placed + 1, RIGHT_CURTAIN, k2, out, n)
+                    fx_unapply(P, T, c, p2, r2)
+                    if _stop(P, n, limit):
+                        break
+            for j in range(placed - 1, -1, -1):
+                fx_unapply(P, T, c, work[W_PARTS + j], np.int64(0))
+            if _stop(P, n, limit):
+                return n
+    return n
+
+
+@inner_kernel
+def _wave(P, T, c, work, n_silvers, done, depth, key, out, n, limit):
+    """The silver wave from a state where the silvers in ``done`` have moved (``depth`` parts so far): each other
+    silver may move next. States reached in another order are searched once."""
+    legs = work[W_WAVE + depth * WAVE_LEGS:W_WAVE + (depth + 1) * WAVE_LEGS]
+    for i in range(n_silvers):
+        if (done >> i) & 1:
+            continue
+        s = work[W_SILVERS + i]
+        n_legs = piece_parts(P, T, c, s & 0xFF, s >> 8 != 0, legs, 0)
+        for a in range(n_legs):
+            p = legs[a]
+            k, r = fx_apply(P, T, c, p, key)
+            d2 = done | (1 << i)
+            if _seen_add(P, k ^ (np.uint64(d2) * WAVE_SALT)):
+                work[W_PARTS + depth] = p
+                n = _emit_turn(P, T, c, work, depth + 1, RIGHT_WAVE, k, out, n)
+                if not _stop(P, n, limit) and depth + 1 < n_silvers:
+                    n = _wave(P, T, c, work, n_silvers, d2, depth + 1, k, out, n, limit)
+            fx_unapply(P, T, c, p, r)
+            if _stop(P, n, limit):
+                return n
+    return n
+
+
+@inner_kernel
+def gen_turns(P, T, out, n, c, limit, work):
+    """Append colour ``c``'s legal multi-part turns to ``out[n:]`` as ``SP_TURN`` moves whose parts go to this
+    ply's rows of the turn arena, at most ``limit`` moves in ``out`` in all: the gale horse's second move, the rook
+    awakening, a carrier's rider moving after it, the silver curtain and the silver wave. Turns with the same outcome
+    are one (the first found is kept). Return the new length."""
+    if P.st[ST_GENERATION] >= 0x7FFFFFFF:  # the int32 tags wrap: start the tags again
+        P.seen_tags[:] = 0
+        P.st[ST_GENERATION] = 0
+    P.st[ST_GENERATION] += 1
+    P.st[ST_SEEN] = 0
+    P.st[ST_TRUNCATED] = 0
+    ply = P.st[ST_PLY]
+    key = P.keys[ply]
+    awaken = P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_AWAKEN] > 0
+    stride = T.params[P_WORD_STRIDE]
+    for w in range(P.bb.shape[1]):
+        pieces = P.bb[64 + c, w]
+        while pieces:
+            frm = w * stride + np.int64(trailing_zeros(pieces))
+            pieces &= pieces - np.uint64(1)
+            for layer in range(2):
+                rider = layer == 1
+                if rider and P.riders[frm] == 0:
+                    continue
+                code = P.riders[frm] if rider else P.board[frm]
+                kind = code & 31
+                if not rider and P.riders[frm] != 0:
+                    n = _two_leg_turns(P, T, c, work, frm, False, -1, -1, key, out, n, limit)
+                elif kind == GALE_HORSE:
+                    _gale_singles_seen(P, T, c, work, frm, rider, key)
+                    n = _two_leg_turns(P, T, c, work, frm, rider, kind, -1, key, out, n, limit)
+                if awaken and (kind == ROOK or kind == ROOK_TOKEN) and not _stop(P, n, limit):
+                    n = _two_leg_turns(P, T, c, work, frm, rider, kind, RIGHT_AWAKEN, key, out, n, limit)
+                if _stop(P, n, limit):
+                    return n
+    if P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_CURTAIN] > 0:
+        n = _curtain_turns(P, T, c, work, key, out, n, limit)
+        if _stop(P, n, limit):
+            return n
+    if P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_WAVE] > 0:
+        n_silvers = 0
+        for s in range(P.board.shape[0]):
+            for layer in range(2):
+                code = P.riders[s] if layer else P.board[s]
+                if code != 0 and (code >> 5) == c and ((code & 31) == SILVER or (code & 31) == SILVER_TOKEN):
+                    if n_silvers < W_FIRST - W_SILVERS:
+                        work[W_SILVERS + n_silvers] = s | (layer << 8)
+                        n_silvers += 1
+        if n_silvers > 0:
+            n = _wave(P, T, c, work, n_silvers, 0, 0, key, out, n, limit)
+    return n
+
+
+@kernel
+def legal_moves(P, T, out):
+    """Every legal move of the side to move (:func:`fx_generate` in GEN_ALL) for a Python caller: the game layer and
+    the tests (``out`` as long as the turns may be many: a silver wave has tens of thousands)."""
+    return fx_generate(P, T, GEN_ALL, out)

@@ -67,13 +67,23 @@ ST_MOVENO = 16  # number of the next ply (kifu numbering, from 1): where the mag
 ST_PENDING = 17  # the node after the last ply: PENDING_* below
 ST_TABLE = 18  # st[ST_TABLE + colour]: that side's magic table (fairy and reserved result), -1 before the game
 ST_RIDERS = 20  # st[ST_RIDERS + colour]: that side's riders on the board
-FX_ST_SIZE = 24
+ST_GENERATION = 22  # counts the generations that merge outcomes (tags FxPosState.seen_keys)
+ST_TRUNCATED = 23  # 1 when a generation had more multi-part turns than its buffer, the arena or the set holds
+ST_SEEN = 24  # entries of this generation's outcome set
+FX_ST_SIZE = 32
 PENDING_NONE, PENDING_ROLL, PENDING_INVINCIBLE, PENDING_CARRIER = range(4)
 #: special actions of a move (bits 27-30 of the shared encoding, engine.kernels.movegen)
 SP_SHIFT = 27
 SP_BOARD = 1 << SP_SHIFT  # the mover boards the own empty carrier on ``to``
 SP_RIDER = 2 << SP_SHIFT  # the mover is the rider on ``from`` (it moves off, captures, or boards another carrier)
+SP_PLACE = 3 << SP_SHIFT  # a part of the curtain: a silver token from outside the game put on ``to``
+SP_TURN = 4 << SP_SHIFT  # a multi-part turn: bits 0-23 index this ply's rows of the turn arena (FxPosState.turns)
 SP_MASK = 15 << SP_SHIFT
+TURN_INDEX_MASK = (1 << 24) - 1
+MAX_PARTS = 16  # parts of one turn: a silver wave moves each silver once
+TURN_WIDTH = 1 + MAX_PARTS  # a turn arena row: a head (number of parts | (right spent + 1) << 8), the parts
+ARENA_ROWS = 1 << 16  # multi-part turns held by the plies of one search at once
+HASH_SLOTS = 1 << 20  # the outcome set of one generation, filled to 3/4 at most (a big wave visits 500,000 states)
 _PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
                      ("target", "c"): PENDING_CARRIER}
 
@@ -87,8 +97,15 @@ FxPosState = namedtuple("FxPosState", PosState._fields + (
     "marks",        # int8[n_sq]: MARK_* bits of the lower piece
     "riders",       # int8[n_sq]: code of the rider on a carrier, 0 = none
     "rider_marks",  # int8[n_sq]: MARK_INVINCIBLE of the rider
-    "xundo",        # int64[capacity]: per ply, what fantasista's own make/unmake needs back (movers.fx_do_move)
+    "xundo",        # int64[capacity, MAX_PARTS]: per ply and part, what make/unmake needs back (movers.fx_apply)
+    "turns",        # int32[ARENA_ROWS, TURN_WIDTH]: the multi-part turns generated at each ply (SP_TURN moves)
+    "turn_base",    # int32[capacity]: the arena row where a ply's turns start
+    "turn_top",     # int32[capacity]: past the last arena row a ply's turns use
+    "seen_keys",    # uint64[HASH_SLOTS]: outcome keys of the generation under way (turns merged by outcome)
+    "seen_tags",    # int32[HASH_SLOTS]: the generation each slot belongs to (st[ST_GENERATION])
+    "turn_work",    # int32[2, TURN_WORK]: a turn being built and its candidate parts (0: generation, 1: uchifuzume)
 ))
+TURN_WORK = 512  # turn_work columns: [0, 16) the parts, [16, 32) wave silvers, then candidate lists (movers.py)
 
 
 def _capture_table() -> np.ndarray:
@@ -127,15 +144,19 @@ def _kind(code: int, mark: int) -> int:
     return pt
 
 
-def new_pos(capacity: int = 256) -> FxPosState:
-    """Empty position arrays (``capacity``: plies of history the search may push)."""
+def new_pos(capacity: int = 256, arena_rows: int = ARENA_ROWS, hash_slots: int = HASH_SLOTS) -> FxPosState:
+    """Empty position arrays (``capacity``: plies of history the search may push; ``arena_rows``: multi-part turns
+    all its plies may hold at once; ``hash_slots``, a power of two: the outcome set of one generation)."""
     n_sq, W = SHOGI_GEOMETRY.n_squares, SHOGI_GEOMETRY.n_words
     return FxPosState(board=np.zeros(n_sq, np.int8), hands=np.zeros((2, 32), np.int8),
                       bb=np.zeros((66, W), np.uint64), st=np.zeros(FX_ST_SIZE, np.int64),
                       keys=np.zeros(capacity, np.uint64), moves=np.zeros(capacity, np.int32),
                       undo=np.zeros(capacity, np.int32), scratch=np.zeros((SCRATCH_LEVELS, 64), np.int64),
                       marks=np.zeros(n_sq, np.int8), riders=np.zeros(n_sq, np.int8),
-                      rider_marks=np.zeros(n_sq, np.int8), xundo=np.zeros(capacity, np.int64))
+                      rider_marks=np.zeros(n_sq, np.int8), xundo=np.zeros((capacity, MAX_PARTS), np.int64),
+                      turns=np.zeros((arena_rows, TURN_WIDTH), np.int32), turn_base=np.zeros(capacity, np.int32),
+                      turn_top=np.zeros(capacity, np.int32), seen_keys=np.zeros(hash_slots, np.uint64),
+                      seen_tags=np.zeros(hash_slots, np.int32), turn_work=np.zeros((2, TURN_WORK), np.int32))
 
 
 def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
