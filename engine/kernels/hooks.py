@@ -44,10 +44,10 @@ def extra_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
     return n
 
 
-def pawn_drop_mates(P, T, c, pt, to, out):
-    """Whether colour ``c`` dropping a pawn of kind ``pt`` on ``to`` (checking the enemy king) leaves the enemy no
-    reply (uchifuzume); ``out``: move space it may overwrite."""
-    return False
+def variant_pawn_drop_mates(P, T, c, pt, to, out):
+    """The variant's uchifuzume test: 1 if colour ``c`` dropping a pawn of kind ``pt`` on ``to`` (checking the enemy
+    king) leaves the enemy no reply, 0 if not, -1: the standard test (``out``: move space it may overwrite)."""
+    return -1
 
 
 def boarding(P, T, code, frm, to):
@@ -100,12 +100,10 @@ def _extra_drops_plain(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
         return lambda P, T, mode, out, n, c, ksq, n_chk, chk_sq: n
 
 
-@overload(pawn_drop_mates, inline="always")
-def _pawn_drop_mates_plain(P, T, c, pt, to, out):
+@overload(variant_pawn_drop_mates, inline="always")
+def _variant_pawn_drop_mates_plain(P, T, c, pt, to, out):
     if plain_tables(T):
-        from .movegen import _pawn_drop_mates  # movegen imports this module
-
-        return lambda P, T, c, pt, to, out: _pawn_drop_mates(P, T, c, pt, to, out)
+        return lambda P, T, c, pt, to, out: -1
 
 
 @overload(boarding, inline="always")

@@ -30,8 +30,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import inner_kernel, kernel
-from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawn_drop_mates, pawns_on,
-                    variant_do_move, variant_generate, variant_undo_move)
+from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawns_on, variant_do_move,
+                    variant_generate, variant_pawn_drop_mates, variant_undo_move)
 
 PROMOTE = 1 << 16
 DROP = 1 << 17
@@ -739,8 +739,10 @@ def gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
             while m:
                 to = w * stride + np.int64(trailing_zeros(m))
                 m &= m - np.uint64(1)
-                if to == mate_sq and pawn_drop_mates(P, T, c, pt, to, out[n:]):
-                    continue
+                if to == mate_sq:
+                    mates = variant_pawn_drop_mates(P, T, c, pt, to, out[n:])
+                    if mates == 1 or (mates < 0 and _pawn_drop_mates(P, T, c, pt, to, out[n:])):
+                        continue
                 out[n] = to | (pt << 8) | DROP
                 n += 1
     return n

@@ -9,6 +9,7 @@ Rules as implemented, the readings, piece letters and the turn notation: ``docs/
 >>> len(g.legal_actions()), g.node_kind().value
 (30, 'decision')
 """
+from . import hooks  # noqa: F401  (registers the rule hooks of the shared kernels for fantasista's tables)
 from .state import (FAIRIES, RESERVED_CHOICES, RESERVED_RESULTS, VARIANT_ID, FantasistaState, magic_after, magic_of,
                     new_game, normalize_reserved, roll_effect)
 

@@ -58,10 +58,10 @@ def _extra_attacks(P, T, sq, by):
         return lambda P, T, sq, by: rider_attacks(P, T, sq, by)
 
 
-@overload(hooks.pawn_drop_mates)
+@overload(hooks.variant_pawn_drop_mates)
 def _pawn_drop_mates(P, T, c, pt, to, out):
     if _fx(T):
-        return lambda P, T, c, pt, to, out: fx_pawn_drop_mates(P, T, c, pt, to, out)
+        return lambda P, T, c, pt, to, out: 1 if fx_pawn_drop_mates(P, T, c, pt, to, out) else 0
 
 
 @overload(hooks.variant_generate)

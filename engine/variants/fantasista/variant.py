@@ -122,9 +122,8 @@ def _capture_table() -> np.ndarray:
 
 @cache
 def fx_tables() -> FxTables:
-    """The kernel tables of fantasista (built once; registers its rule hooks, which kernels compiled for these
-    tables inline)."""
-    from . import hooks  # noqa: F401  (the hooks import this module's names)
+    """The kernel tables of fantasista (built once). Its rule hooks, which kernels compiled for these tables inline,
+    are registered by the package (``engine/variants/fantasista/__init__.py``)."""
     T = FANTASISTA.tables
     rng = np.random.default_rng(ZOBRIST_SEED ^ 0xFA17A515)
     draw = lambda *shape: rng.integers(0, np.iinfo(np.uint64).max, size=shape, dtype=np.uint64, endpoint=True)
