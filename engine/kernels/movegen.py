@@ -235,7 +235,8 @@ def do_move(P, T, mv):
     A two-step move (HAS_MID) captures on the middle square first (lion, violent ox, flying dragon); ``to`` may equal
     the origin (igui, pass). Where the variant has an exchange piece (the drunk elephant), capturing it removes the
     captor instead and turns the captured piece to the captor's side; captured on the middle square it is converted
-    in place and the mover goes on. A variant with moves of its own plays them all itself (:func:`.hooks.variant_do_move`).
+    in place and the mover goes on. A variant with moves of its own plays them all itself
+    (:func:`.hooks.variant_do_move`).
     """
     if variant_do_move(P, T, mv):
         return

@@ -1,9 +1,8 @@
 """Fantasista's rule hooks in the shared kernels (:mod:`engine.kernels.hooks`), compiled for :class:`.variant.FxTables`.
 
-What is here so far (issue 50, single-part turns): capture immunities (the king-god dragon, the thunder horse, the
-invincible mark; ``FxTables.capture_ok``), pawn tokens and rider pawns in nifu and uchifuzume, the emblem's tokin
-drops, fantasista's own make/unmake (stacks, marks, riders), boarding, riders' moves and attacks. The kernels are in
-:mod:`.movers`.
+Capture immunities (the king-god dragon, the thunder horse, the invincible mark; ``FxTables.capture_ok``), pawn
+tokens and rider pawns in nifu and uchifuzume, the emblem's tokin drops, boarding, riders' attacks, and fantasista's
+own generator, make/unmake and uchifuzume test. The kernels are in :mod:`.movers`.
 """
 from __future__ import annotations
 
@@ -11,8 +10,8 @@ from numba.extending import overload
 
 from ...kernels import hooks
 from . import pieces as PC
-from .movers import (can_board, capture_allowed, emblem_drops, fx_do_move, fx_generate, fx_pawn_drop_mates, fx_undo_move,
-                     rider_attacks, rider_pawns)
+from .movers import (can_board, capture_allowed, emblem_drops, fx_do_move, fx_generate, fx_pawn_drop_mates,
+                     fx_undo_move, rider_attacks, rider_pawns)
 from .variant import PT, SP_BOARD, FxTables
 
 PAWN = PC.P

@@ -1,9 +1,9 @@
-"""Fantasista's own moves in the shared kernels: make/unmake of stacks and marks, riders, boarding, and the
-generator for positions that the shared generator's pin and evasion masks do not describe.
+"""Fantasista's own moves in the shared kernels: make/unmake of stacks, marks and multi-part turns, riders,
+boarding, the special captures, and its whole generator (the shared one for the ordinary moves, then the rest).
 
 These are the kernels behind :mod:`.hooks` (the shared generator calls them through its rule hooks for
 :class:`.variant.FxTables` only). Move encoding: the shared one (:mod:`engine.kernels.movegen`) with the special
-actions of :mod:`.variant` (``SP_BOARD``, ``SP_RIDER``) in bits 27-30.
+actions of :mod:`.variant` (``SP_BOARD``, ``SP_RIDER``, ``SP_PLACE``, ``SP_TURN``) in bits 27-30.
 """
 from __future__ import annotations
 
