@@ -198,7 +198,7 @@ class Variant:
                     promote_code[code] = self.code(lt[p.promotes_to], color)
                 base = demoted_ptype.get(pt, pt)
                 hand_type[code] = base if (self.drops and not p.royal and not p.token) else 0
-                prefer_promote[code] = p.letter in ("P", "B", "R")
+                prefer_promote[code] = p.letter.rstrip("'") in ("P", "B", "R")  # tokens too
 
         if self.royal_rule not in ("check", "last_royal"):
             raise ValueError(f"unknown royal_rule {self.royal_rule!r}")

@@ -48,6 +48,7 @@ def test_kinds_and_tables():
         assert T.hand_type[lt[letter]] == 0 and T.hand_type[lt[letter] + 32] == 0
     assert T.hand_type[lt["+P"]] == lt["P"]
     assert T.promote_code[lt["Y"]] == lt["+P'"] == T.promote_code[lt["P'"]]
+    assert T.prefer_promote[lt["P'"]] and T.prefer_promote[lt["R'"]] and not T.prefer_promote[lt["Y"]]
     # immunities: the king-god dragon not to a pawn (token or not), the thunder horse only to K R L N
     assert not T.capture_ok[lt["P'"], lt["O"] + 32] and T.capture_ok[lt["+P"], lt["O"] + 32]
     assert T.capture_ok[lt["R'"], lt["T"] + 32] and not T.capture_ok[lt["+R"], lt["T"] + 32]
