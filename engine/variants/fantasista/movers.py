@@ -359,54 +359,17 @@ def rider_attacks(P, T, sq, by):
 @inner_kernel
 def _gen_rider_moves(P, T, mode, out, n, c):
     """Append the moves of colour ``c``'s riders (``SP_RIDER``), pseudo-legal: a rider leaving its carrier opens no
-    line, but the caller tests its own king. A rider may board another own empty carrier."""
+    line, but the caller tests its own king. A rider may board another own empty carrier. (A riding spear pawn's
+    double capture is one of the special captures.)"""
     stride = T.params[P_WORD_STRIDE]
-    L = T.rays.shape[2]
-    board = P.board
     for w in range(P.bb.shape[1]):
         pieces = P.bb[64 + c, w]
         while pieces:
             frm = w * stride + np.int64(trailing_zeros(pieces))
             pieces &= pieces - np.uint64(1)
-            rc = P.riders[frm]
-            if rc == 0:
-                continue
-            for j in range(T.leap_list.shape[1]):
-                k = T.leap_list[rc, j]
-                if k < 0:
-                    break
-                to = T.leap_dest[frm, k]
-                if to >= 0:
-                    n = _rider_target(P, T, mode, out, n, c, rc, frm, to, board[to])
-            for j in range(9):
-                d = T.slide_list[rc, j]
-                if d < 0:
-                    break
-                reach = T.slide_range[rc, d]
-                for i in range(L):
-                    to = T.rays[frm, d, i]
-                    if i >= reach or to < 0:
-                        break
-                    tgt = board[to]
-                    n = _rider_target(P, T, mode, out, n, c, rc, frm, to, tgt)
-                    if tgt != 0:
-                        break
+            if P.riders[frm] != 0:
+                n = _piece_moves(P, T, mode, c, frm, True, out, n)
     return n
-
-
-@inner_kernel
-def _rider_target(P, T, mode, out, n, c, rc, frm, to, tgt):
-    if tgt == 0:
-        if mode == GEN_CAPTURES:
-            return n
-        return _emit(out, n, T, mode, c, rc, frm, to, 0, SP_RIDER)
-    if (tgt >> 5) == c:
-        if (P.marks[to] & MARK_CARRIER) == 0 or P.riders[to] != 0 or mode == GEN_CAPTURES:
-            return n
-        return _emit(out, n, T, mode, c, rc, frm, to, 0, SP_RIDER)
-    if not capture_allowed(P, T, rc, to, tgt):
-        return n
-    return _emit(out, n, T, mode, c, rc, frm, to, tgt, SP_RIDER)
 
 
 @inner_kernel
@@ -611,25 +574,27 @@ def _seen_add(P, key):
 
 
 @inner_kernel
-def _part_target(P, T, out, n, c, code, frm, to, extra, may_board):
-    """Append the part(s) of ``code`` from ``frm`` to ``to`` (every promotion choice) if the rules allow one."""
+def _part_target(P, T, mode, out, n, c, code, frm, to, extra, may_board):
+    """Append the move(s) of ``code`` from ``frm`` to ``to`` (the promotion choices of ``mode``) if the rules allow
+    one: onto an empty square, an own empty carrier (``may_board``) or a capturable enemy."""
     tgt = P.board[to]
     if tgt == 0:
-        return _emit(out, n, T, GEN_ALL, c, code, frm, to, 0, extra)
+        if mode == GEN_CAPTURES:
+            return n
+        return _emit(out, n, T, mode, c, code, frm, to, 0, extra)
     if (tgt >> 5) == c:
-        if may_board and (P.marks[to] & MARK_CARRIER) != 0 and P.riders[to] == 0:
-            return _emit(out, n, T, GEN_ALL, c, code, frm, to, 0, extra if extra != 0 else SP_BOARD)
+        if may_board and mode != GEN_CAPTURES and (P.marks[to] & MARK_CARRIER) != 0 and P.riders[to] == 0:
+            return _emit(out, n, T, mode, c, code, frm, to, 0, extra if extra != 0 else SP_BOARD)
         return n
     if capture_allowed(P, T, code, to, tgt):
-        return _emit(out, n, T, GEN_ALL, c, code, frm, to, tgt, extra)
+        return _emit(out, n, T, mode, c, code, frm, to, tgt, extra)
     return n
 
 
 @inner_kernel
-def piece_parts(P, T, c, frm, rider, out, n):
-    """Append every move of colour ``c``'s piece on ``frm`` (``rider``: the rider standing there) as a part of a
-    turn, pseudo-legal, every promotion choice: moves and captures (immunities; never a king), boarding an own empty
-    carrier, a carrier carrying its rider, the spear pawn's double capture."""
+def _piece_moves(P, T, mode, c, frm, rider, out, n):
+    """Append the moves of colour ``c``'s piece on ``frm`` (``rider``: the rider standing there), pseudo-legal:
+    moves and captures (immunities; never a king), boarding an own empty carrier, a carrier carrying its rider."""
     code = P.riders[frm] if rider else P.board[frm]
     extra = SP_RIDER if rider else 0
     may_board = rider or ((P.marks[frm] & MARK_CARRIER) == 0 and not T.royal[code])
@@ -639,7 +604,7 @@ def piece_parts(P, T, c, frm, rider, out, n):
             break
         to = T.leap_dest[frm, k]
         if to >= 0:
-            n = _part_target(P, T, out, n, c, code, frm, to, extra, may_board)
+            n = _part_target(P, T, mode, out, n, c, code, frm, to, extra, may_board)
     for j in range(9):
         d = T.slide_list[code, j]
         if d < 0:
@@ -649,11 +614,20 @@ def piece_parts(P, T, c, frm, rider, out, n):
             to = T.rays[frm, d, i]
             if i >= reach or to < 0:
                 break
-            n = _part_target(P, T, out, n, c, code, frm, to, extra, may_board)
+            n = _part_target(P, T, mode, out, n, c, code, frm, to, extra, may_board)
             if P.board[to] != 0:
                 break
+    return n
+
+
+@inner_kernel
+def piece_parts(P, T, c, frm, rider, out, n):
+    """Append every move of colour ``c``'s piece on ``frm`` (``rider``: the rider standing there) as a part of a
+    turn, every promotion choice: :func:`_piece_moves` and the spear pawn's double capture."""
+    n = _piece_moves(P, T, GEN_ALL, c, frm, rider, out, n)
+    code = P.riders[frm] if rider else P.board[frm]
     if (code & 31) == SPEAR_PAWN:
-        n = _spear_captures(P, T, GEN_ALL, out, n, c, code, frm, extra)
+        n = _spear_captures(P, T, GEN_ALL, out, n, c, code, frm, SP_RIDER if rider else 0)
     return n
 
 
