@@ -199,16 +199,20 @@ def test_depth_one_is_finished_however_often_a_stop_cuts_it():
     returned no result and the thinker failed with 'NoneType' object has no attribute 'best'."""
     s = EnokianSearch()
     g = _opening_decision()
-    real, calls = s._root, []
+    real, calls, finished = s._root, [], []
 
     def stopped_twice(*args):
         calls.append(1)
         if len(calls) <= 2:
             return -1  # as the kernel answers a stop
-        return real(*args)
+        nm = real(*args)
+        finished.append(nm)
+        return nm
 
     s._root = stopped_twice
-    r = s.search(g, depth=3, should_stop=lambda: len(calls) >= 3)
+    # the search's stop watcher polls should_stop every few ms: it turns true only once the third run has finished
+    # (turned true earlier, the watcher could stop that run too, a race with the kernel's speed)
+    r = s.search(g, depth=3, should_stop=lambda: bool(finished))
     assert len(calls) == 3 and r is not None and r.depth == 1 and r.best in g.legal_actions()
 
 
