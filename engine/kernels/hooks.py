@@ -5,7 +5,7 @@ a kernel (``numba.extending.overload(..., inline="always")``): for the plain :cl
 dai shogi, turncoat) the overloads here are no-ops or the standard rule, folded away by the compiler, so those
 games' machine code is what it was without hooks. A variant with its own tables class registers overloads for it in
 its own package (fantasista: :mod:`engine.variants.fantasista.hooks`), and that module must be imported before a
-kernel is first compiled for those tables (the variant's tables builder imports it).
+kernel is first compiled for those tables (fantasista's package imports it).
 
 A hook's file is part of the kernels that inline it: it is listed in
 :data:`engine.kernels.cache.ENGINE_SHARED_SOURCES`, so an edit drops the compiled cache.

@@ -8,20 +8,19 @@ actions of :mod:`.variant` (``SP_BOARD``, ``SP_RIDER``, ``SP_PLACE``, ``SP_TURN`
 from __future__ import annotations
 
 import numpy as np
-
-from ...kernels import inner_kernel, kernel
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from ...kernels import inner_kernel, kernel
 from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_STM, _clear_piece,
                                 _emit, _gen_board_moves, _set_piece, _take, _untake, gen_drops, generate_standard,
                                 is_attacked)
 from ...variant import P_WORD_STRIDE
 from . import pieces as PC
 from .variant import (MARK_CARRIER, MARK_INVINCIBLE, N_RIGHTS, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM,
-                      RIGHT_WAVE, RT, SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TURN, ST, ST_GENERATION, ST_RIDERS,
-                      ST_RIGHTS, ST_SEEN, ST_TRUNCATED, TURN_INDEX_MASK)
-
-ROOK_TOKEN, SILVER_TOKEN = RT, ST
+                      RIGHT_WAVE, SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TURN, ST_GENERATION, ST_RIDERS, ST_RIGHTS,
+                      ST_SEEN, ST_TRUNCATED, TURN_INDEX_MASK)
+from .variant import RT as ROOK_TOKEN
+from .variant import ST as SILVER_TOKEN
 
 PAWN, SILVER, ROOK, FIRE_DRAGON, SPEAR_PAWN, GALE_HORSE, SWORD_SILVER = PC.P, PC.S, PC.R, PC.D, PC.Y, PC.H, PC.W
 
@@ -559,15 +558,15 @@ def _seen_add(P, key):
     generation is marked truncated)."""
     tag = P.st[ST_GENERATION]
     mask = P.seen_keys.shape[0] - 1
-    if 4 * P.st[ST_SEEN] >= 3 * P.seen_keys.shape[0]:
-        P.st[ST_TRUNCATED] = 1
-        return False
-    P.st[ST_SEEN] += 1
     i = np.int64(key & np.uint64(mask))
     while P.seen_tags[i] == tag:
         if P.seen_keys[i] == key:
             return False
         i = (i + 1) & mask
+    if 4 * P.st[ST_SEEN] >= 3 * P.seen_keys.shape[0]:
+        P.st[ST_TRUNCATED] = 1
+        return False
+    P.st[ST_SEEN] += 1
     P.seen_tags[i] = tag
     P.seen_keys[i] = key
     return True

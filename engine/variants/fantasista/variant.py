@@ -83,7 +83,7 @@ TURN_INDEX_MASK = (1 << 24) - 1
 MAX_PARTS = 16  # parts of one turn: a silver wave moves each silver once
 TURN_WIDTH = 1 + MAX_PARTS  # a turn arena row: a head (number of parts | (right spent + 1) << 8), the parts
 ARENA_ROWS = 1 << 16  # multi-part turns held by the plies of one search at once
-HASH_SLOTS = 1 << 20  # the outcome set of one generation, filled to 3/4 at most (a big wave visits 500,000 states)
+HASH_SLOTS = 1 << 20  # the outcome set of one generation, 3/4 full at most (a 29,937-turn wave fills 139,973)
 _PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
                      ("target", "c"): PENDING_CARRIER}
 
