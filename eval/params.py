@@ -50,3 +50,10 @@ TRY_BONUS = (300, 180, 70, 20)
 # so how much a piece can do *now* matters more than on 9x9. Standard shogi leaves mobility to the search.
 # Variants not listed get no term (and pay nothing for it in the kernel).
 MOBILITY_CP: dict[str, int] = {"daishogi2017": 4}
+
+# Fantasista's terms beyond material (a prior, the hand-set values of its first engine): uses of the rights
+# (awakening, curtain, wave), the emblem (and per pawn in hand, which it can drop as a tokin), the invincible and
+# carrier marks, a piece riding a carrier (besides its own value).
+FANTASISTA_RIGHT_VALUES = (450, 350, 350)
+FANTASISTA_EMBLEM, FANTASISTA_EMBLEM_PER_PAWN = 400, 60
+FANTASISTA_INVINCIBLE, FANTASISTA_CARRIER, FANTASISTA_RIDER = 250, 300, 150

@@ -60,8 +60,10 @@ from engine.kernels import DirectCall
 from engine.variants.fantasista import kernels as FK
 from engine.variants.fantasista import pieces as PC
 from engine.variants.fantasista.board import Board
-from engine.variants.fantasista.state import FAIRIES, FantasistaState, magic_after, magic_of, roll_effect
+from engine.variants.fantasista.magic import FAIRIES, magic_after, magic_of, roll_effect
+from engine.variants.fantasista.state import FantasistaState
 from engine.variants.fantasista.turngen import desc_text, grow_wave, tables, to_array
+from eval import params as EP
 from search import fantasista_kernels as FKS
 from search.fantasista_kernels import EXACT, LMR_FULL_TURNS, LOWER, UPPER
 from search.kernels import MATE  # the one mate score (a mate here is flat: no distance)
@@ -73,12 +75,10 @@ BUFFER_PLIES = 32  # the per-ply buffers' length: the deepest search
 VALUE = [0, 90, 315, 405, 495, 540, 855, 990, 0, 540, 540, 540, 540, 945, 1395,
          1600, 1500, 450, 1300, 1250, 800]
 HAND_BONUS = 1.1
-RIGHT_VALUE = (450, 350, 350)  # awakening, curtain, wave
-EMBLEM_VALUE = 400
-EMBLEM_PER_PAWN = 60
-INVINCIBLE_VALUE = 250
-CARRIER_VALUE = 300
-RIDER_BONUS = 150
+# the prior of eval.params (awakening, curtain, wave; the emblem; the marks; a rider)
+RIGHT_VALUE = EP.FANTASISTA_RIGHT_VALUES
+EMBLEM_VALUE, EMBLEM_PER_PAWN = EP.FANTASISTA_EMBLEM, EP.FANTASISTA_EMBLEM_PER_PAWN
+INVINCIBLE_VALUE, CARRIER_VALUE, RIDER_BONUS = EP.FANTASISTA_INVINCIBLE, EP.FANTASISTA_CARRIER, EP.FANTASISTA_RIDER
 #: King exposure to drops: ``king_drop_cp`` per empty square next to a king and per unit of the enemy hand's drop
 #: attack (DROP_WEIGHT per piece in hand, tokens included, at most DROP_ATTACK_CAP). A coming token raises the enemy
 #: hand, so a chance-aware search closes its king a turn before the roll (the roll-blind one only after it). Off by

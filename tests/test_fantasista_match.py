@@ -139,7 +139,7 @@ def _roll_state(fairies: str, pieces: str = "4k4/9/9/9/9/9/2P1PB3/9/4K4", side: 
 @pytest.mark.parametrize("fairy", FAIRIES)
 def test_search_receives_each_roll_row_as_the_game_does(fairy):
     """The search's ``_receive`` gives, for every merged row, the positions the rules give for its rolls."""
-    from engine.variants.fantasista.state import roll_effect
+    from engine.variants.fantasista.magic import roll_effect
     from search.fantasista import roll_rows
     letter = {"hiko": "h", "ayumi": "a", "yokaku": "y", "ginsara": "g"}[fairy]
     g0 = _roll_state(letter + "h")  # sente rolls (gote to move on the board)

@@ -10,8 +10,9 @@ Rules as implemented, the readings, piece letters and the turn notation: ``docs/
 (30, 'decision')
 """
 from . import hooks  # noqa: F401  (registers the rule hooks of the shared kernels for fantasista's tables)
-from .state import (FAIRIES, RESERVED_CHOICES, RESERVED_RESULTS, VARIANT_ID, FantasistaState, magic_after, magic_of,
-                    new_game, normalize_reserved, roll_effect)
+from .magic import (FAIRIES, RESERVED_CHOICES, RESERVED_RESULTS, magic_after, magic_of, normalize_reserved,
+                    roll_effect)
+from .state import VARIANT_ID, FantasistaState, new_game
 
 __all__ = ["FAIRIES", "RESERVED_CHOICES", "RESERVED_RESULTS", "VARIANT_ID", "FantasistaState", "magic_after",
            "magic_of", "new_game", "normalize_reserved", "roll_effect"]

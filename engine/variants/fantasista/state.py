@@ -18,72 +18,17 @@ import re
 
 from ...game import GameError, NodeKind
 from . import pieces as PC
-from .board import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, Board, follow_wave
+from .board import Board, follow_wave
 from .turngen import has_legal_turn, legal_turns
 from .pieces import CARRIER, INVINCIBLE, SPECIALS, TOKEN
+from .magic import (FAIRIES, FAIRY_LETTERS, RESERVED_RESULTS, RIGHT_EMBLEM, TABLE_ROWS, TARGET_NONE, effect_of,
+                    magic_after, normalize_reserved)
 
 VARIANT_ID = "fantasista"
 START_BOARD = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL"
-FAIRIES = ("hiko", "ayumi", "yokaku", "ginsara")
-FAIRY_LETTERS = "hayg"
-#: The rows of a fairy's table: "1", "2", "3", "4-8" (and "nothing", 19-20).
-TABLE_ROWS = ("1", "2", "3", "4-8")
-#: **[reading, 2026-12-02]** What a side's rolls 9-18 give (its *reserved* result), chosen per side before the game:
-#: ``4-8`` (nothing added: as its own 4-8, the default), ``<fairy>:<row>`` (any result of any of the four tables,
-#: e.g. ``ginsara:1`` silver curtain for a hiko player) or ``nothing``; ``1``, ``2``, ``3`` are short for the own
-#: fairy's row (the former single option).
-RESERVED_CHOICES = ("4-8", "1", "2", "3", "nothing")
-RESERVED_RESULTS = ("4-8", "nothing") + tuple(f"{f}:{r}" for f in FAIRIES for r in TABLE_ROWS)
 RIGHT_LETTERS = "ACWE"  # awakening, curtain, wave, emblem (sente upper case, gote lower case)
 #: The pre-game decision: ``fairy:<name>`` and, when the side's reserved result is not fixed, ``,reserved:<r>``.
 FAIRY_TOKEN = re.compile(r"fairy:([a-z]+)(?:,reserved:([a-z0-9:-]+))?")
-
-
-def roll_effect(n: int, reserved: str = "4-8") -> str:
-    """The table row a d20 roll selects: "1", "2", "3", "4-8" or "nothing"; 9-18 give the ``reserved`` result
-    (which may name another fairy's row, ``ginsara:1``: see :func:`magic_of`)."""
-    if not 1 <= n <= 20:
-        raise ValueError(f"a d20 roll is 1..20, not {n}")
-    if n <= 3:
-        return str(n)
-    if n <= 8:
-        return "4-8"
-    if n <= 18:
-        return reserved
-    return "nothing"
-
-
-def normalize_reserved(value: str, fairy: str | None) -> str:
-    """A side's reserved result in its one spelling: ``4-8``, ``nothing`` or ``<fairy>:<row>`` (the own fairy's
-    ``4-8`` is ``4-8``; ``1``-``3`` name the own fairy's rows). ``ValueError`` for anything else."""
-    v = str(value).strip().lower()
-    if v in ("1", "2", "3") and fairy is not None:
-        v = f"{fairy}:{v}"
-    if v == f"{fairy}:4-8":
-        v = "4-8"
-    if v not in RESERVED_RESULTS:
-        raise ValueError(f"a reserved result is one of 4-8, nothing, 1, 2, 3 or <fairy>:<1|2|3|4-8> with a fairy of "
-                         f"{', '.join(FAIRIES)}; not {value!r}")
-    return v
-
-
-def magic_of(n: int, fairy: str, reserved: str = "4-8") -> tuple[str, str]:
-    """(table, row) of what roll ``n`` gives a side of ``fairy`` with that ``reserved`` result: the row of the own
-    table, or for 9-18 the reserved result's table and row; ("", "nothing") for nothing."""
-    eff = roll_effect(n, normalize_reserved(reserved, fairy))
-    if eff == "nothing":
-        return "", "nothing"
-    if ":" in eff:
-        table, row = eff.split(":")
-        return table, row
-    return fairy, eff
-
-
-def magic_after(ply: int) -> bool:
-    """**[reading]** The side that has just played ply ``ply`` (counted from 1) receives a magic after 15k, 15k+1."""
-    return ply >= 15 and ply % 15 in (0, 1)
-
-
 class FantasistaState:
     """A game of Ousho Fantasista. ``FantasistaState(("hiko", "ayumi"))`` is the start position with those fairies.
 
@@ -459,35 +404,20 @@ class FantasistaState:
         return text
 
     def _receive(self, n: int) -> None:
-        """The side that just moved receives the magic of roll ``n`` in its fairy's table."""
+        """The side that just moved receives the magic of roll ``n`` in its fairy's table (:mod:`.magic`)."""
         c = 1 - self.bd.stm
         bd = self.bd.copy()
-        fairy, eff = magic_of(n, FAIRIES[self.fairy[c]], self.reserved[c])
+        effect = effect_of(n, FAIRIES[self.fairy[c]], self.reserved[c])
         self.phase = "move"
-        if eff == "1":
-            {"hiko": lambda: _add(bd.th[c], PC.D, 1), "ayumi": lambda: bd.emblem.__setitem__(c, True),
-             "yokaku": lambda: _add(bd.th[c], PC.T, 1),
-             "ginsara": lambda: _add(bd.rights[c], RIGHT_CURTAIN, 1)}[fairy]()
-        elif eff == "2":
-            {"hiko": lambda: _add(bd.th[c], PC.O, 1), "ayumi": lambda: _add(bd.th[c], PC.Y, 2),
-             "yokaku": lambda: _add(bd.th[c], PC.H, 1), "ginsara": lambda: _add(bd.th[c], PC.W, 1)}[fairy]()
-        elif eff == "3":
-            if fairy == "hiko":
-                bd.rights[c][RIGHT_AWAKEN] += 1
-            elif fairy == "ginsara":
-                bd.rights[c][RIGHT_WAVE] += 1
+        for kind, count in effect.tokens:
+            bd.th[c][kind] += count
+        for right in effect.rights:
+            if right == RIGHT_EMBLEM:
+                bd.emblem[c] = True
             else:
-                self.phase, self.pending = "target", "i" if fairy == "ayumi" else "c"
-        elif eff == "4-8":
-            if fairy == "hiko":
-                _add(bd.th[c], PC.R, 1)
-            elif fairy == "ayumi":
-                _add(bd.th[c], PC.P, 2)
-                _add(bd.th[c], PC.G, 1)
-            elif fairy == "yokaku":
-                _add(bd.th[c], PC.B, 1)
-            else:
-                _add(bd.th[c], PC.S, 2)
+                bd.rights[c][right] += 1
+        if effect.target != TARGET_NONE:
+            self.phase, self.pending = "target", effect.target
         self.bd = bd
         if self.phase == "target" and not self.target_squares():
             self.phase, self.pending = "move", ""  # no eligible piece: the magic is nothing
