@@ -133,6 +133,7 @@ class PieceType:
     ``promotes_to`` names the promoted kind, ``royal`` marks a piece whose loss (capture or mate) ends the game,
     ``special`` names a move the Betza subset cannot express (added to the Betza moves by the kernels).
     ``token`` marks a kind that leaves the game when captured (the captor gets nothing; fantasista's tokens).
+    ``like`` names the standard kind whose positional evaluation terms it takes (empty: its own letter's).
     """
 
     name: str
@@ -144,6 +145,7 @@ class PieceType:
     value: int = 0
     special: str = ""  # a special mover in code: "pass-orthogonal", "pass-diagonal", "lion"
     token: bool = False
+    like: str = ""
     leaps: frozenset = field(init=False, compare=False)
     slides: tuple = field(init=False, compare=False)
 

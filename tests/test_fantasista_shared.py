@@ -12,11 +12,16 @@ import random
 import numpy as np
 import pytest
 
-from engine.kernels.movegen import ST_PLY, do_move, undo_move
+from engine.kernels import callable_from_python
+from engine.kernels.movegen import ST_PLY, ST_STM, do_move, undo_move
+from engine.variants.fantasista import magic
 from engine.variants.fantasista import pieces as PC
-from engine.variants.fantasista.movers import legal_moves
-from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import ST_TRUNCATED, FANTASISTA, fx_tables, position_key, to_board, to_pos
+from engine.variants.fantasista.magic import FAIRIES, RESERVED_RESULTS
+from engine.variants.fantasista.movers import do_roll, legal_moves, tt_key, undo_roll
+from engine.variants.fantasista.state import FantasistaState, new_game
+from engine.variants.fantasista.variant import (FANTASISTA, MAX_ROWS, PENDING_NONE, PENDING_ROLL, ST_MOVENO,
+                                                ST_PENDING, ST_RIGHTS, ST_TRUNCATED, fx_tables, position_key,
+                                                table_ids, to_board, to_pos)
 from tests.fantasista_fixture import load
 
 MOVE_BUFFER = 1 << 16
@@ -144,3 +149,112 @@ def test_perft_is_the_fixtures():
         P = to_pos(g.bd, g.move_number)
         buffers = [np.zeros(MOVE_BUFFER, np.int32) for _ in range(len(entry["counts"]) + 1)]
         assert [_perft(P, T, d, buffers) for d in range(1, len(entry["counts"]) + 1)] == entry["counts"], name
+
+
+# ------------------------------------------------------------------ magic: rolls, targets, the schedule
+def _roll_nodes() -> list[FantasistaState]:
+    """States where a roll is due, one per pair of fairies and a few reserved results (random games to ply 15+),
+    the target-asking results among them."""
+    out = []
+    rng = random.Random(8)
+    reserved = ("4-8", "ayumi:3", "yokaku:3", "hiko:3", "nothing", "ginsara:1")
+    for i, (f0, f1) in enumerate((a, b) for a in FAIRIES for b in FAIRIES):
+        g = new_game((f0, f1), reserved=(reserved[i % 6], reserved[(i + 1) % 6]))
+        while g.phase != "roll" or g.move_number < 16 + i % 2:
+            if g.phase == "roll":
+                g.apply(f"roll={rng.randint(1, 20)}")
+            elif g.phase == "target":
+                g.apply(rng.choice(g.legal_actions()))
+            else:
+                g.apply(rng.choice(g.legal_actions()))
+        out.append(g)
+    return out
+
+
+def _shared(g: FantasistaState):
+    return to_pos(g.bd, g.move_number, g.phase, g.pending, table_ids([FAIRIES[f] for f in g.fairy], g.reserved))
+
+
+def _same_place(P, Q) -> None:
+    """P (after kernel moves) stands where Q (made from the game layer) stands."""
+    ply = P.st[ST_PLY]
+    for name in ("board", "hands", "marks", "riders", "rider_marks"):
+        assert (getattr(P, name) == getattr(Q, name)).all(), name
+    assert P.st[ST_STM] == Q.st[ST_STM]
+    assert (P.st[ST_RIGHTS:ST_RIGHTS + 8] == Q.st[ST_RIGHTS:ST_RIGHTS + 8]).all()
+    assert P.st[ST_MOVENO] == Q.st[ST_MOVENO] and P.st[ST_PENDING] == Q.st[ST_PENDING]
+    assert P.keys[ply] == Q.keys[0]
+
+
+def test_chance_rows_are_the_magic_tables():
+    T = fx_tables()
+    for fairy in FAIRIES:
+        for reserved in RESERVED_RESULTS:
+            t = magic.table_id(fairy, reserved)
+            rows = magic.roll_rows(fairy, reserved)
+            assert T.ch_n[t] == len(rows) <= MAX_ROWS
+            assert list(T.ch_w[t, :len(rows)]) == [w for w, _ in rows] and T.ch_w[t].sum() == magic.DIE_FACES
+            assert list(T.ch_w[t, :len(rows)]) == sorted(T.ch_w[t, :len(rows)], reverse=True)
+
+
+def test_rolls_and_targets_are_the_game_layers():
+    # every face of the d20 at every roll node: the kernel's result row gives the game layer's position (key
+    # included); a target it asks for lists the game layer's squares, and each gives its position; all undone
+    T = fx_tables()
+    roll, unroll = callable_from_python(do_roll), callable_from_python(undo_roll)
+    out = np.zeros(MOVE_BUFFER, np.int32)
+    targets_seen = 0
+    for g in _roll_nodes():
+        P = _shared(g)
+        assert P.st[ST_PENDING] == PENDING_ROLL
+        start = {name: getattr(P, name).copy() for name in ("board", "hands", "marks", "riders", "rider_marks", "st")}
+        c = 1 - g.bd.stm
+        rows = magic.roll_rows(FAIRIES[g.fairy[c]], g.reserved[c])
+        for face in range(1, 21):
+            r = [e for _, e in rows].index(magic.effect_of(face, FAIRIES[g.fairy[c]], g.reserved[c]))
+            h = g.copy()
+            h.apply(f"roll={face}")
+            roll(P, T, r)
+            _same_place(P, _shared(h))
+            if h.phase == "target":
+                targets_seen += 1
+                n = legal_moves(P, T, out)
+                assert sorted(int(mv) & 0xFF for mv in out[:n]) == sorted(h.target_squares())
+                for mv in out[:n]:
+                    k = h.copy()
+                    k.apply(f"target:{PC.square_name(int(mv) & 0xFF)}")
+                    do_move(P, T, mv)
+                    _same_place(P, _shared(k))
+                    undo_move(P, T)
+            unroll(P, T)
+            assert P.st[ST_PLY] == 0
+            for name, arr in start.items():
+                assert (getattr(P, name) == arr).all(), (g.sfen(), face, name)
+    assert targets_seen > 0
+
+
+def test_the_schedule_marks_rolls_and_tells_tt_keys_apart():
+    T = fx_tables()
+    key = callable_from_python(tt_key)
+    out = np.zeros(MOVE_BUFFER, np.int32)
+    g = new_game(("hiko", "ginsara"))
+    P = _shared(g)
+    rng = random.Random(3)
+    pending = []
+    for ply in range(1, 33):
+        n = legal_moves(P, T, out)
+        do_move(P, T, out[rng.randrange(n)])
+        assert P.st[ST_MOVENO] == ply + 1
+        pending.append(int(P.st[ST_PENDING]))
+        P.st[ST_PENDING] = PENDING_NONE  # the roll's result: nothing
+    assert [i + 1 for i, p in enumerate(pending) if p == PENDING_ROLL] == [15, 16, 30, 31]
+    # the same position at move 1 and 31 (31 is right before a roll is due after it), and before a roll and after
+    # a "nothing" roll, are different TT nodes; the position key (repetition) is the same
+    Q = to_pos(new_game().bd)
+    k1 = key(Q, T, 0)
+    Q.st[ST_MOVENO] = 31
+    assert key(Q, T, 0) != k1
+    Q.st[ST_PENDING] = PENDING_ROLL
+    before = key(Q, T, 0)
+    Q.st[ST_PENDING] = PENDING_NONE
+    assert key(Q, T, 0) != before and Q.keys[0] == position_key(Q, T)

@@ -16,13 +16,18 @@ from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, S
                                 is_attacked)
 from ...variant import P_WORD_STRIDE
 from . import pieces as PC
-from .variant import (MARK_CARRIER, MARK_INVINCIBLE, N_RIGHTS, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM,
-                      RIGHT_WAVE, SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TURN, ST_GENERATION, ST_RIDERS, ST_RIGHTS,
-                      ST_SEEN, ST_TRUNCATED, TURN_INDEX_MASK)
+from ...variant import MAX_HAND
+from .variant import (MARK_CARRIER, MARK_INVINCIBLE, MAX_RIGHT, N_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE,
+                      PENDING_NONE, PENDING_ROLL, PPT, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE,
+                      SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TARGET, SP_TURN, ST_GENERATION, ST_MOVENO,
+                      ST_PENDING, ST_RIDERS, ST_RIGHTS, ST_SEEN, ST_TABLE, ST_TRUNCATED, TURN_SQ)
+from .variant import BT as BISHOP_TOKEN
+from .variant import PBT as HORSE_TOKEN
 from .variant import RT as ROOK_TOKEN
 from .variant import ST as SILVER_TOKEN
 
 PAWN, SILVER, ROOK, FIRE_DRAGON, SPEAR_PAWN, GALE_HORSE, SWORD_SILVER = PC.P, PC.S, PC.R, PC.D, PC.Y, PC.H, PC.W
+TOKIN, BISHOP, HORSE = PC.PP, PC.B, PC.PB
 
 # The xundo record of a move: the stacks captured on ``to`` and on the middle square (18 bits each: code | marks << 6 |
 # rider << 9 | rider marks << 15), the mover's code, whether it boarded a carrier on ``to``.
@@ -215,6 +220,202 @@ def fx_unapply(P, T, c, mv, rec):
 
 
 @inner_kernel
+def turn_move(i):
+    """The SP_TURN move of row ``i`` of its ply's turns (spelt in square fields: :data:`.variant.TURN_SQ`)."""
+    return SP_TURN | (i % TURN_SQ) | ((i // TURN_SQ % TURN_SQ) << 8) | ((i // (TURN_SQ * TURN_SQ)) << 18)
+
+
+@inner_kernel
+def turn_index(mv):
+    """The row (from its ply's first) of an SP_TURN move's turn."""
+    return (mv & 0xFF) + TURN_SQ * ((mv >> 8) & 0xFF) + TURN_SQ * TURN_SQ * ((mv >> 18) & 0xFF)
+
+
+@inner_kernel
+def magic_due(ply):
+    """Does a roll follow ply number ``ply`` (from 1)? After plies 15k and 15k + 1 (:func:`.magic.magic_after`)."""
+    return ply >= 15 and (ply % 15 == 0 or ply % 15 == 1)
+
+
+@inner_kernel
+def schedule_point(move_number):
+    """Where the magic schedule stands before ply ``move_number``: the number itself up to 15, then the place in
+    the 15-ply cycle (16 + (n - 16) % 15), so that positions equally far from the next roll share it."""
+    return move_number if move_number < 16 else 16 + (move_number - 16) % 15
+
+
+@inner_kernel
+def tt_key(P, T, aply):
+    """The transposition-table key at ``aply``: the position key (what repetition compares) with the schedule point
+    and the pending node (a chance node, a magic target, a move) mixed in."""
+    return P.keys[aply] ^ T.zob_sched[schedule_point(P.st[ST_MOVENO]), P.st[ST_PENDING]]
+
+
+@inner_kernel
+def _push(P, ply, mv):
+    """Push ``mv`` (0: a roll) on the history at ``ply``: the next ply's turns start after this ply's."""
+    P.moves[ply] = mv
+    P.turn_base[ply + 1] = P.turn_top[ply]
+    P.turn_top[ply + 1] = P.turn_top[ply]
+    P.st[ST_PLY] = ply + 1
+
+
+# ------------------------------------------------------------------ magic: rolls and targets
+@inner_kernel
+def chance_rows(P, T):
+    """Distinct results of the roll due at this node (its roller's table); 0 when no roll is due."""
+    if P.st[ST_PENDING] != PENDING_ROLL:
+        return 0
+    t = P.st[ST_TABLE + 1 - P.st[ST_STM]]
+    return T.ch_n[t] if t >= 0 else 0
+
+
+@inner_kernel
+def chance_weight(P, T, r):
+    """Faces of the d20 (of 20) that give result ``r`` of the roll due."""
+    return T.ch_w[P.st[ST_TABLE + 1 - P.st[ST_STM]], r]
+
+
+@inner_kernel
+def _target_ok(P, T, c, pending, sq, rider):
+    """May colour ``c`` put the mark of ``pending`` on its piece on ``sq`` (the rider there with ``rider``)?"""
+    if rider:
+        code = P.riders[sq]
+        marks = P.rider_marks[sq]
+    else:
+        code = P.board[sq]
+        marks = P.marks[sq]
+    if code == 0 or (code >> 5) != c:
+        return False
+    kind = code & 31
+    if pending == PENDING_INVINCIBLE:
+        return (kind == PAWN or kind == TOKIN or kind == PT or kind == PPT) and (marks & MARK_INVINCIBLE) == 0
+    return (not rider and (kind == BISHOP or kind == HORSE or kind == BISHOP_TOKEN or kind == HORSE_TOKEN)
+            and (marks & MARK_CARRIER) == 0)
+
+
+@inner_kernel
+def gen_targets(P, T, out):
+    """The SP_TARGET moves of the pending magic target: every square of the roller's eligible pieces (ayumi 3: its
+    pawns and tokins, riders too, not yet invincible; yokaku 3: its bishops and horses not yet carriers)."""
+    c = P.st[ST_STM]
+    pending = P.st[ST_PENDING]
+    n = 0
+    for sq in range(P.board.shape[0]):
+        if _target_ok(P, T, c, pending, sq, False) or _target_ok(P, T, c, pending, sq, True):
+            out[n] = SP_TARGET | sq
+            n += 1
+    return n
+
+
+@inner_kernel
+def _do_target(P, T, mv):
+    """The roller marks its piece on ``to``; the turn passes to the other side (the move number stays)."""
+    st = P.st
+    ply = st[ST_PLY]
+    c = st[ST_STM]
+    sq = mv & 0xFF
+    key = P.keys[ply]
+    if st[ST_PENDING] == PENDING_CARRIER:
+        P.marks[sq] |= MARK_CARRIER
+        key ^= T.zob_mark[1, sq]
+        P.xundo[ply, 0] = 1
+    elif _target_ok(P, T, c, PENDING_INVINCIBLE, sq, False):
+        P.marks[sq] |= MARK_INVINCIBLE
+        key ^= T.zob_mark[0, sq]
+        P.xundo[ply, 0] = 0
+    else:
+        P.rider_marks[sq] |= MARK_INVINCIBLE
+        key ^= T.zob_mark[2, sq]
+        P.xundo[ply, 0] = 2
+    _push(P, ply, mv)
+    st[ST_PENDING] = PENDING_NONE
+    st[ST_STM] = 1 - c
+    P.keys[ply + 1] = key ^ T.zob_side[0]
+
+
+@inner_kernel
+def _undo_target(P, mv):
+    st = P.st
+    ply = st[ST_PLY] - 1
+    sq = mv & 0xFF
+    which = P.xundo[ply, 0]
+    if which == 1:
+        P.marks[sq] &= ~MARK_CARRIER
+    elif which == 0:
+        P.marks[sq] &= ~MARK_INVINCIBLE
+    else:
+        P.rider_marks[sq] &= ~MARK_INVINCIBLE
+    st[ST_STM] = 1 - st[ST_STM]
+    st[ST_PLY] = ply
+
+
+@inner_kernel
+def do_roll(P, T, r):
+    """Result ``r`` of the roll due: the side that just moved (the roller) receives its magic, as a pseudo-ply
+    (``moves[ply] = 0``, which ends the repetition scan like a null move). A result that asks for a target with an
+    eligible piece leaves that target pending and the roller to choose it (``st[ST_STM]`` = the roller); otherwise
+    the other side moves next. Hand counts stop at MAX_HAND and rights at MAX_RIGHT (their Zobrist tables' size).
+
+    ``xundo[ply]``: 0-3 the roller's rights before, 4 the number of hand kinds changed, 5.. (kind, count before)."""
+    st = P.st
+    ply = st[ST_PLY]
+    c = 1 - st[ST_STM]
+    t = st[ST_TABLE + c]
+    key = P.keys[ply]
+    x = P.xundo[ply]
+    changed = 0
+    for kind in range(32):
+        d = T.ch_hand[t, r, kind]
+        if d != 0:
+            old = P.hands[c, kind]
+            new = min(old + d, MAX_HAND)
+            P.hands[c, kind] = new
+            key ^= T.zob_hand[c, kind, old] ^ T.zob_hand[c, kind, new]
+            x[5 + 2 * changed] = kind
+            x[6 + 2 * changed] = old
+            changed += 1
+    x[4] = changed
+    for i in range(N_RIGHTS):
+        old = st[ST_RIGHTS + N_RIGHTS * c + i]
+        x[i] = old
+        d = T.ch_right[t, r, i]
+        if d != 0:
+            new = min(old + d, 1 if i == RIGHT_EMBLEM else MAX_RIGHT)
+            st[ST_RIGHTS + N_RIGHTS * c + i] = new
+            key ^= T.zob_right[c, i, old] ^ T.zob_right[c, i, new]
+    _push(P, ply, 0)
+    P.undo[ply] = st[ST_PENDING]
+    st[ST_PENDING] = PENDING_NONE
+    target = T.ch_target[t, r]
+    if target != PENDING_NONE:
+        for sq in range(P.board.shape[0]):
+            if _target_ok(P, T, c, target, sq, False) or _target_ok(P, T, c, target, sq, True):
+                st[ST_PENDING] = target
+                st[ST_STM] = c
+                key ^= T.zob_side[0]
+                break
+    P.keys[ply + 1] = key
+
+
+@inner_kernel
+def undo_roll(P, T):
+    """Take back the roll pushed by :func:`do_roll`."""
+    st = P.st
+    ply = st[ST_PLY] - 1
+    if st[ST_PENDING] != PENDING_NONE:  # a target was pending: the roller was to choose
+        st[ST_STM] = 1 - st[ST_STM]
+    st[ST_PENDING] = P.undo[ply]
+    c = 1 - st[ST_STM]
+    x = P.xundo[ply]
+    for j in range(x[4]):
+        P.hands[c, x[5 + 2 * j]] = x[6 + 2 * j]
+    for i in range(N_RIGHTS):
+        st[ST_RIGHTS + N_RIGHTS * c + i] = x[i]
+    st[ST_PLY] = ply
+
+
+@inner_kernel
 def spend_right(P, T, c, right, key):
     """Colour ``c`` uses one of its ``right`` (an awakening, a curtain, a wave); return the key updated."""
     i = ST_RIGHTS + N_RIGHTS * c + right
@@ -232,8 +433,12 @@ def fx_do_move(P, T, mv):
     c = st[ST_STM]
     ply = st[ST_PLY]
     key = P.keys[ply]
+    P.undo[ply] = st[ST_PENDING]
+    if (mv & SP_MASK) == SP_TARGET:
+        _do_target(P, T, mv)
+        return
     if (mv & SP_MASK) == SP_TURN:
-        row = P.turn_base[ply] + (mv & TURN_INDEX_MASK)
+        row = P.turn_base[ply] + turn_index(mv)
         head = P.turns[row, 0]
         right = (head >> 8) - 1
         if right >= 0:
@@ -244,11 +449,10 @@ def fx_do_move(P, T, mv):
     else:
         key, rec = fx_apply(P, T, c, mv, key)
         P.xundo[ply, 0] = rec
-    P.moves[ply] = mv
-    P.turn_base[ply + 1] = P.turn_top[ply]
-    P.turn_top[ply + 1] = P.turn_top[ply]
+    _push(P, ply, mv)
+    st[ST_PENDING] = PENDING_ROLL if magic_due(st[ST_MOVENO]) else PENDING_NONE
+    st[ST_MOVENO] += 1
     st[ST_STM] = 1 - c
-    st[ST_PLY] = ply + 1
     P.keys[ply + 1] = key ^ T.zob_side[0]
 
 
@@ -259,8 +463,13 @@ def fx_undo_move(P, T):
     ply = st[ST_PLY] - 1
     c = 1 - st[ST_STM]
     mv = P.moves[ply]
+    st[ST_PENDING] = P.undo[ply]
+    if (mv & SP_MASK) == SP_TARGET:
+        _undo_target(P, mv)
+        return
+    st[ST_MOVENO] -= 1
     if (mv & SP_MASK) == SP_TURN:
-        row = P.turn_base[ply] + (mv & TURN_INDEX_MASK)
+        row = P.turn_base[ply] + turn_index(mv)
         head = P.turns[row, 0]
         for j in range((head & 0xFF) - 1, -1, -1):
             fx_unapply(P, T, c, P.turns[row, 1 + j], P.xundo[ply, j])
@@ -502,6 +711,8 @@ def fx_generate(P, T, mode, out):
     c = P.st[ST_STM]
     ply = P.st[ST_PLY]
     P.turn_top[ply] = P.turn_base[ply]
+    if P.st[ST_PENDING] == PENDING_INVINCIBLE or P.st[ST_PENDING] == PENDING_CARRIER:
+        return gen_targets(P, T, out)
     if P.st[ST_RIDERS] + P.st[ST_RIDERS + 1] == 0:
         start = generate_standard(P, T, mode, out)
         n = start
@@ -654,7 +865,7 @@ def _emit_turn(P, T, c, work, n_parts, right, key, out, n):
     for j in range(n_parts):
         P.turns[row, 1 + j] = work[W_PARTS + j]
     P.turn_top[ply] = row + 1
-    out[n] = SP_TURN | (row - P.turn_base[ply])
+    out[n] = turn_move(row - P.turn_base[ply])
     return n + 1
 
 

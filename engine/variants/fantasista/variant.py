@@ -24,28 +24,30 @@ from ...geometry import SHOGI_GEOMETRY
 from ...kernels.movegen import SCRATCH_LEVELS, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, PosState
 from ...pieces import PieceType
 from ...variant import STANDARD_PIECES, ZOBRIST_SEED, Tables, Variant
+from . import magic
+from .magic import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE  # noqa: F401  (the kernels' names)
 from . import pieces as PC
 from .board import Board
 
 # ------------------------------------------------------------------ piece kinds
 SPECIAL_PIECES: tuple[PieceType, ...] = (
-    PieceType("fire dragon", "D", "RF", "火炎竜", value=1600, token=True),
-    PieceType("king-god dragon", "O", "RFN", "王神竜", value=1500, token=True),
-    PieceType("spear pawn", "Y", "fR", "槍歩兵", promotes_to="+P'", value=450, token=True),
-    PieceType("thunder horse", "T", "BW", "雷王馬", value=1300, token=True),
-    PieceType("gale horse", "H", "BW", "疾風馬", value=1250, token=True),
-    PieceType("sword silver", "W", "FfW", "剣の銀", value=800, token=True),
+    PieceType("fire dragon", "D", "RF", "火炎竜", value=1600, token=True, like="+R"),
+    PieceType("king-god dragon", "O", "RFN", "王神竜", value=1500, token=True, like="+R"),
+    PieceType("spear pawn", "Y", "fR", "槍歩兵", promotes_to="+P'", value=450, token=True, like="P"),
+    PieceType("thunder horse", "T", "BW", "雷王馬", value=1300, token=True, like="+B"),
+    PieceType("gale horse", "H", "BW", "疾風馬", value=1250, token=True, like="+B"),
+    PieceType("sword silver", "W", "FfW", "剣の銀", value=800, token=True, like="S"),
 )
 TOKEN_PIECES: tuple[PieceType, ...] = (
-    PieceType("pawn token", "P'", "fW", "歩", promotes_to="+P'", value=90, token=True),
-    PieceType("silver token", "S'", "FfW", "銀", promotes_to="+S'", value=495, token=True),
-    PieceType("gold token", "G'", "WfF", "金", value=540, token=True),
-    PieceType("bishop token", "B'", "B", "角", promotes_to="+B'", value=855, token=True),
-    PieceType("rook token", "R'", "R", "飛", promotes_to="+R'", value=990, token=True),
-    PieceType("tokin token", "+P'", "WfF", "と", value=540, token=True),
-    PieceType("promoted silver token", "+S'", "WfF", "成銀", value=540, token=True),
-    PieceType("horse token", "+B'", "BW", "馬", value=945, token=True),
-    PieceType("dragon token", "+R'", "RF", "龍", value=1395, token=True),
+    PieceType("pawn token", "P'", "fW", "歩", promotes_to="+P'", value=90, token=True, like="P"),
+    PieceType("silver token", "S'", "FfW", "銀", promotes_to="+S'", value=495, token=True, like="S"),
+    PieceType("gold token", "G'", "WfF", "金", value=540, token=True, like="G"),
+    PieceType("bishop token", "B'", "B", "角", promotes_to="+B'", value=855, token=True, like="B"),
+    PieceType("rook token", "R'", "R", "飛", promotes_to="+R'", value=990, token=True, like="R"),
+    PieceType("tokin token", "+P'", "WfF", "と", value=540, token=True, like="+P"),
+    PieceType("promoted silver token", "+S'", "WfF", "成銀", value=540, token=True, like="+S"),
+    PieceType("horse token", "+B'", "BW", "馬", value=945, token=True, like="+B"),
+    PieceType("dragon token", "+R'", "RF", "龍", value=1395, token=True, like="+R"),
 )
 #: kind numbers of the token pieces (1-based, after the 20 of :mod:`.pieces`)
 (PT, ST, GT, BT, RT, PPT, PST, PBT, PRT) = range(21, 30)
@@ -60,7 +62,6 @@ FANTASISTA = Variant(id="fantasista", pieces=STANDARD_PIECES + SPECIAL_PIECES + 
 # ------------------------------------------------------------------ state layout
 MARK_INVINCIBLE, MARK_CARRIER = PC.INVINCIBLE, PC.CARRIER  # bits of ``marks`` (and ``rider_marks``: invincible)
 N_RIGHTS = 4  # awakening, curtain, wave, emblem (an emblem counts 0 or 1)
-RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_WAVE, RIGHT_EMBLEM = range(N_RIGHTS)
 MAX_RIGHT = 31  # most uses of one right a side can hold (rights hashed per count)
 ST_RIGHTS = 8  # st[ST_RIGHTS + N_RIGHTS * colour + right]
 ST_MOVENO = 16  # number of the next ply (kifu numbering, from 1): where the magic schedule stands
@@ -77,13 +78,23 @@ SP_SHIFT = 27
 SP_BOARD = 1 << SP_SHIFT  # the mover boards the own empty carrier on ``to``
 SP_RIDER = 2 << SP_SHIFT  # the mover is the rider on ``from`` (it moves off, captures, or boards another carrier)
 SP_PLACE = 3 << SP_SHIFT  # a part of the curtain: a silver token from outside the game put on ``to``
-SP_TURN = 4 << SP_SHIFT  # a multi-part turn: bits 0-23 index this ply's rows of the turn arena (FxPosState.turns)
+SP_TURN = 4 << SP_SHIFT  # a multi-part turn: a row of this ply's part of the turn arena (FxPosState.turns), below
+SP_TARGET = 5 << SP_SHIFT  # the roller puts the pending magic mark (invincible, carrier) on its piece on ``to``
 SP_MASK = 15 << SP_SHIFT
-TURN_INDEX_MASK = (1 << 24) - 1
+# An SP_TURN move spells its row index i (from its ply's first row) in the fields the shared kernels read as squares:
+# to = i % 81, from = i // 81 % 81, the middle square's bits = i // 81**2 (HAS_MID, DROP, PROMOTE clear). So the
+# search's ordering tables, indexed by squares, never reach past the board with it (movers.turn_move, turn_index).
+TURN_SQ = 81
 MAX_PARTS = 16  # parts of one turn: a silver wave moves each silver once
 TURN_WIDTH = 1 + MAX_PARTS  # a turn arena row: a head (number of parts | (right spent + 1) << 8), the parts
 ARENA_ROWS = 1 << 16  # multi-part turns held by the plies of one search at once
 HASH_SLOTS = 1 << 20  # the outcome set of one generation, 3/4 full at most (a 29,937-turn wave fills 139,973)
+#: Chance rows: a roll's distinct results for one magic table (magic.roll_rows); the table of a side is
+#: st[ST_TABLE + colour] = magic.table_id(fairy, reserved).
+MAX_ROWS = 6
+#: Points of the magic schedule (what the TT key adds to the position key): the next ply's number up to 15, then
+#: its place in the 15-ply cycle of rolls (rolls follow plies 15k and 15k + 1): movers.schedule_point.
+SCHEDULE_POINTS = 31
 _PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
                      ("target", "c"): PENDING_CARRIER}
 
@@ -92,6 +103,12 @@ FxTables = namedtuple("FxTables", Tables._fields + (
     "zob_mark",      # uint64[3, n_sq]: invincible lower piece, carrier, invincible rider
     "zob_rider",     # uint64[64, n_sq]: rider code on a square
     "zob_right",     # uint64[2, N_RIGHTS, MAX_RIGHT + 1]: a side's count of a right
+    "zob_sched",     # uint64[SCHEDULE_POINTS, 4]: the schedule point and the pending node (the TT key's share)
+    "ch_n",          # int8[magic.N_TABLES]: distinct results of a roll for that table
+    "ch_w",          # int32[magic.N_TABLES, MAX_ROWS]: faces of the d20 giving each result, most probable first
+    "ch_hand",       # int8[magic.N_TABLES, MAX_ROWS, 32]: pieces each result adds to the roller's hand, by kind
+    "ch_right",      # int8[magic.N_TABLES, MAX_ROWS, N_RIGHTS]: uses of rights it adds (the emblem: held once)
+    "ch_target",     # int8[magic.N_TABLES, MAX_ROWS]: the magic target it asks for (PENDING_INVINCIBLE / _CARRIER)
 ))
 FxPosState = namedtuple("FxPosState", PosState._fields + (
     "marks",        # int8[n_sq]: MARK_* bits of the lower piece
@@ -120,6 +137,34 @@ def _capture_table() -> np.ndarray:
     return ok
 
 
+def _chance_arrays() -> dict[str, np.ndarray]:
+    """The chance rows of every magic table (:func:`.magic.roll_rows`) as FxTables arrays."""
+    n_t = magic.N_TABLES
+    a = dict(ch_n=np.zeros(n_t, np.int8), ch_w=np.zeros((n_t, MAX_ROWS), np.int32),
+             ch_hand=np.zeros((n_t, MAX_ROWS, 32), np.int8), ch_right=np.zeros((n_t, MAX_ROWS, N_RIGHTS), np.int8),
+             ch_target=np.zeros((n_t, MAX_ROWS), np.int8))
+    target_pending = {magic.TARGET_INVINCIBLE: PENDING_INVINCIBLE, magic.TARGET_CARRIER: PENDING_CARRIER}
+    for fairy in magic.FAIRIES:
+        for reserved in magic.RESERVED_RESULTS:
+            t = magic.table_id(fairy, reserved)
+            rows = magic.roll_rows(fairy, reserved)
+            a["ch_n"][t] = len(rows)
+            for r, (faces, effect) in enumerate(rows):
+                a["ch_w"][t, r] = faces
+                for kind, count in effect.tokens:
+                    a["ch_hand"][t, r, _kind(kind, PC.TOKEN)] = count
+                for right in effect.rights:
+                    a["ch_right"][t, r, right] = 1
+                a["ch_target"][t, r] = target_pending.get(effect.target, PENDING_NONE)
+    return a
+
+
+def table_ids(fairies, reserved) -> tuple[int, int]:
+    """Both sides' magic table ids (``st[ST_TABLE + c]``) from their fairies and reserved results (names); a side
+    whose fairy or reserved result is not chosen yet has -1."""
+    return tuple(-1 if f is None or r is None else magic.table_id(f, r) for f, r in zip(fairies, reserved))
+
+
 @cache
 def fx_tables() -> FxTables:
     """The kernel tables of fantasista (built once). Its rule hooks, which kernels compiled for these tables inline,
@@ -129,7 +174,8 @@ def fx_tables() -> FxTables:
     draw = lambda *shape: rng.integers(0, np.iinfo(np.uint64).max, size=shape, dtype=np.uint64, endpoint=True)
     n_sq = SHOGI_GEOMETRY.n_squares
     return FxTables(*T, capture_ok=_capture_table(), zob_mark=draw(3, n_sq), zob_rider=draw(64, n_sq),
-                    zob_right=draw(2, N_RIGHTS, MAX_RIGHT + 1))
+                    zob_right=draw(2, N_RIGHTS, MAX_RIGHT + 1), zob_sched=draw(SCHEDULE_POINTS, 4),
+                    **_chance_arrays())
 
 
 # ------------------------------------------------------------------ conversion
@@ -161,7 +207,8 @@ def new_pos(capacity: int = 256, arena_rows: int = ARENA_ROWS, hash_slots: int =
 def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
            tables: tuple[int, int] = (-1, -1), capacity: int = 256) -> FxPosState:
     """The shared position of a :class:`.board.Board` (``phase``/``pending`` as in :class:`.state.FantasistaState`;
-    ``tables``: each side's magic table id, -1 before the game)."""
+    ``tables``: each side's magic table id, -1 before the game). While a target is pending, the side to move is the
+    roller (the board's side to move is the side whose turn comes next)."""
     if (phase, pending) not in _PENDING_OF_PHASE:
         raise ValueError(f"unknown node {phase!r} {pending!r}")
     P = new_pos(capacity)
@@ -195,7 +242,8 @@ def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = 
             P.st[ST_RIGHTS + N_RIGHTS * c + i] = bd.rights[c][i]
         P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM] = int(bd.emblem[c])
         P.st[ST_TABLE + c] = tables[c]
-    P.st[ST_STM] = bd.stm
+    # while a magic target is pending the roller (the side that just moved) decides: it is the side to move
+    P.st[ST_STM] = 1 - bd.stm if pending else bd.stm
     P.st[ST_PLY] = 0
     P.st[ST_MOVENO] = move_number
     P.st[ST_PENDING] = _PENDING_OF_PHASE[phase, pending]
@@ -221,7 +269,7 @@ def to_board(P: FxPosState) -> Board:
             bd.th[c][pt] = int(P.hands[c, _kind(pt, PC.TOKEN)])
         bd.rights[c] = [int(P.st[ST_RIGHTS + N_RIGHTS * c + i]) for i in range(3)]
         bd.emblem[c] = bool(P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM])
-    bd.stm = int(P.st[ST_STM])
+    bd.stm = int(P.st[ST_STM]) ^ (1 if P.st[ST_PENDING] in (PENDING_INVINCIBLE, PENDING_CARRIER) else 0)
     return bd
 
 
