@@ -17,6 +17,7 @@ from engine.variant import N_CODES, STANDARD_PIECES, Variant
 from . import params as EP
 from .kernels import (ATT_ROWS, C_KP, C_KS, C_MOBILITY, C_SMOB, C_TEMPO, C_THREATS, KS_SIZE, KS_ZONE, N_CONSTS,
                       SM_BUCKETS, EvalTables, evaluate_k, piece_mobility, threat_size)
+from . import fantasista as _fantasista  # noqa: F401,E402  (registers fantasista's variant_terms)
 
 __all__ = ["DEFAULT_EVAL_MODE", "EVAL_MODES", "EvalTables", "build_eval_tables", "evaluate", "evaluate_k", "kp_eval_tables",
            "piece_mobility", "piece_value", "threat_scratch", "threat_scratch_shape"]
@@ -93,13 +94,13 @@ def build_eval_tables(variant: Variant, mode: str = "hand") -> EvalTables:
             dr = g.rank_of(b) - g.rank_of(a) + n_ranks - 1
             king_rel[a, b] = df * (2 * n_ranks - 1) + dr
     for pt, piece in enumerate(variant.pieces, start=1):
-        letter = piece.letter
+        letter = piece.like or piece.letter
         # Standard pieces take the tuned shogi values; other variants' kinds carry their own (PieceType.value,
         # e.g. from eval.material for dai shogi). Royals have no material value.
         if piece.royal:
             val = 0
         elif variant.pieces is STANDARD_PIECES:
-            val = EP.PIECE_VALUES.get(letter, piece.value)
+            val = EP.PIECE_VALUES.get(piece.letter, piece.value)
         else:
             val = piece.value
         if pt in variant.hand_ptypes:

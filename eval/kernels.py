@@ -3,7 +3,10 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from numba.extending import overload
+
 from engine.kernels import hash_slot, inline_kernel, inner_kernel, kernel
+from engine.kernels.hooks import plain_tables
 from engine.kernels.movegen import (DROP, HAS_MID, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, attacked_on_board,
                                     royal_square)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_PAWN, P_TRY
@@ -50,6 +53,18 @@ KS_WEAK = 0                  # [weak][hand]
 KS_WEAK_EMPTY = KS_WEAK + (KS_ZONE + 1) * KS_HAND  # [weak_empty][hand]
 KS_ATTACKED = KS_WEAK_EMPTY + (KS_ZONE + 1) * KS_HAND  # [attacked]
 KS_SIZE = KS_ATTACKED + KS_ZONE + 1
+
+
+def variant_terms(P, T, E):
+    """A variant's evaluation terms beyond the board and hands, sente's view (a rule hook like those of
+    :mod:`engine.kernels.hooks`: its plain overload below is 0; fantasista's is in :mod:`eval.fantasista`)."""
+    return 0
+
+
+@overload(variant_terms, inline="always")
+def _variant_terms_plain(P, T, E):
+    if plain_tables(T):
+        return lambda P, T, E: 0
 
 
 @kernel
@@ -650,7 +665,7 @@ def _king_squares(P, T):
 def _learned(P, T, E, k0, k1, kp, att):
     """The learned evaluation, side to move's view, from the position's KP sum ``kp`` (``att``: scratch of the
     piece walk, :func:`eval.threat_scratch`)."""
-    s = kp + _try_term(P, T, E)
+    s = kp + _try_term(P, T, E) + variant_terms(P, T, E)
     if E.consts[C_KS] != 0:
         s += king_zone_sum(P, T, E, k0, k1)
     threats = 0
@@ -736,6 +751,7 @@ def _hand_set(P, T, E, k0, k1):
     for h in range(T.hand_types.shape[0]):
         pt = T.hand_types[h]
         s += E.hand_val[0, pt] * P.hands[0, pt] + E.hand_val[1, pt] * P.hands[1, pt]
+    s += variant_terms(P, T, E)
     if P.st[ST_STM] == 0:
         return s + E.consts[C_TEMPO]
     return -s + E.consts[C_TEMPO]

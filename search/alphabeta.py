@@ -24,9 +24,10 @@ from eval import (DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp
                   threat_scratch_shape)
 from eval.kp import KPWeights
 
-from .kernels import (CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN, CTL_HORIZON,
-                      CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP, EVAL_HASH_ENTRIES,
-                      FEAT_CHECK_PRUNE, FEAT_CONT_HIST, FEAT_CUT_NODE, FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING,
+from .kernels import (CHANCE_STAR1, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CHANCE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN,
+                      CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP,
+                      EVAL_HASH_ENTRIES, FEAT_CHECK_PRUNE, FEAT_CONT_HIST, FEAT_CUT_NODE, FEAT_HIST_LMR, FEAT_IIR,
+                      FEAT_IMPROVING,
                       FEAT_LMR_CHECKS, FEAT_LMR_EVASIONS, FEAT_LMR_FUTILITY, FEAT_MALUS_SEARCHED, FEAT_MATE1,
                       FEAT_PROBCUT, FEAT_PV_CHECK_EXT, FEAT_QS_CHECKS, FEAT_QS_EVASION_PRUNE, FEAT_QS_TT,
                       FEAT_QUIET_PROMOTIONS, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE, FEAT_SINGULAR, FEAT_STAGED,
@@ -133,6 +134,9 @@ class Searcher:
         #: EvalFile; eval.kp.load_weights_file reads them)
         self.eval_weights: dict[str, KPWeights] = {}
         self._eval_override: tuple[KPWeights, EvalTables] | None = None  # the tables last built from eval_weights
+        #: how chance nodes are searched (search.kernels.CHANCE_*: Star1, or ignored for a roll-blind search); only
+        #: a variant with chance events has them (fantasista)
+        self.chance_mode = CHANCE_STAR1
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
         self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable
@@ -356,6 +360,7 @@ class Searcher:
             self._helpers = []
             ctl[CTL_FEATURES] = (self.features if self.features is not None
                                  else default_features(pos.variant.id))
+            ctl[CTL_CHANCE] = self.chance_mode
             self._tune_variant = pos.variant.id
             self._use_tune(tune_from(self._param_values, pos.variant.id))
             ctl[CTL_GEN] = self._gen_next()

@@ -56,23 +56,40 @@ class _GameSearcher:
 
 
 class FantasistaGameSearcher(_GameSearcher):
-    """``search.fantasista.FantasistaSearcher`` with the limits: its own iterative deepening and node budget, plus a
-    hard-limit / ``stop`` abort through its ``should_stop`` hook. ``settings`` are the searcher's keyword settings
-    (``chance_aware``: false is the roll-blind baseline; ``late_move_reduction``, ``quiescence_checks``,
-    ``prune_twin_drops``, ``positional``, ``chance_sides``)."""
+    """Fantasista's decisions. ``kernel="shared"`` (the default): turns and magic targets by the shared alpha-beta /
+    expectimax search, :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`
+    (``hash_mb`` sizes its table; ``chance_aware`` false is the roll-blind baseline). ``kernel="own"``: fantasista's first engine,
+    ``search.fantasista.FantasistaSearcher``, with its own iterative deepening and node budget and a hard-limit /
+    ``stop`` abort through its ``should_stop`` hook (its settings: ``chance_aware``, ``late_move_reduction``,
+    ``quiescence_checks``, ``prune_twin_drops``, ``positional``, ``chance_sides``). The pre-game choice is the first
+    engine's in both."""
 
     variant = "fantasista"
+    KERNELS = ("shared", "own")
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
     MAX_DEPTH = 32
     # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
     # shared out). Depth 2-3 tied every pawn of the issue's case; depth 4 told them apart (docs/fantasista.md).
     TARGET_DEPTH = 4
 
-    def __init__(self, seed: int = 0, hash_mb: int = 16, **settings: Any) -> None:
+    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", **settings: Any) -> None:
         super().__init__(seed)
+        if kernel not in self.KERNELS:
+            raise ValueError(f"unknown fantasista kernel {kernel!r} (one of {', '.join(self.KERNELS)})")
         self._abortable = False
         self._soft_aborts = False  # the soft limit aborts too (the main search; not the target phase)
         self._settings = settings
+        self._hash_mb = hash_mb
+        self.kernel_searcher = None
+        if kernel == "shared":
+            from .alphabeta import Searcher
+            from .kernels import CHANCE_BLIND, CHANCE_STAR1
+            from .position import PositionSearcher
+
+            searcher = Searcher(hash_mb=hash_mb, seed=seed)
+            searcher.eval_mode = "hand"  # no learned tables for fantasista yet: the prior of eval.params
+            searcher.chance_mode = CHANCE_STAR1 if settings.get("chance_aware", True) else CHANCE_BLIND
+            self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
         self.clear()
 
     def _should_stop(self) -> bool:
@@ -90,13 +107,27 @@ class FantasistaGameSearcher(_GameSearcher):
         # a fresh searcher: its tables start empty (the reserved results come with each game, state.reserved)
         self.searcher = FantasistaSearcher(**self._settings)
         self.searcher.should_stop = self._should_stop
+        if self.kernel_searcher is not None:
+            self.kernel_searcher.clear()
+
+    def stop(self) -> None:
+        super().stop()
+        if self.kernel_searcher is not None:
+            self.kernel_searcher.stop()
 
     def progress(self) -> Info | None:
+        if self.kernel_searcher is not None:
+            return self.kernel_searcher.progress()
         return Info(depth=0, nodes=int(self.searcher.nodes))
 
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
 
+        if self.kernel_searcher is not None:
+            # a short search compiles the kernel (and the game layer's generator, which names the moves)
+            self._think_shared(new_game(), Limits(depth=2), lambda info: None)
+            self.kernel_searcher.clear()
+            return
         # depth 4 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, node3_k at depth 3, the
         # Python loop above), so none is compiled during the first go
         self.searcher.search(new_game(), depth=4)
@@ -111,6 +142,8 @@ class FantasistaGameSearcher(_GameSearcher):
             token, worth, _ = s.choose_pregame(state)
             on_info(Info(depth=0, time_ms=limits.elapsed_ms(), score_cp=int(round(worth)), pv=[token]))
             return Result(token, score_cp=int(round(worth)))
+        if self.kernel_searcher is not None:
+            return self._think_shared(state, limits, on_info)
         if state.phase == "target":  # each target searched as a decision (FantasistaSearcher.best_target)
             self._abortable = True
             try:
@@ -142,6 +175,17 @@ class FantasistaGameSearcher(_GameSearcher):
         on_info(Info(depth=depth, time_ms=ms, nodes=r.nodes, nps=r.nodes * 1000 // max(ms, 1), score_cp=cp,
                      mate=mate, pv=[r.best]))
         return Result(r.best, score_cp=cp, mate=mate, depth=depth, nodes=r.nodes, pv=[r.best])
+
+
+    def _think_shared(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
+        """A turn or a magic target by the shared search (a plain ``go``: its plain time)."""
+        from .fantasista_shared import FxPosition
+
+        r = self.kernel_searcher.think(FxPosition.from_game(state), limits, on_info)
+        if r.best is None or r.best == "resign":  # no legal turn, or one the game layer does not list
+            acts = state.legal_actions()
+            return Result(acts[0] if acts else None)
+        return r
 
 
 class TurncoatGameSearcher(_GameSearcher):

@@ -156,9 +156,13 @@ class GameSearcher(Protocol):
 
 
 def pv_tokens(pos: Any, codes: list[int]) -> list[str]:
-    """Kernel move codes of a line from ``pos`` as USI move tokens (``pos`` is left unchanged)."""
+    """Kernel move codes of a line from ``pos`` as USI move tokens (``pos`` is left unchanged). The line ends
+    before a move without a token (fantasista's past a roll the search did not play)."""
     p, tokens = pos.copy(), []
     for code in codes:
-        tokens.append(p.move_usi(int(code)))
+        token = p.move_usi(int(code))
+        if token is None:
+            break
+        tokens.append(token)
         p.push_unchecked(int(code))
     return tokens

@@ -3,8 +3,9 @@
 Every buffer lives in :class:`SearchTables` (allocated in Python by :class:`search.Searcher`); kernels never allocate
 (NRT is off, see :mod:`engine.kernels`). The node loop is one negamax, :func:`search`, written as numbered steps. Its
 child call goes through a *side-change test* (``sgn``): the value of a child is negated and its window mirrored only
-when the side to move changed, so a multi-part turn (the same side moving twice) needs no change here, and
-``_node_kind`` is the place where chance nodes will branch off (see ``docs/search.md``).
+when the side to move changed, so a multi-part turn (the same side moving twice) needs no change here. A node where a
+chance event is due (fantasista's rolls, through the rule hooks of :mod:`engine.kernels.hooks`) is an expectation
+over its outcomes, pruned by Star1 (``docs/search.md``, "Chance nodes").
 
 Scores are centipawns from the side to move's point of view; ``MATE - ply`` means "mate delivered ``ply`` plies
 from the root" (``ply`` counts from the root of this search), and those scores are made relative to the node when
@@ -17,6 +18,8 @@ from collections import namedtuple
 import numpy as np
 
 from engine.kernels import hash_slot, inner_kernel, kernel
+from engine.kernels.hooks import (chance_rows, chance_weight, null_move_allowed, play_chance, search_key,
+                                  unplay_chance)
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
@@ -38,13 +41,19 @@ REP_SCAN = 64            # how many plies back (game history included) a repetit
 MAX_QUIETS = MAX_MOVES   # quiet moves remembered per node for the history malus (all of them)
 
 BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
-NODE_DECISION, NODE_CHANCE = 0, 1
+# Chance nodes: an outcome's value counts within +-CHANCE_BOUND (a mate below a chance node counts as the bound), so
+# that Star1 knows how far the outcomes not yet searched can move the expectation.
+CHANCE_BOUND = 20000
+# How a chance node is searched (S.ctl[CTL_CHANCE]): the expectation with Star1's cutoffs; every outcome expanded in
+# the full window (the exact expectation, the test's reference); the chance event ignored (a roll-blind search).
+CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND = 0, 1, 2
 
 # Control vector (int64) shared with Python: stop flag and counters.
 # CTL_CURRMOVE: the root move being searched (read by the USI engine's monitor thread for ``info currmove``).
 (CTL_STOP, CTL_NODES, CTL_NODE_LIMIT, CTL_SELDEPTH, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_GEN, CTL_ROOT_N,
  CTL_HORIZON, CTL_CURRMOVE) = range(10)
 CTL_FEATURES = 12  # bit set of FEAT_*: the selectivity features switched on for this search (Searcher.features)
+CTL_CHANCE = 13  # CHANCE_*: how chance nodes are searched
 CTL_SIZE = 16
 
 # Search features that are kept off until an SPRT accepts them (docs/search.md, bench/strength/shogi-sprt.tsv).
@@ -200,10 +209,27 @@ SearchTables = namedtuple("SearchTables", [
 
 # ---------------------------------------------------------------- helpers
 @inner_kernel
-def _node_kind(P, T):
-    """Kind of the node at the current position. Standard shogi has only decision nodes; a variant with dice or
-    cards returns NODE_CHANCE here and ``_search`` hands the node to its expectation code (Star1)."""
-    return NODE_DECISION
+def star1_window(acc, left, w, alpha, beta, total):
+    """Star1's window for the next outcome of a chance node searched in (``alpha``, ``beta``): ``acc`` = the sum of
+    weight x value of the outcomes searched, ``w`` this outcome's weight, ``left`` the weight of those after it,
+    ``total`` all the weight. Below ``lo`` the expectation stays <= alpha whatever the rest (each at most
+    CHANCE_BOUND), above ``hi`` it stays >= beta (each at least -CHANCE_BOUND); in between the value is exact."""
+    lo = (total * alpha - acc - CHANCE_BOUND * left) // w
+    hi = -((acc - CHANCE_BOUND * left - total * beta) // w)  # the ceiling of (total beta - acc + B left) / w
+    return max(lo, -CHANCE_BOUND - 1), min(hi, CHANCE_BOUND + 1)
+
+
+@inner_kernel
+def star1_cut(acc, left, alpha, beta, total):
+    """After an outcome: -1 with the bound ``v`` when the expectation is <= alpha whatever the outcomes left (of
+    weight ``left``) bring (``v`` an upper bound), +1 when it is >= beta (``v`` a lower bound), else 0."""
+    hi = acc + CHANCE_BOUND * left
+    if hi <= total * alpha:
+        return -1, hi // total
+    lo = acc - CHANCE_BOUND * left
+    if lo >= total * beta:
+        return 1, -((-lo) // total)
+    return 0, 0
 
 
 @inner_kernel
@@ -510,7 +536,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         q_checks = qs_checks_on and depth == 0 and not incheck
         # with FEAT_QS_CHECKS a node that tried checks (depth 0) is worth more than one that did not (-1)
         q_depth = zero - 1 if qs_checks_on and depth < 0 else zero
-        qk = P.keys[aply]
+        qk = search_key(P, T, aply)
         q_move = 0
         q_alpha = alpha
         if qs_tt:
@@ -592,11 +618,55 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             _tt_store(S, qk, q_depth, ply, best, _bound(best, q_alpha, beta), q_move if best > q_alpha else zero)
         return best
 
-    if _node_kind(P, T) != NODE_DECISION:
-        return 0  # chance nodes: the expectation over outcomes (Star1) goes here; standard shogi has none
+    # Chance node: the expectation over the outcomes (no depth spent), most probable first, each outcome's value
+    # bounded by +-CHANCE_BOUND. Star1 (Ballard 1983) searches each outcome in the window that can still move the
+    # expectation across (alpha, beta) and stops once it cannot. In the quiescence search (above) the event is
+    # ignored. Standard shogi has none (chance_rows is 0 for its tables, and the block is compiled away).
+    n_rows = chance_rows(P, T)
+    chance_mode = S.ctl[CTL_CHANCE]
+    if n_rows > 0 and chance_mode != CHANCE_BLIND:
+        ck = search_key(P, T, aply)
+        ci = hash_slot(ck, S.tt_key.shape[0])
+        if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode == CHANCE_STAR1:
+            tts = _score_from_tt(S.tt_score[ci], ply)
+            if _settles(S.tt_bound[ci], tts, alpha, beta):
+                return tts
+        if alpha >= CHANCE_BOUND:
+            return CHANCE_BOUND
+        if beta <= -CHANCE_BOUND:
+            return -CHANCE_BOUND
+        total = zero
+        for r in range(n_rows):
+            total += chance_weight(P, T, r)
+        acc = zero
+        left = total
+        for r in range(n_rows):
+            w = chance_weight(P, T, r)
+            left -= w
+            lo, hi = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
+            if chance_mode == CHANCE_STAR1:
+                lo, hi = star1_window(acc, left, w, alpha, beta, total)
+            play_chance(P, T, r)
+            if P.st[ST_STM] == us:
+                v = search(P, T, E, S, lo, hi, depth, ply + 1, yes, no)
+            else:  # the roller chooses a magic target
+                v = -search(P, T, E, S, -hi, -lo, depth, ply + 1, yes, no)
+            unplay_chance(P, T)
+            if S.ctl[CTL_STOP] != 0:
+                return 0
+            acc += w * min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+            if chance_mode == CHANCE_STAR1:
+                cut, bound_v = star1_cut(acc, left, alpha, beta, total)
+                if cut != 0:
+                    _tt_store(S, ck, depth, ply, bound_v, BOUND_UPPER if cut < 0 else BOUND_LOWER, zero)
+                    return bound_v
+        v = (2 * acc + total) // (2 * total)  # rounded to the nearest
+        _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
+        return v
+
     root = ply == 0
     pv_node = beta - alpha > 1
-    key = P.keys[aply]
+    key = search_key(P, T, aply)
     tt_move = 0
     tt_hit_depth = -1  # the TT entry's depth, bound and score (singular extensions)
     tt_hit_bound = BOUND_NONE
@@ -672,7 +742,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     and abs(beta) < MATE_BOUND):
                 return ev
             if (can_null and not pv_node and depth >= 3 and ev >= beta and abs(beta) < MATE_BOUND
-                    and excluded == 0):
+                    and excluded == 0 and null_move_allowed(P, T)):
                 r = S.tune[TUNE_NULL_BASE] + depth // S.tune[TUNE_NULL_DEPTH_DIV]
                 if S.tune[TUNE_NULL_EVAL_DIV] > 0:  # the further above beta, the safer a deeper cut
                     r += min((ev - beta) // S.tune[TUNE_NULL_EVAL_DIV], NULL_EVAL_MAX)

@@ -21,6 +21,7 @@ stages after the TT move are score bands of one list rather than separate genera
 from __future__ import annotations
 
 from engine.kernels import inline_kernel, inner_kernel, kernel
+from engine.kernels.hooks import tt_move_allowed
 from engine.kernels.movegen import DROP, GEN_SEARCH, PROMOTE, ST_STM, generate
 
 from .see import see_ge
@@ -46,7 +47,7 @@ STAGE_TT, STAGE_GEN, STAGE_PICK = 0, 1, 2
 def tt_move_ok(P, T, mv):
     """Cheap pseudo-legality of a TT move (see the module docstring): the mover's piece is there (or in hand for a
     drop) and the target holds no piece of its own (a drop: no piece at all)."""
-    if mv == 0:
+    if mv == 0 or not tt_move_allowed(T, mv):
         return False
     board = P.board
     n_sq = board.shape[0]

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import Position
 
-from .kernels import (CTL_BEST_MOVE, CTL_FEATURES, CTL_GEN, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_STOP, INF,
+from .kernels import (CTL_BEST_MOVE, CTL_CHANCE, CTL_FEATURES, CTL_GEN, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_STOP, INF,
                       MAX_DEPTH)
 from .kernels import SearchTables
 from .kernels import search as search_kernel
@@ -40,6 +40,7 @@ class Helper:
         self.S = main._replace(**{name: np.zeros_like(getattr(main, name)) for name in _PER_THREAD})
         self.S.checks[:] = main.checks
         self.S.ctl[CTL_FEATURES] = main.ctl[CTL_FEATURES]
+        self.S.ctl[CTL_CHANCE] = main.ctl[CTL_CHANCE]
         self.S.ctl[CTL_GEN] = main.ctl[CTL_GEN]
         self.S.ctl[CTL_NODE_LIMIT] = no_limit  # helpers run until the main thread stops them
         self.E = E

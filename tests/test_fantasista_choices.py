@@ -74,7 +74,7 @@ def test_search_receives_each_face_as_the_game_does(reserved):
                 g2.apply(t)
                 want.add(to_array(g2.bd).tobytes())
             from engine.variants.fantasista import magic_of
-            from engine.variants.fantasista.state import FAIRIES
+            from engine.variants.fantasista.magic import FAIRIES
             c = 0 if roller == "b" else 1
             label = next(r for r, _ in rows if r[c] == magic_of(n, FAIRIES[g0.fairy[c]], reserved[c]))
             got = {x.tobytes() for x in s._receive(before, label)}
@@ -240,6 +240,25 @@ def test_magic_target_is_chosen_by_search():
     r = s.best_target(g, depth=4)
     assert values[r.best] == max(values.values()) and r.score == max(values.values())
     assert len(set(values.values())) > 1 and r.best != "target:1g"
+    d = Dialog()
+    d("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own",
+      "setoption name FantasistaFairySente value ayumi",
+      "setoption name FantasistaFairyGote value yokaku", "position startpos moves " + " ".join(ISSUE_TARGET))
+    best, _ = d.go("depth 4")
+    assert best == r.best
+
+
+def test_the_shared_search_chooses_a_magic_target():
+    # the roller's decision is the kernel's root: its moves are the eligible squares, searched like turns
+    from search.games import FantasistaGameSearcher
+    from search.interface import Limits
+
+    g = new_game(("ayumi", "yokaku"))
+    for t in ISSUE_TARGET:
+        g.apply(t)
+    lines = []
+    r = FantasistaGameSearcher().think(g, Limits(depth=4), lines.append)
+    assert r.best in g.legal_actions() and r.depth == 4 and lines and lines[-1].pv[0] == r.best
     d = Dialog()
     d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairySente value ayumi",
       "setoption name FantasistaFairyGote value yokaku", "position startpos moves " + " ".join(ISSUE_TARGET))

@@ -144,8 +144,23 @@ def test_fantasista_chance_aware_option_is_listed(dialog):
     assert "option name FantasistaChanceAware type check default true" in dialog.since(start)
 
 
+def test_fantasista_chance_aware_option_sets_the_shared_search(dialog):
+    from search.kernels import CHANCE_BLIND, CHANCE_STAR1
+
+    dialog("setoption name USI_Variant value fantasista", "isready",
+           "position startpos moves " + " ".join(BEFORE_ROLL))
+    assert dialog.eng._ensure_game_searcher().kernel_searcher.searcher.chance_mode == CHANCE_STAR1  # the default
+    legal = _state("fantasista", BEFORE_ROLL).legal_actions()
+    for value, mode in (("false", CHANCE_BLIND), ("TRUE", CHANCE_STAR1)):
+        dialog(f"setoption name FantasistaChanceAware value {value}")
+        best, lines = dialog.go("depth 3")
+        assert dialog.eng._game_searcher.kernel_searcher.searcher.chance_mode == mode and best in legal, lines
+
+
 def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
-    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
+    # fantasista's first engine (FantasistaKernel own)
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own",
+           "setoption name FantasistaFairyGote value ayumi",
            "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
     assert dialog.eng._ensure_game_searcher().searcher.chance_aware is True  # the default
     before = dialog.sfen()
@@ -188,7 +203,8 @@ def test_fantasista_chance_sides_option(dialog):
     start = dialog("usi")
     assert "option name FantasistaChanceSides type combo default both var both var own var opponent" \
         in dialog.since(start)
-    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
+           "position startpos moves " + " ".join(BEFORE_ROLL))
     legal = _state("fantasista", BEFORE_ROLL).legal_actions()
     chance = {}
     for value in ("own", "Opponent", "both"):
@@ -208,12 +224,16 @@ def test_fantasista_chance_sides_option(dialog):
 
 def test_fantasista_go_nodes_spends_the_budget(dialog):
     # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent
-    dialog("setoption name USI_Variant value fantasista", "position startpos moves " + " ".join(BEFORE_ROLL))
-    best, lines = dialog.go("nodes 20000")
-    info = [line.split() for line in lines if line.startswith("info depth")][-1]
-    nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
-    assert nodes >= 20000 and depth > 2, lines
-    assert best in _state("fantasista", BEFORE_ROLL).legal_actions()
+    # (the shared search reports its completed iterations, the first engine the nodes it spent; right before two
+    # rolls the shared search's third iteration needs millions of nodes: it is given an opening position)
+    for kernel, moves in (("shared", ["7g7f"]), ("own", BEFORE_ROLL)):
+        dialog("setoption name USI_Variant value fantasista", f"setoption name FantasistaKernel value {kernel}",
+               "position startpos moves " + " ".join(moves))
+        best, lines = dialog.go("nodes 20000")
+        info = [line.split() for line in lines if line.startswith("info depth")][-1]
+        nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
+        assert depth > 2 and (nodes >= 20000 if kernel == "own" else nodes <= 20000), lines
+        assert best in _state("fantasista", moves).legal_actions()
 
 
 def test_fantasista_chance_aware_bad_value_is_reported(dialog):
@@ -376,7 +396,10 @@ def test_fantasista_turn_generator_is_per_thread():
 
 
 def test_fantasista_long_search_prints_progress_every_second(dialog):
-    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves 7g7f")
+    # the first engine reports only at the end of an iteration: the USI loop relays its progress in between (the
+    # shared search's iterations report as shogi's do)
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
+           "position startpos moves 7g7f")
     start = dialog("go infinite")
     time.sleep(2.6)
     dialog("stop")

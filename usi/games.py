@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, Callable
 
+from search.games import FantasistaGameSearcher  # light: no numba until a searcher is built
+
 if TYPE_CHECKING:  # nothing heavy at module level (see above)
     from engine.game import GameState
 
@@ -39,7 +41,9 @@ RULE_OPTIONS: tuple = (
     ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
     ("FantasistaReservedSente", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
     ("FantasistaReservedGote", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
-    # false: the searcher ignores coming d20 rolls (the roll-blind baseline of search/fantasista.py)
+    # the search: "shared" (the shogi family's alpha-beta / expectimax kernel) or "own" (fantasista's first engine)
+    ("FantasistaKernel", "combo", "shared", None, None, FantasistaGameSearcher.KERNELS, "fantasista"),
+    # false: the searcher ignores coming d20 rolls (the roll-blind baseline)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
     ("FantasistaLateMoveReduction", "check", False, None, None, (), "fantasista"),
@@ -108,6 +112,7 @@ def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
 #: The fantasista search options, the ``FantasistaSearcher`` settings they set and how their values are read.
 FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
+    "FantasistaKernel": ("kernel", lambda name, v: combo_value(name, v, FantasistaGameSearcher.KERNELS)),
     "FantasistaChanceAware": ("chance_aware", check_value),
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
     "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the packages whose ``__pycache__`` hold numba kernels, lowest first
 KERNEL_PACKAGES = ("engine", "eval", "search")
 #: files above ``engine/`` whose kernels are called from kernels in other files (engine's own: engine.kernels.cache)
-SHARED_KERNEL_SOURCES = ("eval/kernels.py", "search/kernels.py")
+SHARED_KERNEL_SOURCES = ("eval/kernels.py", "eval/fantasista.py", "search/kernels.py", "search/movepick.py",
+                         "search/see.py")
 
 
 def purge_stale_kernels() -> bool:

@@ -75,6 +75,45 @@ def variant_undo_move(P, T):
     return False
 
 
+# ------------------------------------------------------------------ the search's hooks (search/kernels.py)
+def search_key(P, T, aply):
+    """The transposition-table key of the position at absolute ply ``aply`` (the position key, plus what else tells
+    nodes apart: fantasista's magic schedule and pending node)."""
+    return P.keys[aply]
+
+
+def chance_rows(P, T):
+    """The number of outcomes of the chance event due at this node; 0: a decision node."""
+    return 0
+
+
+def chance_weight(P, T, r):
+    """The weight of outcome ``r`` (its probability in units: the weights of a node's outcomes sum to its total)."""
+    return 0
+
+
+def play_chance(P, T, r):
+    """Push outcome ``r`` of the chance event due, as a pseudo-ply (``moves[ply] = 0``)."""
+    return None
+
+
+def unplay_chance(P, T):
+    """Take back the outcome pushed by :func:`play_chance`."""
+    return None
+
+
+def null_move_allowed(P, T):
+    """Whether the side to move may pass in the search's null-move test (not while a decision inside a turn is
+    pending)."""
+    return True
+
+
+def tt_move_allowed(T, mv):
+    """Whether ``mv`` may be tried as a transposition-table move before the node's moves are generated (a move that
+    only means something after generation may not)."""
+    return True
+
+
 # ------------------------------------------------------------------ their plain overloads
 @overload(can_capture, inline="always")
 def _can_capture_plain(P, T, code, to, tgt):
@@ -134,3 +173,45 @@ def _variant_do_move_plain(P, T, mv):
 def _variant_undo_move_plain(P, T):
     if plain_tables(T):
         return lambda P, T: False
+
+
+@overload(search_key, inline="always")
+def _search_key_plain(P, T, aply):
+    if plain_tables(T):
+        return lambda P, T, aply: P.keys[aply]
+
+
+@overload(chance_rows, inline="always")
+def _chance_rows_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: 0
+
+
+@overload(chance_weight, inline="always")
+def _chance_weight_plain(P, T, r):
+    if plain_tables(T):
+        return lambda P, T, r: 0
+
+
+@overload(play_chance, inline="always")
+def _play_chance_plain(P, T, r):
+    if plain_tables(T):
+        return lambda P, T, r: None
+
+
+@overload(unplay_chance, inline="always")
+def _unplay_chance_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: None
+
+
+@overload(null_move_allowed, inline="always")
+def _null_move_allowed_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: True
+
+
+@overload(tt_move_allowed, inline="always")
+def _tt_move_allowed_plain(T, mv):
+    if plain_tables(T):
+        return lambda T, mv: True

@@ -2,7 +2,9 @@
 
 Capture immunities (the king-god dragon, the thunder horse, the invincible mark; ``FxTables.capture_ok``), pawn
 tokens and rider pawns in nifu and uchifuzume, the emblem's tokin drops, boarding, riders' attacks, and fantasista's
-own generator, make/unmake and uchifuzume test. The kernels are in :mod:`.movers`.
+own generator, make/unmake and uchifuzume test; in the search, the rolls as chance nodes, the TT key with the magic
+schedule, no null move while a magic target is pending, no multi-part turn as a TT move before generation (its
+arena row is only filled by the generation). The kernels are in :mod:`.movers`.
 """
 from __future__ import annotations
 
@@ -10,9 +12,9 @@ from numba.extending import overload
 
 from ...kernels import hooks
 from . import pieces as PC
-from .movers import (can_board, capture_allowed, emblem_drops, fx_do_move, fx_generate, fx_pawn_drop_mates,
-                     fx_undo_move, rider_attacks, rider_pawns)
-from .variant import PT, SP_BOARD, FxTables
+from .movers import (can_board, capture_allowed, chance_rows, chance_weight, do_roll, emblem_drops, fx_do_move,
+                     fx_generate, fx_pawn_drop_mates, fx_undo_move, rider_attacks, rider_pawns, tt_key, undo_roll)
+from .variant import PENDING_NONE, PT, SP_BOARD, SP_MASK, SP_TURN, ST_PENDING, FxTables
 
 PAWN = PC.P
 
@@ -85,3 +87,45 @@ def _variant_undo_move(P, T):
             fx_undo_move(P, T)
             return True
         return impl
+
+
+@overload(hooks.search_key)
+def _search_key(P, T, aply):
+    if _fx(T):
+        return lambda P, T, aply: tt_key(P, T, aply)
+
+
+@overload(hooks.chance_rows)
+def _chance_rows(P, T):
+    if _fx(T):
+        return lambda P, T: chance_rows(P, T)
+
+
+@overload(hooks.chance_weight)
+def _chance_weight(P, T, r):
+    if _fx(T):
+        return lambda P, T, r: chance_weight(P, T, r)
+
+
+@overload(hooks.play_chance)
+def _play_chance(P, T, r):
+    if _fx(T):
+        return lambda P, T, r: do_roll(P, T, r)
+
+
+@overload(hooks.unplay_chance)
+def _unplay_chance(P, T):
+    if _fx(T):
+        return lambda P, T: undo_roll(P, T)
+
+
+@overload(hooks.null_move_allowed, inline="always")
+def _null_move_allowed(P, T):
+    if _fx(T):
+        return lambda P, T: P.st[ST_PENDING] == PENDING_NONE
+
+
+@overload(hooks.tt_move_allowed, inline="always")
+def _tt_move_allowed(T, mv):
+    if _fx(T):
+        return lambda T, mv: (mv & SP_MASK) != SP_TURN

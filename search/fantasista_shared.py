@@ -1,0 +1,141 @@
+"""Fantasista as a position of the shared alpha-beta / expectimax search (issue 50).
+
+:class:`FxPosition` puts a fantasista game in the shape :class:`search.position.PositionSearcher` and
+:class:`search.alphabeta.Searcher` drive (the part of :class:`engine.Position`'s interface they use): the shared
+position arrays (:mod:`engine.variants.fantasista.variant`), fantasista's kernel tables, legal move codes, moves
+pushed without validation, and move codes as the game layer's tokens. The kernel does the rest through the rule
+hooks: whole turns from the shared generator, a roll as a chance node (Star1 over the distinct results, most
+probable first), a magic target as a decision of the roller, the TT key with the magic schedule.
+
+A code's token is the game layer's turn with the same outcome (:meth:`FxPosition.move_usi`): the game layer
+(:mod:`engine.variants.fantasista.state`) spells every turn canonically.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.kernels.movegen import do_move, in_check, undo_move
+from engine.variants.fantasista.magic import FAIRIES
+from engine.variants.fantasista.movers import legal_moves
+from engine.variants.fantasista.pieces import square_name
+from engine.variants.fantasista.state import FantasistaState
+from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_TARGET, FxPosState, fx_tables, table_ids,
+                                                to_board, to_pos)
+
+from .kernels import MAX_PLY
+
+#: history arrays of a position: the search's plies and some to spare (no game history is loaded: repetitions are
+#: seen inside the search only)
+CAPACITY = MAX_PLY + 32
+#: legal moves listed at most (the search's move buffers are this wide: a silver wave with more turns is cut, as the
+#: kernel's own generation is)
+MOVES_LISTED = 1024
+
+
+class _Parsed(NamedTuple):
+    code: int
+
+
+class FxPosition:
+    """A fantasista position (a turn or a magic target to decide) as the shared searchers use a shogi position."""
+
+    variant = FANTASISTA
+
+    def __init__(self, state: FxPosState, game: FantasistaState, checks: list[bool]) -> None:
+        self.state = state
+        self.tables = fx_tables()
+        self._checks = checks
+        self._game = game  # the game layer at the root, for the moves' tokens
+        self._line: list[int] = []  # codes pushed since the root
+        self._games: dict[tuple, FantasistaState | None] = {(): game}  # the game layer after a line (shared by copies)
+        self._buf = np.zeros(MOVES_LISTED, np.int32)
+
+    @classmethod
+    def from_game(cls, game: FantasistaState) -> FxPosition:
+        """The shared position of ``game`` at a turn or a magic target (not at a roll or before the game)."""
+        if game.phase == "roll" or game.pregame_side() is not None:
+            raise ValueError("a fantasista position is searched at a turn or a magic target")
+        fairies = [FAIRIES[f] for f in game.fairy]
+        P = to_pos(game.bd, game.move_number, game.phase, game.pending, table_ids(fairies, game.reserved),
+                   capacity=CAPACITY)
+        return cls(P, game, [bool(in_check(P, fx_tables()))])
+
+    @property
+    def ply(self) -> int:
+        return int(self.state.st[1])
+
+    def copy(self) -> FxPosition:
+        other = FxPosition(self.state._replace(**{k: v.copy() for k, v in self.state._asdict().items()}),
+                           self._game, list(self._checks))
+        other._line, other._games = list(self._line), self._games
+        return other
+
+    def _ensure_depth(self, depth: int) -> None:
+        if self.ply + depth + 2 >= len(self.state.keys):
+            raise ValueError(f"a fantasista position holds {len(self.state.keys)} plies, not {self.ply + depth + 2}")
+
+    def legal_codes(self, mode: str = "all") -> np.ndarray:
+        """Every legal move (turns, drops, magic targets) as codes; ``mode`` is accepted for the searchers' calls
+        and ignored (the root searches every move: the few non-promotions a search would skip cost little)."""
+        n = legal_moves(self.state, self.tables, self._buf)
+        return self._buf[:n].copy()
+
+    def push_unchecked(self, code: int) -> None:
+        do_move(self.state, self.tables, np.int64(code))
+        self._checks.append(bool(in_check(self.state, self.tables)))
+        self._line.append(int(code))
+
+    def pop(self) -> None:
+        undo_move(self.state, self.tables)
+        self._checks.pop()
+        self._line.pop()
+
+    def can_declare_win(self, rule) -> bool:
+        """No entering-king declaration in fantasista."""
+        return False
+
+    # ------------------------------------------------------------ tokens
+    def _game_here(self) -> FantasistaState | None:
+        """The game layer at this position: the root's game with the line's tokens played (None past a roll)."""
+        line = tuple(self._line)
+        if line not in self._games:
+            game, pos = self._game.copy(), FxPosition.from_game(self._game)
+            for code in line:
+                token = pos._token(game, code) if game.phase in ("move", "target") else None
+                if token is None:
+                    game = None
+                    break
+                game.apply(token)
+                pos.push_unchecked(code)
+            self._games[line] = game if game is not None and game.phase in ("move", "target") else None
+        return self._games[line]
+
+    def _token(self, game: FantasistaState, code: int) -> str | None:
+        """The token of ``code`` in ``game`` (the game layer at this position): the turn with its outcome."""
+        if game.phase == "target":
+            return f"target:{square_name(code & 0xFF)}" if (code & SP_MASK) == SP_TARGET else None
+        self.push_unchecked(code)
+        try:
+            key = to_board(self.state).key()
+        finally:
+            self.pop()
+        return game.turns()[2].get(key)
+
+    def move_usi(self, code: int) -> str | None:
+        """The game layer's token of the legal move ``code`` here (None where the game layer has no such turn, or
+        the line crossed a roll)."""
+        game = self._game_here()
+        return None if game is None else self._token(game, int(code))
+
+    def parse_move(self, token: str) -> _Parsed:
+        """The code of the legal move spelt ``token`` (``ValueError`` when none is)."""
+        game = self._game_here()
+        if game is None:
+            raise ValueError("no fantasista move is spelt past a roll")
+        text = game.canonical(token)
+        for code in self.legal_codes():
+            if self._token(game, int(code)) == text:
+                return _Parsed(int(code))
+        raise ValueError(f"{token!r} is not a legal fantasista move here")

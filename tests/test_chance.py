@@ -1,0 +1,168 @@
+"""Chance nodes in the shared search kernel (issue 50): Star1 against plain expectimax.
+
+On small random trees, a Python mirror of the kernel's chance block (with the kernel's own window and cutoff
+arithmetic, :func:`search.kernels.star1_window` and :func:`search.kernels.star1_cut`) against a brute-force
+expectiminimax; on fantasista positions where rolls fall inside the tree, the kernel's Star1 against the same kernel
+expanding every outcome in the full window.
+"""
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from engine.kernels import callable_from_python
+from engine.variants.fantasista.movers import legal_moves
+from engine.variants.fantasista.state import new_game
+from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
+from eval import build_eval_tables
+from search.alphabeta import Searcher
+from search.kernels import (CHANCE_BOUND, CHANCE_EXPAND, CHANCE_STAR1, CTL_CHANCE, CTL_NODE_LIMIT,
+                            CTL_NODES, CTL_ROOT_N, INF, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH, search,
+                            star1_cut, star1_window)
+from search.params import default_tune
+
+TOTAL = 20  # the d20
+
+
+# ------------------------------------------------------------------ random trees
+def _tree(rng: random.Random, depth: int, chance: bool):
+    """Alternating decision and chance levels; a decision child flips the side (negamax); leaves in
+    [-CHANCE_BOUND, CHANCE_BOUND], a tenth of them at the bounds (mates)."""
+    if depth == 0:
+        x = rng.random()
+        if x < 0.05:
+            return CHANCE_BOUND
+        if x < 0.1:
+            return -CHANCE_BOUND
+        return rng.randint(-3000, 3000)
+    if chance:
+        n = rng.randint(1, 5)
+        cuts = sorted(rng.sample(range(1, TOTAL), n - 1))
+        weights = [b - a for a, b in zip([0] + cuts, cuts + [TOTAL])]
+        weights.sort(reverse=True)
+        return ("chance", [(w, _tree(rng, depth - 1, False)) for w in weights])
+    return ("decision", [_tree(rng, depth - 1, True) for _ in range(rng.randint(1, 3))])
+
+
+def _expectimax(node) -> float:
+    """The exact value (the side to move's view): negamax over decisions, the mean over chance outcomes."""
+    if isinstance(node, int):
+        return node
+    kind, children = node
+    if kind == "chance":
+        return sum(w * _expectimax(c) for w, c in children) / TOTAL
+    return max(-_expectimax(c) for c in children)
+
+
+def _star1(node, alpha: int, beta: int, window, cut) -> int:
+    """The kernel's node logic in Python: alpha-beta at decisions, the chance block of search.kernels.search."""
+    if isinstance(node, int):
+        return node
+    kind, children = node
+    if kind == "decision":
+        best = -INF
+        for c in children:
+            v = -_star1(c, -beta, -max(alpha, best), window, cut)
+            best = max(best, v)
+            if best >= beta:
+                break
+        return best
+    if alpha >= CHANCE_BOUND:
+        return CHANCE_BOUND
+    if beta <= -CHANCE_BOUND:
+        return -CHANCE_BOUND
+    acc, left = 0, TOTAL
+    for w, c in children:
+        left -= w
+        lo, hi = window(acc, left, w, alpha, beta, TOTAL)
+        assert lo < hi
+        v = _star1(c, lo, hi, window, cut)
+        acc += w * min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+        side, bound = cut(acc, left, alpha, beta, TOTAL)
+        if side != 0:
+            return bound
+    return (2 * acc + TOTAL) // (2 * TOTAL)
+
+
+def test_star1_is_expectimax_on_random_trees():
+    window, cut = callable_from_python(star1_window), callable_from_python(star1_cut)
+    rng = random.Random(2033)
+    for i in range(300):
+        depth, chance = rng.randint(2, 5), i % 2 == 0
+        root = _tree(rng, depth, chance)
+        exact = _expectimax(root)
+        # each chance level rounds its mean to the nearest centipawn
+        tol = ((depth + 1) // 2 if chance else depth // 2) / 2
+        assert abs(_star1(root, -INF, INF, window, cut) - exact) <= tol, i
+        # a narrow window: a fail low or high is a true bound, a value inside it is the value
+        a = rng.randint(-3000, 3000)
+        b = a + rng.choice((1, 2, 50, 400))
+        v = _star1(root, a, b, window, cut)
+        if v <= a:
+            assert exact <= a + tol, i
+        elif v >= b:
+            assert exact >= b - tol, i
+        else:
+            assert abs(v - exact) <= tol, i
+
+
+# ------------------------------------------------------------------ fantasista positions
+def _positions() -> list:
+    """Shared positions a ply or two before a roll (plies 14-16, so rolls fall inside a depth 2-3 tree), every
+    fairy as the roller at least once, one with the roll due at the root's child asking for a target."""
+    out = []
+    rng = random.Random(50)
+    pairs = (("hiko", "ayumi"), ("yokaku", "ginsara"), ("ayumi", "yokaku"), ("ginsara", "hiko"))
+    for i, fairies in enumerate(pairs):
+        reserved = ("ayumi:3", "yokaku:3") if i == 2 else ("4-8", "4-8")
+        g = new_game(fairies, reserved=reserved)
+        stop = 14 + i % 3
+        while g.move_number < stop or g.phase != "move":
+            if g.phase == "roll":
+                g.apply(f"roll={rng.randint(1, 20)}")
+            else:
+                g.apply(rng.choice(g.legal_actions()))
+        out.append(to_pos(g.bd, g.move_number, g.phase, g.pending, table_ids(fairies, reserved)))
+    return out
+
+
+def _searcher() -> Searcher:
+    s = Searcher(hash_mb=4, features=0)
+    # no reverse futility, futility, late-move or delta pruning (which depend on the window): both searches see
+    # the same tree (null move and late-move reductions need depth 3 below the root, so they never act here)
+    tune = default_tune("shogi")
+    tune[[TUNE_RFP_DEPTH, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH]] = 0
+    tune[TUNE_DELTA_MARGIN] = 10 * CHANCE_BOUND
+    s._use_tune(tune)
+    return s
+
+
+def _root_value(s: Searcher, P, depth: int, mode: int) -> tuple[int, int]:
+    T, E = fx_tables(), build_eval_tables(FANTASISTA, "hand")
+    S = s._build_tables(np.zeros(len(P.keys), np.int8))
+    s.clear()
+    s._ctl[:] = 0
+    s._ctl[CTL_NODE_LIMIT] = 1 << 40
+    s._ctl[CTL_CHANCE] = mode
+    out = np.zeros(1 << 14, np.int32)
+    n = legal_moves(P, T, out)
+    s._root_moves[:n] = out[:n]
+    s._ctl[CTL_ROOT_N] = n
+    v = search(P, T, E, S, -INF, INF, depth, 0, False, False)
+    return int(v), int(s._ctl[CTL_NODES])
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_star1_is_full_expansion_on_fantasista_positions(depth):
+    s = _searcher()
+    saved = 0
+    for P in _positions():
+        board = P.board.copy()
+        v_star, n_star = _root_value(s, P, depth, CHANCE_STAR1)
+        v_full, n_full = _root_value(s, P, depth, CHANCE_EXPAND)
+        assert v_star == v_full
+        assert (P.board == board).all() and P.st[ST_PENDING] != PENDING_ROLL
+        saved += n_full - n_star
+    assert saved > 0  # Star1 cut some outcomes
