@@ -8,7 +8,8 @@ hooks: whole turns from the shared generator, a roll as a chance node (Star1 ove
 probable first), a magic target as a decision of the roller, the TT key with the magic schedule.
 
 A code's token is the game layer's turn with the same outcome (:meth:`FxPosition.move_usi`): the game layer
-(:mod:`engine.variants.fantasista.state`) spells every turn canonically.
+(:mod:`engine.variants.fantasista.state`) spells every turn canonically. Only the root's moves are named (a PV is
+its first move).
 """
 from __future__ import annotations
 
@@ -49,7 +50,6 @@ class FxPosition:
         self._checks = checks
         self._game = game  # the game layer at the root, for the moves' tokens
         self._line: list[int] = []  # codes pushed since the root
-        self._games: dict[tuple, FantasistaState | None] = {(): game}  # the game layer after a line (shared by copies)
         self._buf = np.zeros(MOVES_LISTED, np.int32)
 
     @classmethod
@@ -69,7 +69,7 @@ class FxPosition:
     def copy(self) -> FxPosition:
         other = FxPosition(self.state._replace(**{k: v.copy() for k, v in self.state._asdict().items()}),
                            self._game, list(self._checks))
-        other._line, other._games = list(self._line), self._games
+        other._line = list(self._line)
         return other
 
     def _ensure_depth(self, depth: int) -> None:
@@ -97,21 +97,6 @@ class FxPosition:
         return False
 
     # ------------------------------------------------------------ tokens
-    def _game_here(self) -> FantasistaState | None:
-        """The game layer at this position: the root's game with the line's tokens played (None past a roll)."""
-        line = tuple(self._line)
-        if line not in self._games:
-            game, pos = self._game.copy(), FxPosition.from_game(self._game)
-            for code in line:
-                token = pos._token(game, code) if game.phase in ("move", "target") else None
-                if token is None:
-                    game = None
-                    break
-                game.apply(token)
-                pos.push_unchecked(code)
-            self._games[line] = game if game is not None and game.phase in ("move", "target") else None
-        return self._games[line]
-
     def _token(self, game: FantasistaState, code: int) -> str | None:
         """The token of ``code`` in ``game`` (the game layer at this position): the turn with its outcome."""
         if game.phase == "target":
@@ -124,18 +109,17 @@ class FxPosition:
         return game.turns()[2].get(key)
 
     def move_usi(self, code: int) -> str | None:
-        """The game layer's token of the legal move ``code`` here (None where the game layer has no such turn, or
-        the line crossed a roll)."""
-        game = self._game_here()
-        return None if game is None else self._token(game, int(code))
+        """The game layer's token of the legal move ``code`` at the root (None past the root: naming a line's later
+        turns would have the game layer generate every turn of each of its positions, for every info line of the
+        search; a PV is its first move)."""
+        return self._token(self._game, int(code)) if not self._line else None
 
     def parse_move(self, token: str) -> _Parsed:
         """The code of the legal move spelt ``token`` (``ValueError`` when none is)."""
-        game = self._game_here()
-        if game is None:
-            raise ValueError("no fantasista move is spelt past a roll")
-        text = game.canonical(token)
+        if self._line:
+            raise ValueError("fantasista moves are named at the root only")
+        text = self._game.canonical(token)
         for code in self.legal_codes():
-            if self._token(game, int(code)) == text:
+            if self._token(self._game, int(code)) == text:
                 return _Parsed(int(code))
         raise ValueError(f"{token!r} is not a legal fantasista move here")

@@ -58,7 +58,8 @@ class _GameSearcher:
 class FantasistaGameSearcher(_GameSearcher):
     """Fantasista's decisions. ``kernel="shared"`` (the default): turns and magic targets by the shared alpha-beta /
     expectimax search, :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`
-    (``hash_mb`` sizes its table; ``chance_aware`` false is the roll-blind baseline). ``kernel="own"``: fantasista's first engine,
+    (``hash_mb`` sizes its table; ``chance_aware`` false is the roll-blind baseline; ``search_features`` and
+    ``search_params``: the USI options SearchFeatures and SearchParams). ``kernel="own"``: fantasista's first engine,
     ``search.fantasista.FantasistaSearcher``, with its own iterative deepening and node budget and a hard-limit /
     ``stop`` abort through its ``should_stop`` hook (its settings: ``chance_aware``, ``late_move_reduction``,
     ``quiescence_checks``, ``prune_twin_drops``, ``positional``, ``chance_sides``). The pre-game choice is the first
@@ -66,29 +67,38 @@ class FantasistaGameSearcher(_GameSearcher):
 
     variant = "fantasista"
     KERNELS = ("shared", "own")
+    #: how the shared search values a roll: "star1" (the expectation over every result, Star1-pruned) or "main" (the
+    #: most probable result searched, the others by their static difference from it)
+    CHANCE_SEARCHES = ("star1", "main")
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
     MAX_DEPTH = 32
     # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
     # shared out). Depth 2-3 tied every pawn of the issue's case; depth 4 told them apart (docs/fantasista.md).
     TARGET_DEPTH = 4
 
-    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", **settings: Any) -> None:
+    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", chance: str = "star1",
+                 search_features: str = "default", search_params: str = "default", **settings: Any) -> None:
         super().__init__(seed)
         if kernel not in self.KERNELS:
             raise ValueError(f"unknown fantasista kernel {kernel!r} (one of {', '.join(self.KERNELS)})")
+        if chance not in self.CHANCE_SEARCHES:
+            raise ValueError(f"unknown chance search {chance!r} (one of {', '.join(self.CHANCE_SEARCHES)})")
         self._abortable = False
         self._soft_aborts = False  # the soft limit aborts too (the main search; not the target phase)
         self._settings = settings
         self._hash_mb = hash_mb
         self.kernel_searcher = None
         if kernel == "shared":
-            from .alphabeta import Searcher
-            from .kernels import CHANCE_BLIND, CHANCE_STAR1
+            from .alphabeta import Searcher, parse_features
+            from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
+            from .params import parse_params
             from .position import PositionSearcher
 
-            searcher = Searcher(hash_mb=hash_mb, seed=seed)
+            searcher = Searcher(hash_mb=hash_mb, seed=seed, features=parse_features(search_features, self.variant))
+            searcher.set_params(parse_params(search_params))
             searcher.eval_mode = "hand"  # no learned tables for fantasista yet: the prior of eval.params
-            searcher.chance_mode = CHANCE_STAR1 if settings.get("chance_aware", True) else CHANCE_BLIND
+            searcher.chance_mode = (CHANCE_BLIND if not settings.get("chance_aware", True)
+                                    else CHANCE_MAIN if chance == "main" else CHANCE_STAR1)
             self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
         self.clear()
 

@@ -45,8 +45,9 @@ BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 # that Star1 knows how far the outcomes not yet searched can move the expectation.
 CHANCE_BOUND = 20000
 # How a chance node is searched (S.ctl[CTL_CHANCE]): the expectation with Star1's cutoffs; every outcome expanded in
-# the full window (the exact expectation, the test's reference); the chance event ignored (a roll-blind search).
-CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND = 0, 1, 2
+# the full window (the exact expectation, the test's reference); the chance event ignored (a roll-blind search);
+# "main": the most probable outcome searched, the others valued by their static difference from it (a shift).
+CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN = 0, 1, 2, 3
 
 # Control vector (int64) shared with Python: stop flag and counters.
 # CTL_CURRMOVE: the root move being searched (read by the USI engine's monitor thread for ``info currmove``).
@@ -170,8 +171,8 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
  TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_SINGULAR_DEPTH,
- TUNE_SINGULAR_MARGIN, TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN) = range(22)
-TUNE_SIZE = TUNE_PROBCUT_MARGIN + 1
+ TUNE_SINGULAR_MARGIN, TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_CHANCE_REDUCTION) = range(23)
+TUNE_SIZE = TUNE_CHANCE_REDUCTION + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -627,10 +628,42 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     if n_rows > 0 and chance_mode != CHANCE_BLIND:
         ck = search_key(P, T, aply)
         ci = hash_slot(ck, S.tt_key.shape[0])
-        if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode == CHANCE_STAR1:
+        if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode != CHANCE_EXPAND:
             tts = _score_from_tt(S.tt_score[ci], ply)
             if _settles(S.tt_bound[ci], tts, alpha, beta):
                 return tts
+        if chance_mode == CHANCE_MAIN:
+            # Each result's static value (side to move's view) against the most probable one's: their weighted mean
+            # difference is the shift; the most probable result is searched in the window moved by it (one subtree
+            # a roll, and the window stays narrow). A mate keeps its value.
+            total = zero
+            base = zero
+            diff = zero
+            for r in range(n_rows):
+                w = chance_weight(P, T, r)
+                total += w
+                play_chance(P, T, r)
+                sv = evaluate_cached(P, T, E, ply + 1, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+                if P.st[ST_STM] != us:
+                    sv = -sv
+                unplay_chance(P, T)
+                if r == 0:
+                    base = sv
+                else:
+                    diff += w * (sv - base)
+            shift = (2 * diff + total) // (2 * total)
+            play_chance(P, T, zero)
+            if P.st[ST_STM] == us:
+                v = search(P, T, E, S, alpha - shift, beta - shift, depth, ply + 1, yes, no)
+            else:
+                v = -search(P, T, E, S, shift - beta, shift - alpha, depth, ply + 1, yes, no)
+            unplay_chance(P, T)
+            if S.ctl[CTL_STOP] != 0:
+                return 0
+            if abs(v) < MATE_BOUND:
+                v += shift
+            _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
+            return v
         if alpha >= CHANCE_BOUND:
             return CHANCE_BOUND
         if beta <= -CHANCE_BOUND:
@@ -644,13 +677,16 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             w = chance_weight(P, T, r)
             left -= w
             lo, hi = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
+            r_depth = depth
             if chance_mode == CHANCE_STAR1:
                 lo, hi = star1_window(acc, left, w, alpha, beta, total)
+                if r > 0:  # the less probable results: ChanceReduction plies shallower (0 in the exact search)
+                    r_depth = max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
             play_chance(P, T, r)
             if P.st[ST_STM] == us:
-                v = search(P, T, E, S, lo, hi, depth, ply + 1, yes, no)
+                v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
             else:  # the roller chooses a magic target
-                v = -search(P, T, E, S, -hi, -lo, depth, ply + 1, yes, no)
+                v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
             unplay_chance(P, T)
             if S.ctl[CTL_STOP] != 0:
                 return 0

@@ -18,9 +18,9 @@ from engine.variants.fantasista.state import new_game
 from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
 from eval import build_eval_tables
 from search.alphabeta import Searcher
-from search.kernels import (CHANCE_BOUND, CHANCE_EXPAND, CHANCE_STAR1, CTL_CHANCE, CTL_NODE_LIMIT,
-                            CTL_NODES, CTL_ROOT_N, INF, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH, search,
-                            star1_cut, star1_window)
+from search.kernels import (CHANCE_BOUND, CHANCE_EXPAND, CHANCE_STAR1, CTL_CHANCE, CTL_NODE_LIMIT, CTL_NODES,
+                            CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH,
+                            TUNE_RFP_DEPTH, search, star1_cut, star1_window)
 from search.params import default_tune
 
 TOTAL = 20  # the d20
@@ -166,3 +166,12 @@ def test_star1_is_full_expansion_on_fantasista_positions(depth):
         assert (P.board == board).all() and P.st[ST_PENDING] != PENDING_ROLL
         saved += n_full - n_star
     assert saved > 0  # Star1 cut some outcomes
+
+
+def test_chance_reduction_searches_the_less_probable_results_shallower():
+    s = _searcher()
+    P = _positions()[0]
+    _, exact = _root_value(s, P, 3, CHANCE_STAR1)
+    s._tune[TUNE_CHANCE_REDUCTION] = 2
+    v, reduced = _root_value(s, P, 3, CHANCE_STAR1)
+    assert reduced < exact and -CHANCE_BOUND < v < CHANCE_BOUND

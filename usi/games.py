@@ -43,6 +43,8 @@ RULE_OPTIONS: tuple = (
     ("FantasistaReservedGote", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
     # the search: "shared" (the shogi family's alpha-beta / expectimax kernel) or "own" (fantasista's first engine)
     ("FantasistaKernel", "combo", "shared", None, None, FantasistaGameSearcher.KERNELS, "fantasista"),
+    # how the shared search values a roll (FantasistaGameSearcher.CHANCE_SEARCHES)
+    ("FantasistaChanceSearch", "combo", "star1", None, None, FantasistaGameSearcher.CHANCE_SEARCHES, "fantasista"),
     # false: the searcher ignores coming d20 rolls (the roll-blind baseline)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
@@ -85,7 +87,10 @@ def searcher_settings(variant_id: str, opt: Callable[[str], Any]) -> dict[str, A
     """The settings a GameState game's searcher is built with (``search.registry.make_searcher``), from the options:
     fantasista's search options, mawarikudoi's throw probabilities, enokian's Michizane square."""
     if variant_id == "fantasista":
-        return {setting: read(name, opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
+        settings = {setting: read(name, opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
+        # the shared search's own options, as text (checked at setoption; parsed by the searcher)
+        settings.update(search_features=str(opt("SearchFeatures")), search_params=str(opt("SearchParams")))
+        return settings
     if variant_id in ("mawarikudoi", "enokian"):
         return rule_kwargs(variant_id, opt)
     return {}
@@ -113,6 +118,8 @@ def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
 #: The fantasista search options, the ``FantasistaSearcher`` settings they set and how their values are read.
 FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaKernel": ("kernel", lambda name, v: combo_value(name, v, FantasistaGameSearcher.KERNELS)),
+    "FantasistaChanceSearch": ("chance",
+                               lambda name, v: combo_value(name, v, FantasistaGameSearcher.CHANCE_SEARCHES)),
     "FantasistaChanceAware": ("chance_aware", check_value),
     "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
     "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),

@@ -260,6 +260,14 @@ def _push(P, ply, mv):
     P.st[ST_PLY] = ply + 1
 
 
+@inner_kernel
+def _pass_turn(P, T, ply, key, pending):
+    """The other side moves next (``key``: the position's key before the side changes), ``pending`` after it."""
+    P.st[ST_PENDING] = pending
+    P.st[ST_STM] = 1 - P.st[ST_STM]
+    P.keys[ply + 1] = key ^ T.zob_side[0]
+
+
 # ------------------------------------------------------------------ magic: rolls and targets
 @inner_kernel
 def chance_rows(P, T):
@@ -329,9 +337,7 @@ def _do_target(P, T, mv):
         key ^= T.zob_mark[2, sq]
         P.xundo[ply, 0] = 2
     _push(P, ply, mv)
-    st[ST_PENDING] = PENDING_NONE
-    st[ST_STM] = 1 - c
-    P.keys[ply + 1] = key ^ T.zob_side[0]
+    _pass_turn(P, T, ply, key, PENDING_NONE)
 
 
 @inner_kernel
@@ -450,10 +456,8 @@ def fx_do_move(P, T, mv):
         key, rec = fx_apply(P, T, c, mv, key)
         P.xundo[ply, 0] = rec
     _push(P, ply, mv)
-    st[ST_PENDING] = PENDING_ROLL if magic_due(st[ST_MOVENO]) else PENDING_NONE
+    _pass_turn(P, T, ply, key, PENDING_ROLL if magic_due(st[ST_MOVENO]) else PENDING_NONE)
     st[ST_MOVENO] += 1
-    st[ST_STM] = 1 - c
-    P.keys[ply + 1] = key ^ T.zob_side[0]
 
 
 @inner_kernel
