@@ -17,13 +17,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.kernels.movegen import do_move, in_check, undo_move
+from engine.kernels.movegen import DROP, HAS_MID, PROMOTE, do_move, in_check, undo_move
 from engine.variants.fantasista.magic import FAIRIES
 from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.pieces import square_name
 from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_TARGET, FxPosState, fx_tables, table_ids,
-                                                to_board, to_pos)
+from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, FxPosState,
+                                                fx_tables, table_ids, to_board, to_pos)
 
 from .kernels import MAX_PLY
 
@@ -98,9 +98,11 @@ class FxPosition:
 
     # ------------------------------------------------------------ tokens
     def _token(self, game: FantasistaState, code: int) -> str | None:
-        """The token of ``code`` in ``game`` (the game layer at this position): the turn with its outcome."""
-        if game.phase == "target":
-            return f"target:{square_name(code & 0xFF)}" if (code & SP_MASK) == SP_TARGET else None
+        """The token of ``code`` in ``game`` (the game layer at this position): a one-part move spelt from its code
+        (:func:`spell`; ``apply`` takes any spelling), a multi-part turn the game layer's with the same outcome (its
+        list of turns, seconds long in a position with a silver wave right)."""
+        if game.phase == "target" or (code & SP_MASK) != SP_TURN:
+            return spell(code)
         self.push_unchecked(code)
         try:
             key = to_board(self.state).key()
@@ -123,3 +125,27 @@ class FxPosition:
             if self._token(self._game, int(code)) == text:
                 return _Parsed(int(code))
         raise ValueError(f"{token!r} is not a legal fantasista move here")
+
+
+def spell(code: int) -> str | None:
+    """A one-part move (or a magic target) in the turn notation of ``docs/fantasista.md``; None for a multi-part
+    turn (``SP_TURN``)."""
+    sp = code & SP_MASK
+    if sp == SP_TURN:
+        return None
+    to, frm, mid = code & 0xFF, (code >> 8) & 0xFF, (code >> 18) & 0xFF
+    if sp == SP_TARGET:
+        return f"target:{square_name(to)}"
+    plus = "+" if code & PROMOTE else ""
+    if code & DROP:
+        letter = FANTASISTA.pieces[frm - 1].letter
+        if code & HAS_MID:  # breath, the sword silver's drop: dropped on to, captures on mid
+            return f"{letter}*{square_name(to)}:x{square_name(mid)}"
+        return f"{letter}*{square_name(to)}{plus}"
+    rider = "rider:" if sp == SP_RIDER else ""
+    if code & HAS_MID:
+        if to == frm:  # the sword silver captures without moving
+            return f"{square_name(frm)}:x{square_name(mid)}"
+        # the spear pawn's double capture: through mid to to
+        return f"{rider}{square_name(frm)}{square_name(mid)},{square_name(mid)}{square_name(to)}{plus}"
+    return f"{rider}{square_name(frm)}{square_name(to)}{plus}"

@@ -18,9 +18,9 @@ from engine.variants.fantasista.state import new_game
 from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
 from eval import build_eval_tables
 from search.alphabeta import Searcher
-from search.kernels import (CHANCE_BOUND, CHANCE_EXPAND, CHANCE_STAR1, CTL_CHANCE, CTL_NODE_LIMIT, CTL_NODES,
-                            CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH,
-                            TUNE_RFP_DEPTH, search, star1_cut, star1_window)
+from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_STAR1, CTL_CHANCE,
+                            CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN,
+                            TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH, search, star1_cut, star1_window)
 from search.params import default_tune
 
 TOTAL = 20  # the d20
@@ -175,3 +175,18 @@ def test_chance_reduction_searches_the_less_probable_results_shallower():
     s._tune[TUNE_CHANCE_REDUCTION] = 2
     v, reduced = _root_value(s, P, 3, CHANCE_STAR1)
     assert reduced < exact and -CHANCE_BOUND < v < CHANCE_BOUND
+
+
+def test_main_searches_one_result_a_roll_and_shifts_by_the_others():
+    # CHANCE_MAIN: one subtree a roll (the most probable result, whose extra pieces in hand widen it), valued with the
+    # others' static differences: a few times the roll-blind search's nodes, far fewer than Star1's, and not the
+    # roll-blind value
+    s = _searcher()
+    differs = 0
+    for P in _positions():
+        v_blind, n_blind = _root_value(s, P, 3, CHANCE_BLIND)
+        v_main, n_main = _root_value(s, P, 3, CHANCE_MAIN)
+        _, n_star = _root_value(s, P, 3, CHANCE_STAR1)
+        assert 10 * n_main < n_star and n_main < 4 * n_blind
+        differs += v_main != v_blind
+    assert differs > 0

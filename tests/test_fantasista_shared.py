@@ -258,3 +258,26 @@ def test_the_schedule_marks_rolls_and_tells_tt_keys_apart():
     before = key(Q, T, 0)
     Q.st[ST_PENDING] = PENDING_NONE
     assert key(Q, T, 0) != before and Q.keys[0] == position_key(Q, T)
+
+
+def test_one_part_moves_are_spelt_from_their_codes(decision_nodes):
+    # the shared search names a one-part move without the game layer's list of turns: its spelling is a legal
+    # spelling of the turn with the same outcome
+    from search.fantasista_shared import spell
+
+    T = fx_tables()
+    out = np.zeros(MOVE_BUFFER, np.int32)
+    spelt = 0
+    for g, _ in decision_nodes:
+        P = to_pos(g.bd, g.move_number)
+        by_key = g.turns()[2]
+        for mv in out[:legal_moves(P, T, out)].copy():
+            token = spell(int(mv))
+            if token is None:
+                continue
+            do_move(P, T, mv)
+            key = to_board(P).key()
+            undo_move(P, T)
+            assert g.canonical(token) == by_key[key], (g.sfen(), token)
+            spelt += 1
+    assert spelt > 10_000
