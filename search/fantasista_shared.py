@@ -7,9 +7,8 @@ pushed without validation, and move codes as the game layer's tokens. The kernel
 hooks: whole turns from the shared generator, a roll as a chance node (Star1 over the distinct results, most
 probable first), a magic target as a decision of the roller, the TT key with the magic schedule.
 
-A code's token is the game layer's turn with the same outcome (:meth:`FxPosition.move_usi`): the game layer
-(:mod:`engine.variants.fantasista.state`) spells every turn canonically. Only the root's moves are named (a PV is
-its first move).
+A one-part move's token is spelt from its code (:func:`spell`); a multi-part turn's is the game layer's turn with
+the same outcome (:meth:`FxPosition.move_usi`). Only the root's moves are named (a PV is its first move).
 """
 from __future__ import annotations
 

@@ -86,7 +86,6 @@ class FantasistaGameSearcher(_GameSearcher):
         self._abortable = False
         self._soft_aborts = False  # the soft limit aborts too (the main search; not the target phase)
         self._settings = settings
-        self._hash_mb = hash_mb
         self.kernel_searcher = None
         if kernel == "shared":
             from .alphabeta import Searcher, parse_features
@@ -185,7 +184,6 @@ class FantasistaGameSearcher(_GameSearcher):
         on_info(Info(depth=depth, time_ms=ms, nodes=r.nodes, nps=r.nodes * 1000 // max(ms, 1), score_cp=cp,
                      mate=mate, pv=[r.best]))
         return Result(r.best, score_cp=cp, mate=mate, depth=depth, nodes=r.nodes, pv=[r.best])
-
 
     def _think_shared(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
         """A turn or a magic target by the shared search (a plain ``go``: its plain time)."""

@@ -115,7 +115,7 @@ def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
     raise ValueError(f"option {name} takes one of {', '.join(choices)}, not {value!r}")
 
 
-#: The fantasista search options, the ``FantasistaSearcher`` settings they set and how their values are read.
+#: The fantasista search options, the ``FantasistaGameSearcher`` settings they set and how their values are read.
 FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "FantasistaKernel": ("kernel", lambda name, v: combo_value(name, v, FantasistaGameSearcher.KERNELS)),
     "FantasistaChanceSearch": ("chance",
