@@ -168,7 +168,7 @@ def test_the_engine_chooses_the_magic_worth_most():
       "setoption name FantasistaReservedSente value choose", "position startpos")
     best, lines = d.go("depth 1")
     assert best == token and best.startswith("fairy:") and ",reserved:" in best
-    d(f"position startpos moves {best}")
+    d("isready", f"position startpos moves {best}")  # isready: a first start compiles the turn search here
     best2, _ = d.go("depth 1")
     assert best2 in games.build_state("fantasista", ["startpos"], [best], games.option_getter(
         {"FantasistaFairySente": "choose", "FantasistaReservedSente": "choose"})).legal_actions()

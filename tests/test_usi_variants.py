@@ -114,7 +114,7 @@ def test_turncoat_defection_event_in_a_view(dialog):
 
 def test_fantasista_options_rolls_and_target(dialog):
     dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
-           "position startpos")
+           "isready", "position startpos")  # isready: a cold start compiles the search there, not in a go
     assert dialog.sfen().endswith(" f=ha")
     opening = ("7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f 2d3d roll=5 P*8g").split()
     dialog("position startpos moves " + " ".join(opening + ["roll=3"]))
@@ -228,7 +228,7 @@ def test_fantasista_go_nodes_spends_the_budget(dialog):
     # rolls the shared search's third iteration needs millions of nodes: it is given an opening position)
     for kernel, moves in (("shared", ["7g7f"]), ("own", BEFORE_ROLL)):
         dialog("setoption name USI_Variant value fantasista", f"setoption name FantasistaKernel value {kernel}",
-               "position startpos moves " + " ".join(moves))
+               "isready", "position startpos moves " + " ".join(moves))
         best, lines = dialog.go("nodes 20000")
         info = [line.split() for line in lines if line.startswith("info depth")][-1]
         nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
@@ -251,7 +251,7 @@ def test_fantasista_chance_aware_bad_value_is_reported(dialog):
 
 
 def test_fantasista_stop_ends_infinite_search(dialog):
-    dialog("setoption name USI_Variant value fantasista", "position startpos moves 7g7f")
+    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves 7g7f")
     start = dialog("go infinite")
     time.sleep(0.3)
     dialog("stop")
