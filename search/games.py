@@ -111,13 +111,20 @@ class FantasistaGameSearcher(_GameSearcher):
         return limits.soft_passed() if self._soft_aborts else limits.hard_passed()
 
     def clear(self) -> None:
-        from .fantasista import FantasistaSearcher
-
-        # a fresh searcher: its tables start empty (the reserved results come with each game, state.reserved)
-        self.searcher = FantasistaSearcher(**self._settings)
-        self.searcher.should_stop = self._should_stop
+        # fresh tables (the reserved results come with each game, state.reserved); with the shared kernel the first
+        # engine only makes the pre-game choice, and is built when one is asked for (building it takes 58 MiB)
         if self.kernel_searcher is not None:
             self.kernel_searcher.clear()
+            self.searcher = None
+        else:
+            self.searcher = self._first_engine()
+
+    def _first_engine(self):
+        from .fantasista import FantasistaSearcher
+
+        searcher = FantasistaSearcher(**self._settings)
+        searcher.should_stop = self._should_stop
+        return searcher
 
     def stop(self) -> None:
         super().stop()
@@ -146,6 +153,8 @@ class FantasistaGameSearcher(_GameSearcher):
         from .kernels import MATE
 
         self._limits = limits
+        if self.searcher is None:
+            self.searcher = self._first_engine()
         s = self.searcher
         if state.pregame_side() is not None:  # fairy (and reserved result): the magic worth most (magic_worth)
             token, worth, _ = s.choose_pregame(state)

@@ -185,7 +185,9 @@ def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
 def test_fantasista_search_check_options(dialog, name, attr, default):
     start = dialog("usi")
     assert f"option name {name} type check default {str(default).lower()}" in dialog.since(start)
-    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
+    # options of fantasista's first engine (FantasistaKernel own)
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
+           "position startpos moves " + " ".join(BEFORE_ROLL))
     before = dialog.sfen()
     for on in (not default, default):
         start = dialog(f"setoption name {name} value {str(on).lower()}")
