@@ -24,15 +24,14 @@ from eval import (DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp
                   threat_scratch_shape)
 from eval.kp import KPWeights
 
-from .kernels import (CHANCE_STAR1, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CHANCE, CTL_CURRMOVE, CTL_FEATURES, CTL_GEN,
-                      CTL_HORIZON, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_SELDEPTH, CTL_SIZE, CTL_STOP,
-                      EVAL_HASH_ENTRIES, FEAT_CHECK_PRUNE, FEAT_CONT_HIST, FEAT_CUT_NODE, FEAT_HIST_LMR, FEAT_IIR,
-                      FEAT_IMPROVING,
-                      FEAT_LMR_CHECKS, FEAT_LMR_EVASIONS, FEAT_LMR_FUTILITY, FEAT_MALUS_SEARCHED, FEAT_MATE1,
-                      FEAT_PROBCUT, FEAT_PV_CHECK_EXT, FEAT_QS_CHECKS, FEAT_QS_EVASION_PRUNE, FEAT_QS_TT,
-                      FEAT_QUIET_PROMOTIONS, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE, FEAT_SINGULAR, FEAT_STAGED,
-                      FEAT_TT_EVAL, FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE, MATE_BOUND, MAX_DEPTH, MAX_PLY,
-                      MAX_QUIETS, SearchTables, hashfull)
+from .kernels import (CHANCE_COLS, CHANCE_STAR1, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CHANCE, CTL_CURRMOVE,
+                      CTL_FEATURES, CTL_GEN, CTL_HORIZON, CTL_NODES, CTL_NODE_LIMIT, CTL_ROOT_N, CTL_SELDEPTH,
+                      CTL_SIZE, CTL_STOP, EVAL_HASH_ENTRIES, FEAT_CHECK_PRUNE, FEAT_CONT_HIST, FEAT_CUT_NODE,
+                      FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_LMR_CHECKS, FEAT_LMR_EVASIONS, FEAT_LMR_FUTILITY,
+                      FEAT_MALUS_SEARCHED, FEAT_MATE1, FEAT_PROBCUT, FEAT_PV_CHECK_EXT, FEAT_QS_CHECKS,
+                      FEAT_QS_EVASION_PRUNE, FEAT_QS_TT, FEAT_QUIET_PROMOTIONS, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE,
+                      FEAT_SINGULAR, FEAT_STAGED, FEAT_TT_EVAL, FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE,
+                      MATE_BOUND, MAX_CHANCE_ROWS, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
 from .kernels import search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import CONT_KINDS, MP_COLS
@@ -169,6 +168,7 @@ class Searcher:
         self._quiets = np.zeros((MAX_PLY + 1, MAX_QUIETS), np.int32)
         self._sev = np.zeros((MAX_PLY + 1, 2), np.int32)
         self._excluded = np.zeros(MAX_PLY + 1, np.int32)
+        self._chance = np.zeros((MAX_PLY + 1, CHANCE_COLS, MAX_CHANCE_ROWS), np.int64)
         self._kp_key = np.zeros(MAX_PLY + 1, np.uint64)  # the incrementally updated KP sums (cleared every search)
         self._kp_val = np.zeros(MAX_PLY + 1, np.int64)
         self._att = np.zeros((1, 1), np.int32)  # the evaluation's piece-walk scratch: sized to the board in _tables
@@ -307,7 +307,7 @@ class Searcher:
             tt_score=self._tt_score, tt_depth=self._tt_depth, tt_bound=self._tt_bound, tt_gen=self._tt_gen,
             see_buf=self._see_buf, mp=self._mp, counter=self._counter, quiets=self._quiets, tune=self._tune,
             sev=self._sev, cont=self._cont, excluded=self._excluded, kp_key=self._kp_key, kp_val=self._kp_val,
-            att=self._att, ev_key=self._ev_key, ev_val=self._ev_val)
+            att=self._att, ev_key=self._ev_key, ev_val=self._ev_val, chance=self._chance)
 
     @staticmethod
     def _prepare(pos: Position) -> Position:

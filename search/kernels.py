@@ -18,13 +18,14 @@ from collections import namedtuple
 import numpy as np
 
 from engine.kernels import hash_slot, inner_kernel, kernel
-from engine.kernels.hooks import (chance_rows, chance_weight, null_move_allowed, play_chance, search_key,
+from engine.kernels.hooks import (chance_count, chance_horizon, chance_rows, chance_weight, end_preview,
+                                  null_move_allowed, play_chance, preview_chance, search_key,
                                   unplay_chance)
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
 from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
-from eval.kernels import evaluate_cached
+from eval.kernels import evaluate_cached, evaluate_k
 
 from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, cont_index, mp_init,
                        mp_next, moving_code, pick, score_moves, sort_rest)
@@ -46,8 +47,14 @@ BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 CHANCE_BOUND = 20000
 # How a chance node is searched (S.ctl[CTL_CHANCE]): the expectation with Star1's cutoffs; every outcome expanded in
 # the full window (the exact expectation, the test's reference); the chance event ignored (a roll-blind search);
-# "main": the most probable outcome searched, the others valued by their static difference from it (a shift).
-CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN = 0, 1, 2, 3
+# "main": the most probable outcome searched, the others valued by their static difference from it (a shift);
+# "probe": the exact expectation, each outcome first tested in a null window at the value its static evaluation
+# predicts, then Star1 with the bounds the tests gave.
+CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN, CHANCE_PROBE = 0, 1, 2, 3, 4
+MAX_CHANCE_ROWS = 8  # the most outcomes a chance event may have (the probe's bound arrays)
+# The probe's rows of S.chance[ply]: each outcome's weight, lower bound, upper bound and static value
+CH_W, CH_LO, CH_HI, CH_SV = range(4)
+CHANCE_COLS = 4
 
 # Control vector (int64) shared with Python: stop flag and counters.
 # CTL_CURRMOVE: the root move being searched (read by the USI engine's monitor thread for ``info currmove``).
@@ -55,7 +62,11 @@ CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN = 0, 1, 2, 3
  CTL_HORIZON, CTL_CURRMOVE) = range(10)
 CTL_FEATURES = 12  # bit set of FEAT_*: the selectivity features switched on for this search (Searcher.features)
 CTL_CHANCE = 13  # CHANCE_*: how chance nodes are searched
-CTL_SIZE = 16
+# The chance events a search anticipates at its leaves: numbers [FROM, TO) of the game's events (set at the root),
+# and each one's expected static gain (sente's view) at CTL_CHANCE_GAIN + (number - FROM)
+CTL_CHANCE_FROM, CTL_CHANCE_TO, CTL_CHANCE_GAIN = 14, 15, 16
+MAX_ANTICIPATED = 2
+CTL_SIZE = CTL_CHANCE_GAIN + MAX_ANTICIPATED
 
 # Search features that are kept off until an SPRT accepts them (docs/search.md, bench/strength/shogi-sprt.tsv).
 FEAT_SEE = 1     # SEE in quiescence and move-loop pruning, losing captures ordered last
@@ -205,10 +216,17 @@ SearchTables = namedtuple("SearchTables", [
     "att",        # int32[ATT_ROWS, n_sq * n_sq]: scratch of the evaluation's piece walk (eval.threat_scratch)
     "ev_key",     # uint64[EVAL_HASH_ENTRIES]: the evaluation hash (eval.kernels.evaluate_cached): position keys
     "ev_val",     # int32[EVAL_HASH_ENTRIES]: their static evaluations; both cleared at the start of every search
+    "chance",     # int64[MAX_PLY + 1, CHANCE_COLS, MAX_CHANCE_ROWS]: a chance node's outcomes (CH_*), by ply
 ])
 
 
 # ---------------------------------------------------------------- helpers
+@inner_kernel
+def chance_value(acc, total):
+    """A chance node's value: the expectation ``acc / total`` rounded to the nearest (halves up)."""
+    return (2 * acc + total) // (2 * total)
+
+
 @inner_kernel
 def star1_window(acc, left, w, alpha, beta, total):
     """Star1's window for the next outcome of a chance node searched in (``alpha``, ``beta``): ``acc`` = the sum of
@@ -223,14 +241,62 @@ def star1_window(acc, left, w, alpha, beta, total):
 @inner_kernel
 def star1_cut(acc, left, alpha, beta, total):
     """After an outcome: -1 with the bound ``v`` when the expectation is <= alpha whatever the outcomes left (of
-    weight ``left``) bring (``v`` an upper bound), +1 when it is >= beta (``v`` a lower bound), else 0."""
+    weight ``left``) bring (``v`` an upper bound), +1 when it is >= beta (``v`` a lower bound), else 0. The bounds
+    are rounded as the value is (:func:`chance_value`), so that they hold for it."""
     hi = acc + CHANCE_BOUND * left
     if hi <= total * alpha:
-        return -1, hi // total
+        return -1, chance_value(hi, total)
     lo = acc - CHANCE_BOUND * left
     if lo >= total * beta:
-        return 1, -((-lo) // total)
+        return 1, chance_value(lo, total)
     return 0, 0
+
+
+
+@inner_kernel
+def anticipate_chance(P, T, E, S):
+    """At the root: which chance events the leaves anticipate (the coming ones, none in a roll-blind search) and
+    each one's expected static gain, the weighted mean of its outcomes' evaluations less the evaluation without it.
+    A leaf before an event the search did not reach then counts its expectation, as one after it counts the
+    outcome played: lines that end on either side of a roll compare fairly (a reduced or null-move line that stops
+    short of it does not miss the gain the full-depth lines see)."""
+    c0 = chance_count(P, T)
+    c1 = chance_horizon(P, T) if S.ctl[CTL_CHANCE] != CHANCE_BLIND else c0
+    c1 = min(c1, c0 + MAX_ANTICIPATED)
+    S.ctl[CTL_CHANCE_FROM] = c0
+    S.ctl[CTL_CHANCE_TO] = c1
+    for j in range(c0, c1):
+        saved = preview_chance(P, T, j)
+        n = chance_rows(P, T)
+        gain = 0
+        if n > 0:
+            base = evaluate_k(P, T, E, S.att)
+            if P.st[ST_STM] != 0:
+                base = -base
+            total = 0
+            acc = 0
+            for r in range(n):
+                w = chance_weight(P, T, r)
+                total += w
+                play_chance(P, T, r)
+                v = evaluate_k(P, T, E, S.att)
+                acc += w * ((v if P.st[ST_STM] == 0 else -v) - base)
+                unplay_chance(P, T)
+            gain = acc // total
+        end_preview(P, T, saved)
+        S.ctl[CTL_CHANCE_GAIN + j - c0] = gain
+
+
+@inner_kernel
+def static_value(P, T, E, S, ply):
+    """The search's static evaluation (side to move's view): the evaluation, plus the expected gains of the
+    anticipated chance events this node has not had (:func:`anticipate_chance`)."""
+    v = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+    c0 = S.ctl[CTL_CHANCE_FROM]
+    gain = 0
+    for j in range(max(chance_count(P, T), c0), S.ctl[CTL_CHANCE_TO]):
+        gain += S.ctl[CTL_CHANCE_GAIN + j - c0]
+    return v + gain if P.st[ST_STM] == 0 else v - gain
 
 
 @inner_kernel
@@ -522,13 +588,13 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     incheck = in_check(P, T)
     S.checks[aply] = 1 if incheck else 0
     if ply >= MAX_PLY - 1:
-        return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+        return static_value(P, T, E, S, ply)
 
     # 0. Quiescence.
     if depth <= 0 and ply > 0:
         if depth <= -QS_MAX_PLIES:
             # long capture chains (13x13 boards, exchange captures): stop here
-            return evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+            return static_value(P, T, E, S, ply)
         if incheck and T.params[P_LAST_ROYAL] != 0 and P.st[ST_ROYALS + us] >= 2:
             incheck = False  # a royal of several may stand attacked: no forced evasion, so no full-width node
         qs_tt = (S.ctl[CTL_FEATURES] & FEAT_QS_TT) != 0
@@ -557,7 +623,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             best = -INF
             stand = -INF
         else:
-            stand = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+            stand = static_value(P, T, E, S, ply)
             if stand >= beta:
                 if qs_tt:
                     _tt_store(S, qk, q_depth, ply, stand, BOUND_LOWER, zero)
@@ -643,7 +709,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 w = chance_weight(P, T, r)
                 total += w
                 play_chance(P, T, r)
-                sv = evaluate_cached(P, T, E, ply + 1, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+                sv = static_value(P, T, E, S, ply + 1)
                 if P.st[ST_STM] != us:
                     sv = -sv
                 unplay_chance(P, T)
@@ -668,6 +734,115 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             return CHANCE_BOUND
         if beta <= -CHANCE_BOUND:
             return -CHANCE_BOUND
+        if chance_mode == CHANCE_PROBE:
+            # Each outcome's value is known within [c_lo, c_hi] (at first +-CHANCE_BOUND); the expectation fails high
+            # once sum(w c_lo) >= total beta, low once sum(w c_hi) <= total alpha. In a null window each outcome is
+            # first tested at the threshold its static value predicts (the share of the target it must carry); when
+            # the tests agree the node is decided by them alone. Otherwise (or in a wider window) Star1 with those
+            # bounds: each outcome searched in the window that can still move the expectation across (alpha, beta).
+            c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
+            total = zero
+            for r in range(n_rows):
+                c_w[r] = chance_weight(P, T, r)
+                c_lo[r] = -CHANCE_BOUND
+                c_hi[r] = CHANCE_BOUND
+                total += c_w[r]
+            sum_lo = -CHANCE_BOUND * total
+            sum_hi = CHANCE_BOUND * total
+            decided = 0  # +1: fails high (sum_lo a lower bound), -1: fails low (sum_hi an upper bound)
+            if beta - alpha == 1:
+                for r in range(n_rows):
+                    play_chance(P, T, r)
+                    sv = static_value(P, T, E, S, ply + 1)
+                    c_sv[r] = sv if P.st[ST_STM] == us else -sv
+                    unplay_chance(P, T)
+                aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
+                for r in range(n_rows):
+                    rest_w = zero
+                    rest_sv = zero
+                    for k in range(r, n_rows):
+                        rest_w += c_w[k]
+                        rest_sv += c_w[k] * c_sv[k]
+                    if aim >= 0:  # the outcomes left must bring the sum of the lower bounds to total beta
+                        need = total * beta - (sum_lo + CHANCE_BOUND * rest_w)
+                        t = -((rest_sv - need) // rest_w) + c_sv[r]  # ceil((need - rest_sv) / rest_w) + sv
+                    else:  # ... keep the sum of the upper bounds at total alpha
+                        need = total * alpha - (sum_hi - CHANCE_BOUND * rest_w)
+                        t = (need - rest_sv) // rest_w + c_sv[r] + 1
+                    t = min(max(t, -CHANCE_BOUND + 1), CHANCE_BOUND)
+                    r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
+                    play_chance(P, T, r)
+                    if P.st[ST_STM] == us:
+                        v = search(P, T, E, S, t - 1, t, r_depth, ply + 1, yes, no)
+                    else:  # the roller chooses a magic target
+                        v = -search(P, T, E, S, -t, 1 - t, r_depth, ply + 1, yes, no)
+                    unplay_chance(P, T)
+                    if S.ctl[CTL_STOP] != 0:
+                        return 0
+                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                    if v >= t:
+                        sum_lo += c_w[r] * (v - c_lo[r])
+                        c_lo[r] = v
+                        went = 1
+                    else:
+                        sum_hi -= c_w[r] * (c_hi[r] - v)
+                        c_hi[r] = v
+                        went = -1
+                    if sum_lo >= total * beta:
+                        decided = 1
+                        break
+                    if sum_hi <= total * alpha:
+                        decided = -1
+                        break
+                    if aim == 0:
+                        aim = went
+                    elif went != aim:  # the tests disagree: Star1 settles it
+                        break
+            if decided == 0:
+                for r in range(n_rows):
+                    if c_lo[r] >= c_hi[r]:
+                        continue
+                    w = c_w[r]
+                    lo = max((total * alpha - (sum_hi - w * c_hi[r])) // w, c_lo[r] - 1)
+                    hi = min(-(((sum_lo - w * c_lo[r]) - total * beta) // w), c_hi[r] + 1)
+                    r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
+                    play_chance(P, T, r)
+                    if P.st[ST_STM] == us:
+                        v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
+                    else:
+                        v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
+                    unplay_chance(P, T)
+                    if S.ctl[CTL_STOP] != 0:
+                        return 0
+                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                    new_lo, new_hi = c_lo[r], c_hi[r]
+                    if v <= lo:
+                        new_hi = v
+                    elif v >= hi:
+                        new_lo = v
+                    else:
+                        new_lo = new_hi = v
+                    if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
+                        new_lo = new_hi = v
+                    sum_lo += w * (new_lo - c_lo[r])
+                    sum_hi += w * (new_hi - c_hi[r])
+                    c_lo[r], c_hi[r] = new_lo, new_hi
+                    if sum_lo >= total * beta:
+                        decided = 1
+                        break
+                    if sum_hi <= total * alpha:
+                        decided = -1
+                        break
+            if decided > 0:
+                v = chance_value(sum_lo, total)
+                _tt_store(S, ck, depth, ply, v, BOUND_LOWER, zero)
+            elif decided < 0:
+                v = chance_value(sum_hi, total)
+                _tt_store(S, ck, depth, ply, v, BOUND_UPPER, zero)
+            else:  # every outcome exact
+                v = chance_value(sum_lo, total)
+                _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
+            return v
         total = zero
         for r in range(n_rows):
             total += chance_weight(P, T, r)
@@ -696,7 +871,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 if cut != 0:
                     _tt_store(S, ck, depth, ply, bound_v, BOUND_UPPER if cut < 0 else BOUND_LOWER, zero)
                     return bound_v
-        v = (2 * acc + total) // (2 * total)  # rounded to the nearest
+        v = chance_value(acc, total)
         _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
         return v
 
@@ -712,9 +887,11 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     S.sev[ply, 0] = NO_EVAL
     S.sev[ply, 1] = us
     improving = False
+    if root:
+        anticipate_chance(P, T, E, S)
     if root and not incheck:
         # the root's evaluation, for the "improving" test two plies down
-        S.sev[0, 0] = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+        S.sev[0, 0] = static_value(P, T, E, S, ply)
     if not root:
         # 1. Repetition (draw; perpetual check loses for the checker).
         rep = _repetition(P, S, aply)
@@ -760,7 +937,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             if pv_node or (S.ctl[CTL_FEATURES] & FEAT_PV_CHECK_EXT) == 0:
                 depth += 1
         else:
-            ev = evaluate_cached(P, T, E, ply, S.kp_key, S.kp_val, S.att, S.ev_key, S.ev_val)
+            ev = static_value(P, T, E, S, ply)
             S.sev[ply, 0] = ev
             if (S.ctl[CTL_FEATURES] & FEAT_IMPROVING) != 0:
                 improving = _improving(S, ply, us, ev)

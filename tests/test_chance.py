@@ -13,14 +13,16 @@ import numpy as np
 import pytest
 
 from engine.kernels import callable_from_python
+from engine.kernels.movegen import ST_STM
 from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.state import new_game
 from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
 from eval import build_eval_tables
 from search.alphabeta import Searcher
-from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_STAR1, CTL_CHANCE,
-                            CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN,
-                            TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH, search, star1_cut, star1_window)
+from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_PROBE, CHANCE_STAR1,
+                            CTL_CHANCE, CTL_CHANCE_FROM, CTL_CHANCE_GAIN, CTL_CHANCE_TO, CTL_NODE_LIMIT, CTL_NODES,
+                            CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH,
+                            TUNE_RFP_DEPTH, search, star1_cut, star1_window)
 from search.params import default_tune
 
 TOTAL = 20  # the d20
@@ -54,6 +56,17 @@ def _expectimax(node) -> float:
     if kind == "chance":
         return sum(w * _expectimax(c) for w, c in children) / TOTAL
     return max(-_expectimax(c) for c in children)
+
+
+def _rounded(node) -> int:
+    """What the kernel computes exactly: :func:`_expectimax` with each chance node's mean rounded (halves up)."""
+    if isinstance(node, int):
+        return node
+    kind, children = node
+    if kind == "chance":
+        return (2 * sum(w * min(max(_rounded(c), -CHANCE_BOUND), CHANCE_BOUND) for w, c in children)
+                + TOTAL) // (2 * TOTAL)
+    return max(-_rounded(c) for c in children)
 
 
 def _star1(node, alpha: int, beta: int, window, cut) -> int:
@@ -95,17 +108,19 @@ def test_star1_is_expectimax_on_random_trees():
         exact = _expectimax(root)
         # each chance level rounds its mean to the nearest centipawn
         tol = ((depth + 1) // 2 if chance else depth // 2) / 2
-        assert abs(_star1(root, -INF, INF, window, cut) - exact) <= tol, i
+        rounded = _rounded(root)
+        assert abs(rounded - exact) <= tol, i
+        assert _star1(root, -INF, INF, window, cut) == rounded, i
         # a narrow window: a fail low or high is a true bound, a value inside it is the value
         a = rng.randint(-3000, 3000)
         b = a + rng.choice((1, 2, 50, 400))
         v = _star1(root, a, b, window, cut)
         if v <= a:
-            assert exact <= a + tol, i
+            assert rounded <= v, i
         elif v >= b:
-            assert exact >= b - tol, i
+            assert rounded >= v, i
         else:
-            assert abs(v - exact) <= tol, i
+            assert v == rounded, i
 
 
 # ------------------------------------------------------------------ fantasista positions
@@ -154,18 +169,19 @@ def _root_value(s: Searcher, P, depth: int, mode: int) -> tuple[int, int]:
     return int(v), int(s._ctl[CTL_NODES])
 
 
+@pytest.mark.parametrize("mode", [CHANCE_STAR1, CHANCE_PROBE])
 @pytest.mark.parametrize("depth", [2, 3])
-def test_star1_is_full_expansion_on_fantasista_positions(depth):
+def test_star1_and_probe_are_full_expansion_on_fantasista_positions(depth, mode):
     s = _searcher()
     saved = 0
     for P in _positions():
         board = P.board.copy()
-        v_star, n_star = _root_value(s, P, depth, CHANCE_STAR1)
+        v_star, n_star = _root_value(s, P, depth, mode)
         v_full, n_full = _root_value(s, P, depth, CHANCE_EXPAND)
         assert v_star == v_full
         assert (P.board == board).all() and P.st[ST_PENDING] != PENDING_ROLL
         saved += n_full - n_star
-    assert saved > 0  # Star1 cut some outcomes
+    assert saved > 0  # the bounds cut some outcomes
 
 
 def test_chance_reduction_searches_the_less_probable_results_shallower():
@@ -190,3 +206,24 @@ def test_main_searches_one_result_a_roll_and_shifts_by_the_others():
         assert 10 * n_main < n_star and n_main < 4 * n_blind
         differs += v_main != v_blind
     assert differs > 0
+
+
+def test_leaves_before_a_roll_count_its_expected_gain():
+    # far from a roll every leaf of a chance-aware search counts the coming pair's expected static gain: its root
+    # value is the roll-blind one moved by exactly that sum (the search's bound arrays say it), which is not 0
+    s = _searcher()
+    rng = random.Random(7)
+    shifts = []
+    for fairies in (("ayumi", "hiko"), ("ginsara", "yokaku")):
+        g = new_game(fairies)
+        while g.move_number < 6:
+            g.apply(rng.choice(g.legal_actions()))
+        P = to_pos(g.bd, g.move_number, g.phase, g.pending, table_ids(fairies, ("4-8", "4-8")))
+        v_blind, _ = _root_value(s, P, 2, CHANCE_BLIND)
+        assert s._ctl[CTL_CHANCE_TO] == s._ctl[CTL_CHANCE_FROM] == 0  # the blind search anticipates nothing
+        v_main, _ = _root_value(s, P, 2, CHANCE_MAIN)
+        assert (s._ctl[CTL_CHANCE_FROM], s._ctl[CTL_CHANCE_TO]) == (0, 2)
+        gain = int(s._ctl[CTL_CHANCE_GAIN] + s._ctl[CTL_CHANCE_GAIN + 1])  # sente's view
+        assert v_main - v_blind == (gain if P.st[ST_STM] == 0 else -gain)
+        shifts.append(gain)
+    assert all(shifts)

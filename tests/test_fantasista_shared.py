@@ -281,3 +281,33 @@ def test_one_part_moves_are_spelt_from_their_codes(decision_nodes):
             assert g.canonical(token) == by_key[key], (g.sfen(), token)
             spelt += 1
     assert spelt > 10_000
+
+
+def test_roll_counts_and_previews_follow_the_game():
+    # along a random game (rolls and targets included): the kernel's count of rolls done is the game's; the rolls
+    # a search anticipates are the coming pair (or its second); previewing one makes its real roller's table the
+    # chance node's, and the preview leaves the position as it was
+    from engine.variants.fantasista.movers import end_preview, preview_roll, rolls_done, rolls_horizon
+    done, horizon = callable_from_python(rolls_done), callable_from_python(rolls_horizon)
+    preview, end = callable_from_python(preview_roll), callable_from_python(end_preview)
+    rng = random.Random(11)
+    g = new_game(("ayumi", "hiko"))
+    states, rollers = [], []
+    while g.move_number < 63:
+        states.append((g.copy(), len(rollers)))
+        if g.phase == "roll":
+            rollers.append(1 - g.bd.stm)
+            g.apply(f"roll={rng.randint(1, 20)}")
+        else:
+            g.apply(rng.choice(g.legal_actions()))
+    assert len(rollers) == 8
+    for h, n in states[:-20]:  # the last ones' coming rolls are after the game's end
+        P = _shared(h)
+        assert done(P) == n
+        assert horizon(P) == (n + 2 if n % 2 == 0 else n + 1)
+        st = P.st.copy()
+        for j in range(n, horizon(P)):
+            saved = preview(P, j)
+            assert P.st[ST_PENDING] == PENDING_ROLL and 1 - P.st[ST_STM] == rollers[j]
+            end(P, saved)
+            assert (P.st == st).all()

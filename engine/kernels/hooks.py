@@ -102,6 +102,27 @@ def unplay_chance(P, T):
     return None
 
 
+def chance_count(P, T):
+    """How many chance events the game has had at this node (0 in a game without them)."""
+    return 0
+
+
+def chance_horizon(P, T):
+    """The events a search from this node anticipates at its leaves are numbers [chance_count, this)."""
+    return 0
+
+
+def preview_chance(P, T, j):
+    """Make event number ``j`` the one due at this node (chance_rows / play_chance then act for it), for a static
+    look at its outcomes; return what :func:`end_preview` takes to restore the node."""
+    return 0
+
+
+def end_preview(P, T, saved):
+    """Undo :func:`preview_chance`."""
+    return None
+
+
 def null_move_allowed(P, T):
     """Whether the side to move may pass in the search's null-move test (not while a decision inside a turn is
     pending)."""
@@ -203,6 +224,30 @@ def _play_chance_plain(P, T, r):
 def _unplay_chance_plain(P, T):
     if plain_tables(T):
         return lambda P, T: None
+
+
+@overload(chance_count, inline="always")
+def _chance_count_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: 0
+
+
+@overload(chance_horizon, inline="always")
+def _chance_horizon_plain(P, T):
+    if plain_tables(T):
+        return lambda P, T: 0
+
+
+@overload(preview_chance, inline="always")
+def _preview_chance_plain(P, T, j):
+    if plain_tables(T):
+        return lambda P, T, j: 0
+
+
+@overload(end_preview, inline="always")
+def _end_preview_plain(P, T, saved):
+    if plain_tables(T):
+        return lambda P, T, saved: None
 
 
 @overload(null_move_allowed, inline="always")

@@ -2,9 +2,10 @@
 
 Capture immunities (the king-god dragon, the thunder horse, the invincible mark; ``FxTables.capture_ok``), pawn
 tokens and rider pawns in nifu and uchifuzume, the emblem's tokin drops, boarding, riders' attacks, and fantasista's
-own generator, make/unmake and uchifuzume test; in the search, the rolls as chance nodes, the TT key with the magic
-schedule, no null move while a magic target is pending, no multi-part turn as a TT move before generation (its
-arena row is only filled by the generation). The kernels are in :mod:`.movers`.
+own generator, make/unmake and uchifuzume test; in the search, the rolls as chance nodes (and the coming pair's
+static preview), the TT key with the magic schedule, no null move while a magic target is pending, no multi-part
+turn as a TT move before generation (its arena row is only filled by the generation). The kernels are in
+:mod:`.movers`.
 """
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from numba.extending import overload
 
 from ...kernels import hooks
 from . import pieces as PC
-from .movers import (can_board, capture_allowed, chance_rows, chance_weight, do_roll, emblem_drops, fx_do_move,
-                     fx_generate, fx_pawn_drop_mates, fx_undo_move, rider_attacks, rider_pawns, tt_key, undo_roll)
+from .movers import (can_board, capture_allowed, chance_rows, chance_weight, do_roll, emblem_drops, end_preview,
+                     fx_do_move, fx_generate, fx_pawn_drop_mates, fx_undo_move, preview_roll, rider_attacks,
+                     rider_pawns, rolls_done, rolls_horizon, tt_key, undo_roll)
 from .variant import PENDING_NONE, PT, SP_BOARD, SP_MASK, SP_TURN, ST_PENDING, FxTables
 
 PAWN = PC.P
@@ -117,6 +119,30 @@ def _play_chance(P, T, r):
 def _unplay_chance(P, T):
     if _fx(T):
         return lambda P, T: undo_roll(P, T)
+
+
+@overload(hooks.chance_count, inline="always")
+def _chance_count(P, T):
+    if _fx(T):
+        return lambda P, T: rolls_done(P)
+
+
+@overload(hooks.chance_horizon, inline="always")
+def _chance_horizon(P, T):
+    if _fx(T):
+        return lambda P, T: rolls_horizon(P)
+
+
+@overload(hooks.preview_chance, inline="always")
+def _preview_chance(P, T, j):
+    if _fx(T):
+        return lambda P, T, j: preview_roll(P, j)
+
+
+@overload(hooks.end_preview, inline="always")
+def _end_preview(P, T, saved):
+    if _fx(T):
+        return lambda P, T, saved: end_preview(P, saved)
 
 
 @overload(hooks.null_move_allowed, inline="always")

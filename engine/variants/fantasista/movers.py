@@ -238,6 +238,45 @@ def magic_due(ply):
 
 
 @inner_kernel
+def rolls_done(P):
+    """How many rolls the game has had at this node: one after each of plies 15k and 15k + 1 played, less the one
+    still pending."""
+    played = P.st[ST_MOVENO] - 1
+    n = 2 * (played // 15) - (1 if played >= 15 and played % 15 == 0 else 0)
+    return n - (1 if P.st[ST_PENDING] == PENDING_ROLL else 0)
+
+
+@inner_kernel
+def rolls_horizon(P):
+    """The rolls a search from this node anticipates are numbers [rolls_done, this): the coming pair (both sides'
+    rolls after plies 15k and 15k + 1), or the second of it when the first is done."""
+    n = rolls_done(P)
+    return n + 2 if n % 2 == 0 else n + 1
+
+
+@inner_kernel
+def preview_roll(P, j):
+    """Make roll number ``j`` (from 0) the chance event due here, for a static look at its results: its roller's
+    table, the other side to move. Return what :func:`end_preview` restores."""
+    st = P.st
+    target = st[ST_PENDING] != PENDING_NONE and st[ST_PENDING] != PENDING_ROLL
+    mover = 1 - st[ST_STM] if target else st[ST_STM]  # who plays ply ST_MOVENO
+    ply = 15 * (j // 2 + 1) + j % 2  # the roll follows this ply
+    roller = mover if (ply - st[ST_MOVENO]) % 2 == 0 else 1 - mover
+    saved = st[ST_STM] + 2 * st[ST_PENDING]
+    st[ST_STM] = 1 - roller
+    st[ST_PENDING] = PENDING_ROLL
+    return saved
+
+
+@inner_kernel
+def end_preview(P, saved):
+    """Undo :func:`preview_roll`."""
+    P.st[ST_STM] = saved % 2
+    P.st[ST_PENDING] = saved // 2
+
+
+@inner_kernel
 def schedule_point(move_number):
     """Where the magic schedule stands before ply ``move_number``: the number itself up to 15, then the place in
     the 15-ply cycle (16 + (n - 16) % 15), so that positions equally far from the next roll share it."""
