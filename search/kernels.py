@@ -66,6 +66,7 @@ CTL_CHANCE = 13  # CHANCE_*: how chance nodes are searched
 # and each one's expected static gain (sente's view) at CTL_CHANCE_GAIN + (number - FROM)
 CTL_CHANCE_FROM, CTL_CHANCE_TO, CTL_CHANCE_GAIN = 14, 15, 16
 MAX_ANTICIPATED = 2
+CHANCE_KEY_MIX = np.uint64(0x9E3779B97F4A7C15)  # an odd constant: CTL_CHANCE_TO's share of the TT key
 CTL_SIZE = CTL_CHANCE_GAIN + MAX_ANTICIPATED
 
 # Search features that are kept off until an SPRT accepts them (docs/search.md, bench/strength/shogi-sprt.tsv).
@@ -285,6 +286,14 @@ def anticipate_chance(P, T, E, S):
             gain = acc // total
         end_preview(P, T, saved)
         S.ctl[CTL_CHANCE_GAIN + j - c0] = gain
+
+
+@inner_kernel
+def node_key(P, T, S, aply):
+    """The transposition-table key of the node at absolute ply ``aply``: the rule's key (:func:`search_key`) and the
+    chance events the search anticipates, whose expected gains its static values hold (a search after a roll pair
+    must not read the values of one before it). Without chance events, the rule's key itself."""
+    return search_key(P, T, aply) ^ (np.uint64(S.ctl[CTL_CHANCE_TO]) * CHANCE_KEY_MIX)
 
 
 @inner_kernel
@@ -603,7 +612,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         q_checks = qs_checks_on and depth == 0 and not incheck
         # with FEAT_QS_CHECKS a node that tried checks (depth 0) is worth more than one that did not (-1)
         q_depth = zero - 1 if qs_checks_on and depth < 0 else zero
-        qk = search_key(P, T, aply)
+        qk = node_key(P, T, S, aply)
         q_move = 0
         q_alpha = alpha
         if qs_tt:
@@ -692,7 +701,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     n_rows = chance_rows(P, T)
     chance_mode = S.ctl[CTL_CHANCE]
     if n_rows > 0 and chance_mode != CHANCE_BLIND:
-        ck = search_key(P, T, aply)
+        ck = node_key(P, T, S, aply)
         ci = hash_slot(ck, S.tt_key.shape[0])
         if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode != CHANCE_EXPAND:
             tts = _score_from_tt(S.tt_score[ci], ply)
@@ -876,8 +885,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         return v
 
     root = ply == 0
+    if root:
+        anticipate_chance(P, T, E, S)
     pv_node = beta - alpha > 1
-    key = search_key(P, T, aply)
+    key = node_key(P, T, S, aply)
     tt_move = 0
     tt_hit_depth = -1  # the TT entry's depth, bound and score (singular extensions)
     tt_hit_bound = BOUND_NONE
@@ -887,8 +898,6 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
     S.sev[ply, 0] = NO_EVAL
     S.sev[ply, 1] = us
     improving = False
-    if root:
-        anticipate_chance(P, T, E, S)
     if root and not incheck:
         # the root's evaluation, for the "improving" test two plies down
         S.sev[0, 0] = static_value(P, T, E, S, ply)
