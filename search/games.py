@@ -67,9 +67,9 @@ class FantasistaGameSearcher(_GameSearcher):
 
     variant = "fantasista"
     KERNELS = ("shared", "own")
-    #: how the shared search values a roll: "star1" (the expectation over every result, Star1-pruned) or "main" (the
-    #: most probable result searched, the others by their static difference from it)
-    CHANCE_SEARCHES = ("star1", "main", "probe")
+    #: how the shared search values a roll: "star1" (the exact expectation over every result, Star1-pruned) or
+    #: "main" (the most probable result searched, the others by their static difference from it)
+    CHANCE_SEARCHES = ("star1", "main")
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
     MAX_DEPTH = 32
     # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
@@ -89,7 +89,7 @@ class FantasistaGameSearcher(_GameSearcher):
         self.kernel_searcher = None
         if kernel == "shared":
             from .alphabeta import Searcher, parse_features
-            from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_PROBE, CHANCE_STAR1
+            from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
             from .params import parse_params
             from .position import PositionSearcher
 
@@ -97,7 +97,7 @@ class FantasistaGameSearcher(_GameSearcher):
             searcher.set_params(parse_params(search_params))
             searcher.eval_mode = "hand"  # no learned tables for fantasista yet: the prior of eval.params
             searcher.chance_mode = (CHANCE_BLIND if not settings.get("chance_aware", True)
-                                    else {"main": CHANCE_MAIN, "probe": CHANCE_PROBE}.get(chance, CHANCE_STAR1))
+                                    else CHANCE_MAIN if chance == "main" else CHANCE_STAR1)
             self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
         self.clear()
 

@@ -45,14 +45,13 @@ BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT = 0, 1, 2, 3
 # Chance nodes: an outcome's value counts within +-CHANCE_BOUND (a mate below a chance node counts as the bound), so
 # that Star1 knows how far the outcomes not yet searched can move the expectation.
 CHANCE_BOUND = 20000
-# How a chance node is searched (S.ctl[CTL_CHANCE]): the expectation with Star1's cutoffs; every outcome expanded in
-# the full window (the exact expectation, the test's reference); the chance event ignored (a roll-blind search);
-# "main": the most probable outcome searched, the others valued by their static difference from it (a shift);
-# "probe": the exact expectation, each outcome first tested in a null window at the value its static evaluation
-# predicts, then Star1 with the bounds the tests gave.
-CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN, CHANCE_PROBE = 0, 1, 2, 3, 4
-MAX_CHANCE_ROWS = 8  # the most outcomes a chance event may have (the probe's bound arrays)
-# The probe's rows of S.chance[ply]: each outcome's weight, lower bound, upper bound and static value
+# How a chance node is searched (S.ctl[CTL_CHANCE]): the expectation, each outcome first tested in a null window at
+# the value its static evaluation predicts, then Star1's cutoffs with the bounds found; every outcome expanded in the
+# full window (the exact expectation, the tests' reference); the chance event ignored (a roll-blind search); "main":
+# the most probable outcome searched, the others valued by their static difference from it (a shift).
+CHANCE_STAR1, CHANCE_EXPAND, CHANCE_BLIND, CHANCE_MAIN = 0, 1, 2, 3
+MAX_CHANCE_ROWS = 8  # the most outcomes a chance event may have (S.chance)
+# The rows of S.chance[ply]: each outcome's weight, lower bound, upper bound and static value
 CH_W, CH_LO, CH_HI, CH_SV = range(4)
 CHANCE_COLS = 4
 
@@ -229,29 +228,41 @@ def chance_value(acc, total):
 
 
 @inner_kernel
-def star1_window(acc, left, w, alpha, beta, total):
-    """Star1's window for the next outcome of a chance node searched in (``alpha``, ``beta``): ``acc`` = the sum of
-    weight x value of the outcomes searched, ``w`` this outcome's weight, ``left`` the weight of those after it,
-    ``total`` all the weight. Below ``lo`` the expectation stays <= alpha whatever the rest (each at most
-    CHANCE_BOUND), above ``hi`` it stays >= beta (each at least -CHANCE_BOUND); in between the value is exact."""
-    lo = (total * alpha - acc - CHANCE_BOUND * left) // w
-    hi = -((acc - CHANCE_BOUND * left - total * beta) // w)  # the ceiling of (total beta - acc + B left) / w
-    return max(lo, -CHANCE_BOUND - 1), min(hi, CHANCE_BOUND + 1)
+def chance_window(sum_lo, sum_hi, w, lo_r, hi_r, alpha, beta, total):
+    """Star1's window for a result of weight ``w`` known within [``lo_r``, ``hi_r``], when the chance node is searched
+    in (``alpha``, ``beta``) and ``sum_lo`` / ``sum_hi`` = the sums of weight x lower / upper bound over all its
+    results (this one's included): at or below ``lo`` the expectation is <= alpha whatever the others are, at or
+    above ``hi`` it is >= beta; in between the value counts as it is."""
+    lo = max((total * alpha - (sum_hi - w * hi_r)) // w, lo_r - 1)
+    hi = min(-(((sum_lo - w * lo_r) - total * beta) // w), hi_r + 1)  # the ceiling of (total beta - rest) / w
+    return lo, hi
 
 
 @inner_kernel
-def star1_cut(acc, left, alpha, beta, total):
-    """After an outcome: -1 with the bound ``v`` when the expectation is <= alpha whatever the outcomes left (of
-    weight ``left``) bring (``v`` an upper bound), +1 when it is >= beta (``v`` a lower bound), else 0. The bounds
-    are rounded as the value is (:func:`chance_value`), so that they hold for it."""
-    hi = acc + CHANCE_BOUND * left
-    if hi <= total * alpha:
-        return -1, chance_value(hi, total)
-    lo = acc - CHANCE_BOUND * left
-    if lo >= total * beta:
-        return 1, chance_value(lo, total)
+def chance_cut(sum_lo, sum_hi, alpha, beta, total):
+    """+1 and a lower bound when the expectation is >= beta whatever the results' values within their bounds (the
+    sums of weight x bound, as in :func:`chance_window`); -1 and an upper bound when it is <= alpha; else 0. The
+    bounds are rounded as the value is (:func:`chance_value`), so that they hold for it."""
+    if sum_lo >= total * beta:
+        return 1, chance_value(sum_lo, total)
+    if sum_hi <= total * alpha:
+        return -1, chance_value(sum_hi, total)
     return 0, 0
 
+
+@inner_kernel
+def probe_threshold(sum_lo, sum_hi, rest_w, rest_sv, sv_r, aim, alpha, beta, total):
+    """The null-window test of the next result (static value ``sv_r``): the results not yet tested (weight
+    ``rest_w``, weighted static sum ``rest_sv``) share what is still needed in proportion to their static values.
+    ``aim`` >= 0: the lower bounds found must reach total beta (a fail high); < 0: the upper bounds must stay at total
+    alpha (a fail low). The result passes when its value is >= the threshold."""
+    if aim >= 0:
+        need = total * beta - (sum_lo + CHANCE_BOUND * rest_w)  # sum_lo counts the untested at -CHANCE_BOUND
+        t = -((rest_sv - need) // rest_w) + sv_r  # the ceiling of (need - rest_sv) / rest_w, plus sv_r
+    else:
+        need = total * alpha - (sum_hi - CHANCE_BOUND * rest_w)
+        t = (need - rest_sv) // rest_w + sv_r + 1
+    return min(max(t, -CHANCE_BOUND + 1), CHANCE_BOUND)
 
 
 @inner_kernel
@@ -695,9 +706,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         return best
 
     # Chance node: the expectation over the outcomes (no depth spent), most probable first, each outcome's value
-    # bounded by +-CHANCE_BOUND. Star1 (Ballard 1983) searches each outcome in the window that can still move the
-    # expectation across (alpha, beta) and stops once it cannot. In the quiescence search (above) the event is
-    # ignored. Standard shogi has none (chance_rows is 0 for its tables, and the block is compiled away).
+    # bounded by +-CHANCE_BOUND (CHANCE_STAR1 below; CHANCE_MAIN first). In the quiescence search (above) the event
+    # is ignored, its expected gain counted by static_value. Standard shogi has none (chance_rows is 0 for its
+    # tables, and the block is compiled away).
     n_rows = chance_rows(P, T)
     chance_mode = S.ctl[CTL_CHANCE]
     if n_rows > 0 and chance_mode != CHANCE_BLIND:
@@ -743,144 +754,103 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             return CHANCE_BOUND
         if beta <= -CHANCE_BOUND:
             return -CHANCE_BOUND
-        if chance_mode == CHANCE_PROBE:
-            # Each outcome's value is known within [c_lo, c_hi] (at first +-CHANCE_BOUND); the expectation fails high
-            # once sum(w c_lo) >= total beta, low once sum(w c_hi) <= total alpha. In a null window each outcome is
-            # first tested at the threshold its static value predicts (the share of the target it must carry); when
-            # the tests agree the node is decided by them alone. Otherwise (or in a wider window) Star1 with those
-            # bounds: each outcome searched in the window that can still move the expectation across (alpha, beta).
-            c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
-            total = zero
-            for r in range(n_rows):
-                c_w[r] = chance_weight(P, T, r)
-                c_lo[r] = -CHANCE_BOUND
-                c_hi[r] = CHANCE_BOUND
-                total += c_w[r]
-            sum_lo = -CHANCE_BOUND * total
-            sum_hi = CHANCE_BOUND * total
-            decided = 0  # +1: fails high (sum_lo a lower bound), -1: fails low (sum_hi an upper bound)
-            if beta - alpha == 1:
-                for r in range(n_rows):
-                    play_chance(P, T, r)
-                    sv = static_value(P, T, E, S, ply + 1)
-                    c_sv[r] = sv if P.st[ST_STM] == us else -sv
-                    unplay_chance(P, T)
-                aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
-                for r in range(n_rows):
-                    rest_w = zero
-                    rest_sv = zero
-                    for k in range(r, n_rows):
-                        rest_w += c_w[k]
-                        rest_sv += c_w[k] * c_sv[k]
-                    if aim >= 0:  # the outcomes left must bring the sum of the lower bounds to total beta
-                        need = total * beta - (sum_lo + CHANCE_BOUND * rest_w)
-                        t = -((rest_sv - need) // rest_w) + c_sv[r]  # ceil((need - rest_sv) / rest_w) + sv
-                    else:  # ... keep the sum of the upper bounds at total alpha
-                        need = total * alpha - (sum_hi - CHANCE_BOUND * rest_w)
-                        t = (need - rest_sv) // rest_w + c_sv[r] + 1
-                    t = min(max(t, -CHANCE_BOUND + 1), CHANCE_BOUND)
-                    r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
-                    play_chance(P, T, r)
-                    if P.st[ST_STM] == us:
-                        v = search(P, T, E, S, t - 1, t, r_depth, ply + 1, yes, no)
-                    else:  # the roller chooses a magic target
-                        v = -search(P, T, E, S, -t, 1 - t, r_depth, ply + 1, yes, no)
-                    unplay_chance(P, T)
-                    if S.ctl[CTL_STOP] != 0:
-                        return 0
-                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-                    if v >= t:
-                        sum_lo += c_w[r] * (v - c_lo[r])
-                        c_lo[r] = v
-                        went = 1
-                    else:
-                        sum_hi -= c_w[r] * (c_hi[r] - v)
-                        c_hi[r] = v
-                        went = -1
-                    if sum_lo >= total * beta:
-                        decided = 1
-                        break
-                    if sum_hi <= total * alpha:
-                        decided = -1
-                        break
-                    if aim == 0:
-                        aim = went
-                    elif went != aim:  # the tests disagree: Star1 settles it
-                        break
-            if decided == 0:
-                for r in range(n_rows):
-                    if c_lo[r] >= c_hi[r]:
-                        continue
-                    w = c_w[r]
-                    lo = max((total * alpha - (sum_hi - w * c_hi[r])) // w, c_lo[r] - 1)
-                    hi = min(-(((sum_lo - w * c_lo[r]) - total * beta) // w), c_hi[r] + 1)
-                    r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
-                    play_chance(P, T, r)
-                    if P.st[ST_STM] == us:
-                        v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
-                    else:
-                        v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
-                    unplay_chance(P, T)
-                    if S.ctl[CTL_STOP] != 0:
-                        return 0
-                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-                    new_lo, new_hi = c_lo[r], c_hi[r]
-                    if v <= lo:
-                        new_hi = v
-                    elif v >= hi:
-                        new_lo = v
-                    else:
-                        new_lo = new_hi = v
-                    if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
-                        new_lo = new_hi = v
-                    sum_lo += w * (new_lo - c_lo[r])
-                    sum_hi += w * (new_hi - c_hi[r])
-                    c_lo[r], c_hi[r] = new_lo, new_hi
-                    if sum_lo >= total * beta:
-                        decided = 1
-                        break
-                    if sum_hi <= total * alpha:
-                        decided = -1
-                        break
-            if decided > 0:
-                v = chance_value(sum_lo, total)
-                _tt_store(S, ck, depth, ply, v, BOUND_LOWER, zero)
-            elif decided < 0:
-                v = chance_value(sum_hi, total)
-                _tt_store(S, ck, depth, ply, v, BOUND_UPPER, zero)
-            else:  # every outcome exact
-                v = chance_value(sum_lo, total)
-                _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
-            return v
+        # Star1 with probing. Each result's value is known within [c_lo, c_hi] (at first +-CHANCE_BOUND): the
+        # expectation fails high once sum(w c_lo) >= total beta, low once sum(w c_hi) <= total alpha (chance_cut). In
+        # a null window each result is first tested at the threshold its static value predicts (probe_threshold:
+        # its share of the target); when the tests agree, they decide the node. Otherwise (or in a wider window)
+        # Star1 with those bounds: each result searched in the window that can still move the expectation across
+        # (alpha, beta) (chance_window). CHANCE_EXPAND: every result in the full window, no probe (the tests'
+        # reference).
+        expand = chance_mode == CHANCE_EXPAND
+        lo_c, hi_c = alpha, beta
+        if expand:
+            lo_c, hi_c = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
+        c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
         total = zero
         for r in range(n_rows):
-            total += chance_weight(P, T, r)
-        acc = zero
-        left = total
-        for r in range(n_rows):
-            w = chance_weight(P, T, r)
-            left -= w
-            lo, hi = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
-            r_depth = depth
-            if chance_mode == CHANCE_STAR1:
-                lo, hi = star1_window(acc, left, w, alpha, beta, total)
-                if r > 0:  # the less probable results: ChanceReduction plies shallower (0 in the exact search)
+            c_w[r] = chance_weight(P, T, r)
+            c_lo[r] = -CHANCE_BOUND
+            c_hi[r] = CHANCE_BOUND
+            total += c_w[r]
+        sum_lo = -CHANCE_BOUND * total
+        sum_hi = CHANCE_BOUND * total
+        decided = 0  # +1: fails high (bound_v a lower bound), -1: fails low (an upper bound)
+        bound_v = zero
+        if beta - alpha == 1 and not expand:
+            for r in range(n_rows):
+                play_chance(P, T, r)
+                sv = static_value(P, T, E, S, ply + 1)
+                c_sv[r] = sv if P.st[ST_STM] == us else -sv
+                unplay_chance(P, T)
+            aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
+            for r in range(n_rows):
+                rest_w = zero
+                rest_sv = zero
+                for k in range(r, n_rows):
+                    rest_w += c_w[k]
+                    rest_sv += c_w[k] * c_sv[k]
+                t = probe_threshold(sum_lo, sum_hi, rest_w, rest_sv, c_sv[r], aim, alpha, beta, total)
+                r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
+                play_chance(P, T, r)
+                if P.st[ST_STM] == us:
+                    v = search(P, T, E, S, t - 1, t, r_depth, ply + 1, yes, no)
+                else:  # the roller chooses a magic target
+                    v = -search(P, T, E, S, -t, 1 - t, r_depth, ply + 1, yes, no)
+                unplay_chance(P, T)
+                if S.ctl[CTL_STOP] != 0:
+                    return 0
+                v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                went = 1 if v >= t else -1
+                if went > 0:
+                    sum_lo += c_w[r] * (v - c_lo[r])
+                    c_lo[r] = v
+                else:
+                    sum_hi -= c_w[r] * (c_hi[r] - v)
+                    c_hi[r] = v
+                decided, bound_v = chance_cut(sum_lo, sum_hi, alpha, beta, total)
+                if decided != 0:
+                    break
+                if aim == 0:
+                    aim = went
+                elif went != aim:  # the tests disagree: Star1 settles it
+                    break
+        if decided == 0:
+            for r in range(n_rows):
+                if c_lo[r] >= c_hi[r]:
+                    continue
+                w = c_w[r]
+                lo, hi = chance_window(sum_lo, sum_hi, w, c_lo[r], c_hi[r], lo_c, hi_c, total)
+                r_depth = depth
+                if r > 0 and not expand:
                     r_depth = max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
-            play_chance(P, T, r)
-            if P.st[ST_STM] == us:
-                v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
-            else:  # the roller chooses a magic target
-                v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
-            unplay_chance(P, T)
-            if S.ctl[CTL_STOP] != 0:
-                return 0
-            acc += w * min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-            if chance_mode == CHANCE_STAR1:
-                cut, bound_v = star1_cut(acc, left, alpha, beta, total)
-                if cut != 0:
-                    _tt_store(S, ck, depth, ply, bound_v, BOUND_UPPER if cut < 0 else BOUND_LOWER, zero)
-                    return bound_v
-        v = chance_value(acc, total)
+                play_chance(P, T, r)
+                if P.st[ST_STM] == us:
+                    v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
+                else:
+                    v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
+                unplay_chance(P, T)
+                if S.ctl[CTL_STOP] != 0:
+                    return 0
+                v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                new_lo, new_hi = c_lo[r], c_hi[r]
+                if v <= lo:
+                    new_hi = v
+                elif v >= hi:
+                    new_lo = v
+                else:
+                    new_lo = new_hi = v
+                if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
+                    new_lo = new_hi = v
+                sum_lo += w * (new_lo - c_lo[r])
+                sum_hi += w * (new_hi - c_hi[r])
+                c_lo[r], c_hi[r] = new_lo, new_hi
+                decided, bound_v = chance_cut(sum_lo, sum_hi, lo_c, hi_c, total)
+                if decided != 0:
+                    break
+        if decided != 0:
+            _tt_store(S, ck, depth, ply, bound_v, BOUND_LOWER if decided > 0 else BOUND_UPPER, zero)
+            return bound_v
+        v = chance_value(sum_lo, total)  # every result exact
         _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
         return v
 

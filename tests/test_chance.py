@@ -1,8 +1,8 @@
 """Chance nodes in the shared search kernel (issue 50): Star1 against plain expectimax.
 
-On small random trees, a Python mirror of the kernel's chance block (with the kernel's own window and cutoff
-arithmetic, :func:`search.kernels.star1_window` and :func:`search.kernels.star1_cut`) against a brute-force
-expectiminimax; on fantasista positions where rolls fall inside the tree, the kernel's Star1 against the same kernel
+On small random trees, a Python mirror of the kernel's chance block (with the kernel's own threshold, window and
+cutoff arithmetic: :func:`search.kernels.probe_threshold`, :func:`search.kernels.chance_window`,
+:func:`search.kernels.chance_cut`) against a brute-force expectiminimax; on fantasista positions where rolls fall inside the tree, the kernel's Star1 against the same kernel
 expanding every outcome in the full window.
 """
 from __future__ import annotations
@@ -19,10 +19,10 @@ from engine.variants.fantasista.state import new_game
 from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
 from eval import build_eval_tables
 from search.alphabeta import Searcher
-from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_PROBE, CHANCE_STAR1,
-                            CTL_CHANCE, CTL_CHANCE_FROM, CTL_CHANCE_GAIN, CTL_CHANCE_TO, CTL_NODE_LIMIT, CTL_NODES,
-                            CTL_ROOT_N, INF, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH,
-                            TUNE_RFP_DEPTH, search, star1_cut, star1_window)
+from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_STAR1, CTL_CHANCE,
+                            CTL_CHANCE_FROM, CTL_CHANCE_GAIN, CTL_CHANCE_TO, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, INF,
+                            TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH,
+                            chance_cut, chance_window, probe_threshold, search)
 from search.params import default_tune
 
 TOTAL = 20  # the d20
@@ -31,7 +31,8 @@ TOTAL = 20  # the d20
 # ------------------------------------------------------------------ random trees
 def _tree(rng: random.Random, depth: int, chance: bool):
     """Alternating decision and chance levels; a decision child flips the side (negamax); leaves in
-    [-CHANCE_BOUND, CHANCE_BOUND], a tenth of them at the bounds (mates)."""
+    [-CHANCE_BOUND, CHANCE_BOUND], a tenth of them at the bounds (mates). A chance outcome carries a static guess
+    of its value (its rounded value, off by up to 400), as the probing tests read one."""
     if depth == 0:
         x = rng.random()
         if x < 0.05:
@@ -44,7 +45,9 @@ def _tree(rng: random.Random, depth: int, chance: bool):
         cuts = sorted(rng.sample(range(1, TOTAL), n - 1))
         weights = [b - a for a, b in zip([0] + cuts, cuts + [TOTAL])]
         weights.sort(reverse=True)
-        return ("chance", [(w, _tree(rng, depth - 1, False)) for w in weights])
+        kids = [_tree(rng, depth - 1, False) for _ in weights]
+        return ("chance", [(w, min(max(_rounded(c), -CHANCE_BOUND), CHANCE_BOUND) + rng.randint(-400, 400), c)
+                           for w, c in zip(weights, kids)])
     return ("decision", [_tree(rng, depth - 1, True) for _ in range(rng.randint(1, 3))])
 
 
@@ -54,7 +57,7 @@ def _expectimax(node) -> float:
         return node
     kind, children = node
     if kind == "chance":
-        return sum(w * _expectimax(c) for w, c in children) / TOTAL
+        return sum(w * _expectimax(c) for w, _, c in children) / TOTAL
     return max(-_expectimax(c) for c in children)
 
 
@@ -64,20 +67,27 @@ def _rounded(node) -> int:
         return node
     kind, children = node
     if kind == "chance":
-        return (2 * sum(w * min(max(_rounded(c), -CHANCE_BOUND), CHANCE_BOUND) for w, c in children)
+        return (2 * sum(w * min(max(_rounded(c), -CHANCE_BOUND), CHANCE_BOUND) for w, _, c in children)
                 + TOTAL) // (2 * TOTAL)
     return max(-_rounded(c) for c in children)
 
 
-def _star1(node, alpha: int, beta: int, window, cut) -> int:
-    """The kernel's node logic in Python: alpha-beta at decisions, the chance block of search.kernels.search."""
+def _clip(v: int) -> int:
+    return min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+
+
+def _star1(node, alpha: int, beta: int, k) -> int:
+    """The kernel's node logic in Python: alpha-beta at decisions; at chance nodes the chance block of
+    search.kernels.search (the probing tests in a null window, then Star1 with the bounds), through its helpers
+    ``k`` = (chance_window, chance_cut, probe_threshold)."""
+    window, cut, threshold = k
     if isinstance(node, int):
         return node
     kind, children = node
     if kind == "decision":
         best = -INF
         for c in children:
-            v = -_star1(c, -beta, -max(alpha, best), window, cut)
+            v = -_star1(c, -beta, -max(alpha, best), k)
             best = max(best, v)
             if best >= beta:
                 break
@@ -86,21 +96,53 @@ def _star1(node, alpha: int, beta: int, window, cut) -> int:
         return CHANCE_BOUND
     if beta <= -CHANCE_BOUND:
         return -CHANCE_BOUND
-    acc, left = 0, TOTAL
-    for w, c in children:
-        left -= w
-        lo, hi = window(acc, left, w, alpha, beta, TOTAL)
-        assert lo < hi
-        v = _star1(c, lo, hi, window, cut)
-        acc += w * min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-        side, bound = cut(acc, left, alpha, beta, TOTAL)
-        if side != 0:
-            return bound
-    return (2 * acc + TOTAL) // (2 * TOTAL)
+    n = len(children)
+    lo_b, hi_b = [-CHANCE_BOUND] * n, [CHANCE_BOUND] * n
+    sum_lo, sum_hi = -CHANCE_BOUND * TOTAL, CHANCE_BOUND * TOTAL
+    decided, bound = 0, 0
+    if beta - alpha == 1:
+        aim = 0
+        for r, (w, sv, c) in enumerate(children):
+            rest_w = sum(x[0] for x in children[r:])
+            rest_sv = sum(x[0] * x[1] for x in children[r:])
+            t = threshold(sum_lo, sum_hi, rest_w, rest_sv, sv, aim, alpha, beta, TOTAL)
+            v = _clip(_star1(c, t - 1, t, k))
+            went = 1 if v >= t else -1
+            if went > 0:
+                sum_lo += w * (v - lo_b[r])
+                lo_b[r] = v
+            else:
+                sum_hi -= w * (hi_b[r] - v)
+                hi_b[r] = v
+            decided, bound = cut(sum_lo, sum_hi, alpha, beta, TOTAL)
+            if decided != 0:
+                break
+            if aim == 0:
+                aim = went
+            elif went != aim:
+                break
+    if decided == 0:
+        for r, (w, _, c) in enumerate(children):
+            if lo_b[r] >= hi_b[r]:
+                continue
+            lo, hi = window(sum_lo, sum_hi, w, lo_b[r], hi_b[r], alpha, beta, TOTAL)
+            assert lo < hi
+            v = _clip(_star1(c, lo, hi, k))
+            new_lo, new_hi = (lo_b[r], v) if v <= lo else (v, hi_b[r]) if v >= hi else (v, v)
+            sum_lo += w * (new_lo - lo_b[r])
+            sum_hi += w * (new_hi - hi_b[r])
+            lo_b[r], hi_b[r] = new_lo, new_hi
+            decided, bound = cut(sum_lo, sum_hi, alpha, beta, TOTAL)
+            if decided != 0:
+                break
+    if decided != 0:
+        return bound
+    assert sum_lo == sum_hi  # every outcome exact
+    return (2 * sum_lo + TOTAL) // (2 * TOTAL)
 
 
 def test_star1_is_expectimax_on_random_trees():
-    window, cut = callable_from_python(star1_window), callable_from_python(star1_cut)
+    k = tuple(callable_from_python(f) for f in (chance_window, chance_cut, probe_threshold))
     rng = random.Random(2033)
     for i in range(300):
         depth, chance = rng.randint(2, 5), i % 2 == 0
@@ -110,11 +152,11 @@ def test_star1_is_expectimax_on_random_trees():
         tol = ((depth + 1) // 2 if chance else depth // 2) / 2
         rounded = _rounded(root)
         assert abs(rounded - exact) <= tol, i
-        assert _star1(root, -INF, INF, window, cut) == rounded, i
-        # a narrow window: a fail low or high is a true bound, a value inside it is the value
+        assert _star1(root, -INF, INF, k) == rounded, i
+        # a narrow window (a null window probes): a fail low or high is a true bound, a value inside it the value
         a = rng.randint(-3000, 3000)
-        b = a + rng.choice((1, 2, 50, 400))
-        v = _star1(root, a, b, window, cut)
+        b = a + rng.choice((1, 1, 2, 50, 400))
+        v = _star1(root, a, b, k)
         if v <= a:
             assert rounded <= v, i
         elif v >= b:
@@ -169,14 +211,13 @@ def _root_value(s: Searcher, P, depth: int, mode: int) -> tuple[int, int]:
     return int(v), int(s._ctl[CTL_NODES])
 
 
-@pytest.mark.parametrize("mode", [CHANCE_STAR1, CHANCE_PROBE])
 @pytest.mark.parametrize("depth", [2, 3])
-def test_star1_and_probe_are_full_expansion_on_fantasista_positions(depth, mode):
+def test_star1_is_full_expansion_on_fantasista_positions(depth):
     s = _searcher()
     saved = 0
     for P in _positions():
         board = P.board.copy()
-        v_star, n_star = _root_value(s, P, depth, mode)
+        v_star, n_star = _root_value(s, P, depth, CHANCE_STAR1)
         v_full, n_full = _root_value(s, P, depth, CHANCE_EXPAND)
         assert v_star == v_full
         assert (P.board == board).all() and P.st[ST_PENDING] != PENDING_ROLL
