@@ -103,9 +103,13 @@ def effect_of(n: int, fairy: str, reserved: str = "4-8") -> Effect:
     return EFFECTS.get((table, row), NOTHING)
 
 
+#: Magic comes every this many plies: after plies 15k and 15k + 1 (k >= 1)
+MAGIC_PERIOD = 15
+
+
 def magic_after(ply: int) -> bool:
     """**[reading]** The side that has just played ply ``ply`` (counted from 1) receives a magic after 15k, 15k+1."""
-    return ply >= 15 and ply % 15 in (0, 1)
+    return ply >= MAGIC_PERIOD and ply % MAGIC_PERIOD in (0, 1)
 
 
 def table_id(fairy: str, reserved: str) -> int:

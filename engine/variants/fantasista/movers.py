@@ -16,6 +16,7 @@ from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, S
                                 is_attacked)
 from ...variant import P_WORD_STRIDE
 from . import pieces as PC
+from .magic import MAGIC_PERIOD
 from ...variant import MAX_HAND
 from .variant import (MARK_CARRIER, MARK_INVINCIBLE, MAX_RIGHT, N_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE,
                       PENDING_NONE, PENDING_ROLL, PPT, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE,
@@ -234,7 +235,7 @@ def turn_index(mv):
 @inner_kernel
 def magic_due(ply):
     """Does a roll follow ply number ``ply`` (from 1)? After plies 15k and 15k + 1 (:func:`.magic.magic_after`)."""
-    return ply >= 15 and (ply % 15 == 0 or ply % 15 == 1)
+    return ply >= MAGIC_PERIOD and (ply % MAGIC_PERIOD == 0 or ply % MAGIC_PERIOD == 1)
 
 
 @inner_kernel
@@ -242,7 +243,7 @@ def rolls_done(P):
     """How many rolls the game has had at this node: one after each of plies 15k and 15k + 1 played, less the one
     still pending."""
     played = P.st[ST_MOVENO] - 1
-    n = 2 * (played // 15) - (1 if played >= 15 and played % 15 == 0 else 0)
+    n = 2 * (played // MAGIC_PERIOD) - (1 if played >= MAGIC_PERIOD and played % MAGIC_PERIOD == 0 else 0)
     return n - (1 if P.st[ST_PENDING] == PENDING_ROLL else 0)
 
 
@@ -261,7 +262,7 @@ def preview_roll(P, j):
     st = P.st
     target = st[ST_PENDING] != PENDING_NONE and st[ST_PENDING] != PENDING_ROLL
     mover = 1 - st[ST_STM] if target else st[ST_STM]  # who plays ply ST_MOVENO
-    ply = 15 * (j // 2 + 1) + j % 2  # the roll follows this ply
+    ply = MAGIC_PERIOD * (j // 2 + 1) + j % 2  # the roll follows this ply
     roller = mover if (ply - st[ST_MOVENO]) % 2 == 0 else 1 - mover
     saved = st[ST_STM] + 2 * st[ST_PENDING]
     st[ST_STM] = 1 - roller
@@ -280,7 +281,8 @@ def end_preview(P, saved):
 def schedule_point(move_number):
     """Where the magic schedule stands before ply ``move_number``: the number itself up to 15, then the place in
     the 15-ply cycle (16 + (n - 16) % 15), so that positions equally far from the next roll share it."""
-    return move_number if move_number < 16 else 16 + (move_number - 16) % 15
+    first = MAGIC_PERIOD + 1
+    return move_number if move_number < first else first + (move_number - first) % MAGIC_PERIOD
 
 
 @inner_kernel
