@@ -24,7 +24,7 @@ from eval import (DEFAULT_EVAL_MODE, EvalTables, build_eval_tables, evaluate, kp
                   threat_scratch_shape)
 from eval.kp import KPWeights
 
-from .kernels import (CHANCE_COLS, CHANCE_STAR1, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CHANCE, CTL_CURRMOVE,
+from .kernels import (CHANCE_COLS, CHANCE_MAIN, CTL_BEST_MOVE, CTL_BEST_SCORE, CTL_CHANCE, CTL_CURRMOVE,
                       CTL_FEATURES, CTL_GEN, CTL_HORIZON, CTL_NODES, CTL_NODE_LIMIT, CTL_ROOT_N, CTL_SELDEPTH,
                       CTL_SIZE, CTL_STOP, EVAL_HASH_ENTRIES, FEAT_CHECK_PRUNE, FEAT_CONT_HIST, FEAT_CUT_NODE,
                       FEAT_HIST_LMR, FEAT_IIR, FEAT_IMPROVING, FEAT_LMR_CHECKS, FEAT_LMR_EVASIONS, FEAT_LMR_FUTILITY,
@@ -133,9 +133,9 @@ class Searcher:
         #: EvalFile; eval.kp.load_weights_file reads them)
         self.eval_weights: dict[str, KPWeights] = {}
         self._eval_override: tuple[KPWeights, EvalTables] | None = None  # the tables last built from eval_weights
-        #: how chance nodes are searched (search.kernels.CHANCE_*: Star1, or ignored for a roll-blind search); only
-        #: a variant with chance events has them (fantasista)
-        self.chance_mode = CHANCE_STAR1
+        #: how chance nodes are searched (search.kernels.CHANCE_*: main, the exact Star1, or ignored for a roll-blind
+        #: search); only a variant with chance events has them (fantasista)
+        self.chance_mode = CHANCE_MAIN
         #: search threads (the USI option Threads): 1 + the Lazy SMP helpers of search.smp
         self.threads = 1
         self._helpers: list = []  # the helpers of the running (or last) search: their node counts stay readable

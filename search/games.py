@@ -67,16 +67,17 @@ class FantasistaGameSearcher(_GameSearcher):
 
     variant = "fantasista"
     KERNELS = ("shared", "own")
-    #: how the shared search values a roll: "star1" (the exact expectation over every result, Star1-pruned) or
-    #: "main" (the most probable result searched, the others by their static difference from it)
-    CHANCE_SEARCHES = ("star1", "main")
+    #: how the shared search values a roll: "main" (the most probable result searched, the others by their static
+    #: difference from it; the default, by SPRT: bench/strength/fantasista-sprt.tsv) or "star1" (the exact
+    #: expectation over every result, Star1-pruned)
+    CHANCE_SEARCHES = ("main", "star1")
     DEFAULT_DEPTH = 2  # plain ``go`` without limits
     MAX_DEPTH = 32
     # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
     # shared out). Depth 2-3 tied every pawn of the case; depth 4 told them apart (docs/fantasista.md).
     TARGET_DEPTH = 4
 
-    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", chance: str = "star1",
+    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", chance: str = "main",
                  search_features: str = "default", search_params: str = "default", **settings: Any) -> None:
         super().__init__(seed)
         if kernel not in self.KERNELS:

@@ -145,13 +145,13 @@ def test_fantasista_chance_aware_option_is_listed(dialog):
 
 
 def test_fantasista_chance_aware_option_sets_the_shared_search(dialog):
-    from search.kernels import CHANCE_BLIND, CHANCE_STAR1
+    from search.kernels import CHANCE_BLIND, CHANCE_MAIN
 
     dialog("setoption name USI_Variant value fantasista", "isready",
            "position startpos moves " + " ".join(BEFORE_ROLL))
-    assert dialog.eng._ensure_game_searcher().kernel_searcher.searcher.chance_mode == CHANCE_STAR1  # the default
+    assert dialog.eng._ensure_game_searcher().kernel_searcher.searcher.chance_mode == CHANCE_MAIN  # the default
     legal = _state("fantasista", BEFORE_ROLL).legal_actions()
-    for value, mode in (("false", CHANCE_BLIND), ("TRUE", CHANCE_STAR1)):
+    for value, mode in (("false", CHANCE_BLIND), ("TRUE", CHANCE_MAIN)):
         dialog(f"setoption name FantasistaChanceAware value {value}")
         best, lines = dialog.go("depth 3")
         assert dialog.eng._game_searcher.kernel_searcher.searcher.chance_mode == mode and best in legal, lines

@@ -44,7 +44,7 @@ RULE_OPTIONS: tuple = (
     # the search: "shared" (the shogi family's alpha-beta / expectimax kernel) or "own" (fantasista's first engine)
     ("FantasistaKernel", "combo", "shared", None, None, FantasistaGameSearcher.KERNELS, "fantasista"),
     # how the shared search values a roll (FantasistaGameSearcher.CHANCE_SEARCHES)
-    ("FantasistaChanceSearch", "combo", "star1", None, None, FantasistaGameSearcher.CHANCE_SEARCHES, "fantasista"),
+    ("FantasistaChanceSearch", "combo", "main", None, None, FantasistaGameSearcher.CHANCE_SEARCHES, "fantasista"),
     # false: the searcher ignores coming d20 rolls (the roll-blind baseline)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
     # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
