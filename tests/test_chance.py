@@ -142,7 +142,7 @@ def _star1(node, alpha: int, beta: int, k) -> int:
 
 
 def test_star1_is_expectimax_on_random_trees():
-    k = tuple(callable_from_python(f) for f in (chance_window, chance_cut, probe_threshold))
+    k = (callable_from_python(chance_window), callable_from_python(chance_cut), callable_from_python(probe_threshold))
     rng = random.Random(2033)
     for i in range(300):
         depth, chance = rng.randint(2, 5), i % 2 == 0
