@@ -98,16 +98,15 @@ class FxPosition:
     # ------------------------------------------------------------ tokens
     def _token(self, game: FantasistaState, code: int) -> str | None:
         """The token of ``code`` in ``game`` (the game layer at this position): a one-part move spelt from its code
-        (:func:`spell`; ``apply`` takes any spelling), a multi-part turn the game layer's with the same outcome (its
-        list of turns, seconds long in a position with a silver wave right)."""
+        (:func:`spell`; ``apply`` takes any spelling), a multi-part turn the game layer's with the same outcome."""
         if game.phase == "target" or (code & SP_MASK) != SP_TURN:
             return spell(code)
         self.push_unchecked(code)
         try:
-            key = to_board(self.state).key()
+            after = to_board(self.state)
         finally:
             self.pop()
-        return game.turns()[2].get(key)
+        return game.turn_to(after)
 
     def move_usi(self, code: int) -> str | None:
         """The game layer's token of the legal move ``code`` at the root (None past the root: naming a line's later

@@ -2,6 +2,8 @@
 and no pass is disguised as a turn (docs/fantasista.md, "Every legal turn" and "No pass disguised as a turn")."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from engine.game import GameError
@@ -11,7 +13,7 @@ from search.fantasista import FantasistaSearcher
 
 from . import fantasista_reference as REF
 from .test_fantasista import actions, state
-from .test_fantasista_reference import outcome_of
+from .test_fantasista_reference import FEATURES as _FEATURES, outcome_of
 
 
 def _unchanged(g, b) -> bool:
@@ -116,3 +118,55 @@ def test_waves_past_16384_turns_are_all_listed():
     assert every in waves
     g.apply(every)
     assert "r=" not in g.sfen() and g.side_to_move() == 1
+
+
+def test_one_turn_is_found_and_named_without_listing_every_turn():
+    """Playing, judging and naming a turn ask the generator for that turn only (turngen.find_turn, turn_name,
+    has_legal_turn): on random positions every spelling of every turn (aliases too) finds the listed board, every
+    board is named by its canonical text, and a position has a turn exactly when its list is not empty."""
+    from engine.variants.fantasista import turngen as TG
+    from .fantasista_fixture import magic_biased_walk
+
+    fixed = [state({"5i": "K", "1a": "k", "5g": "P"}, hand="P", extra="f=ah;r=E"),  # emblem drops
+             state({"5i": "K", "1b": "k", "8h": "B", "7h": "G"}, extra="f=yh;m=8h@G")]  # a rider
+    walk = ((g, acts) for g, acts in magic_biased_walk(11) if acts is not None and g.phase == "move")
+    positions, seen = 0, set()
+    for g in itertools.chain(fixed, (g for g, _ in walk)):
+        if positions >= 150:
+            break
+        turns, alias, _ = g.turns()
+        assert TG.has_legal_turn(g.bd) == bool(turns), g.sfen()
+        for text in [*turns, *alias]:
+            canonical = alias.get(text, text)
+            assert TG.find_turn(g.bd, text).key() == turns[canonical].key(), (g.sfen(), text)
+            seen.update(name for name, test in _FEATURES.items() if test(text))
+        for text, after in turns.items():
+            assert TG.turn_name(g.bd, after) == text, (g.sfen(), text)
+        assert TG.find_turn(g.bd, "9a9a") is None and TG.find_turn(g.bd, "wave:9a9b") is None
+        positions += 1
+    assert seen == set(_FEATURES), seen  # every kind of part was looked for
+
+
+def test_playing_in_a_wave_position_does_not_list_its_turns(monkeypatch):
+    """Six silvers and a wave right: 46,689 turns, whose naming took most of a second a ply (a whole game replayed
+    at each USI ``position`` took seconds). A move, a wave in any order, the game's result and the name of a turn
+    come without the list, and give what the list gives."""
+    from engine.variants.fantasista import state as ST
+
+    silvers = {s: "S" for s in ("2e", "5e", "8e", "2h", "5h", "8h")}
+    listed = state({"5i": "K", "5a": "k", **silvers}, extra="f=gh;r=W")
+    turns = listed.turns()[0]
+    wave = "wave:2e1d,5e5d,8e9f,2h3g,5h4i,8h8g"
+    reordered = "wave:8h8g,2e1d,5h4i,5e5d,8e9f,2h3g"
+    expected = {t: turns[listed.canonical(t)].key() for t in ("5i4i", "2e2d", wave, reordered)}
+
+    def no_list(bd):
+        raise AssertionError("the turns were listed")
+
+    monkeypatch.setattr(ST, "legal_turns", no_list)
+    for token, key in expected.items():
+        g = state({"5i": "K", "5a": "k", **silvers}, extra="f=gh;r=W")
+        assert g.result() is None
+        assert g.turn_to(turns[listed.canonical(token)]) == listed.canonical(token)
+        g.apply(token)
+        assert g.bd.key() == key and g.result() is None, token

@@ -19,7 +19,7 @@ import re
 from ...game import GameError, NodeKind
 from . import pieces as PC
 from .board import Board, follow_wave
-from .turngen import has_legal_turn, legal_turns
+from .turngen import find_turn, has_legal_turn, legal_turns, turn_name
 from .pieces import CARRIER, INVINCIBLE, SPECIALS, TOKEN
 from .magic import (FAIRIES, FAIRY_LETTERS, RESERVED_RESULTS, RIGHT_EMBLEM, TABLE_ROWS, TARGET_NONE, effect_of,
                     magic_after, normalize_reserved)
@@ -50,7 +50,7 @@ class FantasistaState:
         self.pending = ""  # "i" (invincible) or "c" (carrier) while phase == "target"
         self._hist: list[tuple] = []  # key of every move-phase position reached (for repetition)
         self._checks: list[bool] = []
-        self._cache = None
+        self._cache = self._alive = None
         self._load_board(START_BOARD + " b -")
         self._record()
 
@@ -63,7 +63,7 @@ class FantasistaState:
         g._reserved_default = reserved
         g.bd = Board()
         g.phase, g.pending = "move", ""
-        g._hist, g._checks, g._cache = [], [], None
+        g._hist, g._checks, g._cache, g._alive = [], [], None, None
         fields = sfen.split()
         if len(fields) != 5:
             raise GameError(f"a fantasista SFEN has 5 fields (board side hand move-number state), got {sfen!r}")
@@ -82,7 +82,7 @@ class FantasistaState:
         g.fairy, g.reserved, g.max_plies = self.fairy[:], self.reserved[:], self.max_plies
         g.bd = self.bd.copy()
         g.move_number, g.phase, g.pending = self.move_number, self.phase, self.pending
-        g._hist, g._checks, g._cache = self._hist[:], self._checks[:], self._cache
+        g._hist, g._checks, g._cache, g._alive = self._hist[:], self._checks[:], None, None
         return g
 
     def _load_board(self, text: str) -> None:
@@ -314,9 +314,30 @@ class FantasistaState:
         """Legal turns (cached): see :func:`.board.legal_turns`."""
         if self.phase != "move":
             return {}, {}, {}
-        if self._cache is None or self._cache[0] is not self.bd:
+        if not self._listed():
             self._cache = (self.bd, legal_turns(self.bd))
         return self._cache[1]
+
+    def _listed(self) -> bool:
+        """Whether this position's turns are listed already (:meth:`turns`). Playing or judging a position does not
+        list them: a position with a silver wave right has tens of thousands of turns, and naming them all took
+        most of a second (``apply``, ``result`` and :meth:`turn_to` ask the generator for one turn instead)."""
+        return self._cache is not None and self._cache[0] is self.bd
+
+    def _has_turn(self) -> bool:
+        """Whether the side to move has a legal turn (from the list when it is made, else the generator stops at
+        the first)."""
+        if self._listed() and (self._cache[1][0] or not self._cache[1][0].truncated):
+            return bool(self._cache[1][0])
+        if self._alive is None or self._alive[0] is not self.bd:
+            self._alive = (self.bd, has_legal_turn(self.bd))
+        return self._alive[1]
+
+    def turn_to(self, after: Board) -> str | None:
+        """The canonical text of the turn that leads to ``after`` (None if no listed turn does)."""
+        if self._listed():
+            return self._cache[1][2].get(after.key())
+        return turn_name(self.bd, after)
 
     def target_squares(self) -> list[int]:
         """Squares eligible for the pending magic target (ayumi 3: own pawn/tokin not yet invincible, riders
@@ -379,9 +400,12 @@ class FantasistaState:
             return
         if self.result() is not None:
             raise GameError(f"the game is over ({self.result()[1]})")
-        text = self.canonical(token)
-        turns = self.turns()[0]
-        self.bd = turns[text] if text in turns else self._unlisted[text]
+        after = None if self._listed() else find_turn(self.bd, token)
+        if after is None:  # from the list: another spelling (a wave in another order), an unlisted wave, an error
+            text = self.canonical(token)
+            turns = self.turns()[0]
+            after = turns[text] if text in turns else self._unlisted[text]
+        self.bd = after
         ply = self.move_number
         self.move_number += 1
         if magic_after(ply):
@@ -449,8 +473,7 @@ class FantasistaState:
             return None
         c = self.bd.stm
         lose = 1.0 if c == 1 else 0.0
-        turns = self.turns()[0]
-        if not turns and not (turns.truncated and has_legal_turn(self.bd)):
+        if not self._has_turn():
             return lose, "checkmate" if self.bd.in_check(c) else "no legal turn"
         rep = self.repetition()
         if rep == "draw":

@@ -2,14 +2,15 @@
 buffers with retry on overflow, and :func:`legal_turns` (the kernel twin of :func:`.board.legal_turns`)."""
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
 
 import numpy as np
 
 from . import kernels as FK
-from .board import Board
-from .pieces import SPECIALS, square_name
+from .board import Board, follow_wave
+from .pieces import SPECIALS, parse_square, square_name
 
 _TABLES: FK.FTables | None = None
 
@@ -249,18 +250,123 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
 
 def _listed(gen: Generator, st: np.ndarray, max_parts: int) -> tuple[int, list | None]:
     """(parts, named chunks) of every turn of ``st``, in 1, 4, 16, ... parts; (parts, None) past ``max_parts``."""
+    chunks, parts = [], 1
+    for run_parts, n in _runs(gen, st, max_parts):
+        if run_parts != parts:  # the turns did not fit in fewer parts: start again
+            chunks, parts = [], run_parts
+        chunks.append(_named(gen.G, n))
+    return parts, (chunks if len(chunks) == parts else None)
+
+
+#: Multiplier of the square-trail hash (FNV-1a's 64-bit prime): see :func:`square_trail`.
+_TRAIL_MUL = 0x100000001B3
+_U64 = (1 << 64) - 1
+_SQUARE = re.compile(r"[1-9][a-i]")
+
+
+def square_trail(desc: np.ndarray) -> np.ndarray:
+    """For each spelling row of ``desc`` (``GenBuf.sp_desc``), a hash of the squares its text names, in the order
+    :func:`desc_text` writes them: a text names the same squares as its row, so a token is looked for only among the
+    few rows that share its trail (:func:`text_trail`) instead of writing out every spelling."""
+    n = desc.shape[0]
+    h = np.zeros(n, np.uint64)
+    mul = np.uint64(_TRAIL_MUL)
+
+    def add(rows: np.ndarray, squares: np.ndarray) -> None:
+        h[rows] = h[rows] * mul + (squares[rows] + 1).astype(np.uint64)
+
+    parts = desc[:, 0]
+    for k in range(int(parts.max()) if n else 0):
+        kind, a, b, c, e = (desc[:, 1 + 5 * k + j] for j in range(5))
+        live = parts > k
+        move, via = live & (kind == FK.PART_MOVE), c >= 0
+        add(move, a)
+        add(move, np.where(via, c, b))
+        add(move & via, c)
+        add(move & via, b)
+        drop = live & (kind == FK.PART_DROP)
+        add(drop, b)
+        add(drop & (e >= 0), e)
+        cip = live & (kind == FK.PART_CIP)
+        add(cip, a)
+        add(cip, b)
+        curtain = live & (kind == FK.PART_CURTAIN)
+        add(curtain & (a >= 0), a)
+        add(curtain & (b >= 0), b)
+    return h
+
+
+def text_trail(text: str) -> int:
+    """The :func:`square_trail` hash of the squares a turn text names."""
+    h = 0
+    for name in _SQUARE.findall(text):
+        h = (h * _TRAIL_MUL + parse_square(name) + 1) & _U64
+    return h
+
+
+def _runs(gen: Generator, st: np.ndarray, max_parts: int = MAX_PARTS):
+    """Spell-mode runs over every turn of ``st``, in 1, 4, 16, ... parts (:class:`Generator`): yields (parts, number
+    of outcomes) after each run, ``gen.G`` holding that part; a split that does not fit is given up for the next, and
+    past ``max_parts`` parts the runs stop."""
     parts = 1
     while parts <= max_parts:
-        chunks = []
         for part in range(parts):
             n = gen.run(st, True, parts, part)
             if n is None:
                 break
-            chunks.append(_named(gen.G, n))
+            yield parts, n
         else:
-            return parts, chunks
+            return
         parts *= 4
-    return parts, None
+
+
+def _wave_field(st: np.ndarray) -> int:
+    """The index of the side to move's silver-wave right in kernel row ``st``."""
+    return FK.ST_RIGHTS + 3 * int(st[FK.ST_STM]) + 2
+
+
+def find_turn(bd: Board, text: str) -> Board | None:
+    """The board after the turn spelt ``text``, found without naming every turn. A silver wave is played part by part
+    (:func:`.board.follow_wave`, any order); any other turn is looked for among the spellings whose squares are the
+    text's, generated without the waves (a wave right makes tens of thousands of turns; the other turns keep it).
+    None when no spelling is ``text``: :meth:`.state.FantasistaState.canonical` then says why."""
+    if text.startswith("wave:"):
+        return follow_wave(bd, text)
+    gen = generator()
+    st = to_array(bd)
+    wave = _wave_field(st)
+    kept, st[wave] = int(st[wave]), 0
+    trail = np.uint64(text_trail(text))
+    for _ in _runs(gen, st):
+        G = gen.G
+        ns = int(G.info[FK.I_NS])
+        outcome = G.sp_out[:ns]
+        for i in np.flatnonzero((square_trail(G.sp_desc[:ns]) == trail) & (outcome >= 0)):
+            if desc_text(G.sp_desc[i]) == text:
+                row = G.out[outcome[i]].copy()
+                row[wave] = kept
+                return to_board(row)
+    return None
+
+
+def turn_name(bd: Board, after: Board) -> str | None:
+    """The canonical text of the turn of ``bd`` that leads to ``after`` (None if no listed turn does), found without
+    naming every turn: only that outcome's spellings are written out, and the waves are generated only when the
+    turn spends the wave right."""
+    gen = generator()
+    st = to_array(bd)
+    target = to_array(after)[:FK.ST_KSQ]
+    wave = _wave_field(st)
+    if target[wave] == st[wave]:  # not a wave
+        st[wave] = target[wave] = 0
+    for _, n in _runs(gen, st):
+        G = gen.G
+        hit = np.flatnonzero(np.all(G.out[:n, :FK.ST_KSQ] == target, axis=1))
+        if len(hit):
+            ns = int(G.info[FK.I_NS])
+            texts = {desc_text(G.sp_desc[i]) for i in np.flatnonzero(G.sp_out[:ns] == hit[0])}
+            return min(texts, key=lambda t: (t.count(","), t)) if texts else None
+    return None
 
 
 def has_legal_turn(bd: Board) -> bool:
