@@ -20,7 +20,7 @@ from engine.variants.fantasista.magic import FAIRIES, RESERVED_RESULTS
 from engine.variants.fantasista.movers import do_roll, legal_moves, tt_key, undo_roll
 from engine.variants.fantasista.state import FantasistaState, new_game
 from engine.variants.fantasista.variant import (FANTASISTA, MAX_ROWS, PENDING_NONE, PENDING_ROLL, ST_MOVENO,
-                                                ST_PENDING, ST_RIGHTS, ST_TRUNCATED, fx_tables, position_key,
+                                                ST_PENDING, ST_RIGHTS, ST_SEEN, ST_TRUNCATED, fx_tables, position_key,
                                                 table_ids, to_board, to_pos)
 from tests.fantasista_fixture import load
 
@@ -311,3 +311,45 @@ def test_roll_counts_and_previews_follow_the_game():
             assert P.st[ST_PENDING] == PENDING_ROLL and 1 - P.st[ST_STM] == rollers[j]
             end(P, saved)
             assert (P.st == st).all()
+
+
+def _outcomes(P, T, codes) -> set[int]:
+    """The position keys the moves ``codes`` lead to."""
+    out = set()
+    for code in codes:
+        do_move(P, T, np.int64(code))
+        out.add(int(P.keys[P.st[ST_PLY]]))
+        undo_move(P, T)
+    return out
+
+
+def test_a_search_looks_at_a_bounded_number_of_waves():
+    """In check with six silvers and a wave right, the waves that answer the check (the silver of 4h blocking on 5g)
+    are found among tens of thousands of outcomes, two seconds a node with two dozen silvers: a search's position
+    looks at WAVE_OUTCOMES of them at most, and what it finds is legal (a subset of the full generation)."""
+    from search.fantasista_shared import WAVE_OUTCOMES, FxPosition
+
+    silvers = {sq: "S" for sq in ("1e", "2e", "8e", "9e", "2h", "4h")}
+    g = FantasistaState.from_sfen(f"4r3k/9/9/9/{_rank(silvers, 'e')}/9/9/{_rank(silvers, 'h')}/4K4 b - 2 f=gh;r=W")
+    T = fx_tables()
+    P = to_pos(g.bd, g.move_number)
+    buf = np.zeros(MOVE_BUFFER, np.int32)
+    full = _outcomes(P, T, buf[:legal_moves(P, T, buf)])
+    assert P.st[ST_SEEN] > WAVE_OUTCOMES and not P.st[ST_TRUNCATED]
+    pos = FxPosition.from_game(g)
+    bounded = _outcomes(pos.state, T, pos.legal_codes())
+    assert pos.state.st[ST_SEEN] <= WAVE_OUTCOMES and pos.state.st[ST_TRUNCATED]
+    assert bounded < full
+    assert len(bounded) > 10  # king moves and waves both found
+
+
+def _rank(pieces: dict[str, str], rank: str) -> str:
+    """One SFEN rank (files 9 to 1) with ``pieces`` {square: letter} on it."""
+    row, empty = "", 0
+    for f in range(9, 0, -1):
+        letter = pieces.get(f"{f}{rank}")
+        if letter is None:
+            empty += 1
+            continue
+        row, empty = row + (str(empty) if empty else "") + letter, 0
+    return row + (str(empty) if empty else "")

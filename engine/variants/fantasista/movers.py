@@ -21,7 +21,8 @@ from ...variant import MAX_HAND
 from .variant import (MARK_CARRIER, MARK_INVINCIBLE, MAX_RIGHT, N_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE,
                       PENDING_NONE, PENDING_ROLL, PPT, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE,
                       SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TARGET, SP_TURN, ST_GENERATION, ST_MOVENO,
-                      ST_PENDING, ST_RIDERS, ST_RIGHTS, ST_SEEN, ST_TABLE, ST_TRUNCATED, TURN_SQ)
+                      ST_PENDING, ST_RIDERS, ST_RIGHTS, ST_SEEN, ST_SEEN_LIMIT, ST_TABLE, ST_TRUNCATED,
+                      TURN_SQ)
 from .variant import BT as BISHOP_TOKEN
 from .variant import PBT as HORSE_TOKEN
 from .variant import RT as ROOK_TOKEN
@@ -810,8 +811,8 @@ WAVE_SALT = np.uint64(0x9E3779B97F4A7C15)
 
 @inner_kernel
 def _seen_add(P, key):
-    """Add ``key`` to this generation's set; return whether it was new. A set 3/4 full takes no more (the
-    generation is marked truncated)."""
+    """Add ``key`` to this generation's set; return whether it was new. A set 3/4 full, or holding its budget
+    (``ST_SEEN_LIMIT``), takes no more (the generation is marked truncated)."""
     tag = P.st[ST_GENERATION]
     mask = P.seen_keys.shape[0] - 1
     i = np.int64(key & np.uint64(mask))
@@ -819,7 +820,10 @@ def _seen_add(P, key):
         if P.seen_keys[i] == key:
             return False
         i = (i + 1) & mask
-    if 4 * P.st[ST_SEEN] >= 3 * P.seen_keys.shape[0]:
+    cap = 3 * P.seen_keys.shape[0] // 4
+    if 0 < P.st[ST_SEEN_LIMIT] < cap:
+        cap = P.st[ST_SEEN_LIMIT]
+    if P.st[ST_SEEN] >= cap:
         P.st[ST_TRUNCATED] = 1
         return False
     P.st[ST_SEEN] += 1

@@ -71,6 +71,8 @@ ST_RIDERS = 20  # st[ST_RIDERS + colour]: that side's riders on the board
 ST_GENERATION = 22  # counts the generations that merge outcomes (tags FxPosState.seen_keys)
 ST_TRUNCATED = 23  # 1 when a generation had more multi-part turns than its buffer, the arena or the set holds
 ST_SEEN = 24  # entries of this generation's outcome set
+ST_SEEN_LIMIT = 25  # the most entries a generation's outcome set takes before the generation is cut (0: 3/4 of its
+# slots): a search's budget for the silver wave, whose turns in a position of many silvers run to millions
 FX_ST_SIZE = 32
 PENDING_NONE, PENDING_ROLL, PENDING_INVINCIBLE, PENDING_CARRIER = range(4)
 #: special actions of a move (bits 27-30 of the shared encoding, engine.kernels.movegen)
