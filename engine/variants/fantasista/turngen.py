@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import kernels as FK
-from .board import Board, follow_wave
+from .board import RIGHT_WAVE, Board, follow_wave
 from .pieces import SPECIALS, parse_square, square_name
 
 _TABLES: FK.FTables | None = None
@@ -26,6 +26,11 @@ def key(st: np.ndarray) -> np.uint64:
     """The Zobrist key of kernel row ``st`` as the kernels take it. (``FK.zhash`` called from Python returns a Python
     int, which numba would type as int64 or uint64 depending on its value: two compiles of every kernel it reaches.)"""
     return np.uint64(FK.zhash(st, tables()))
+
+
+def _wave_field(st: np.ndarray) -> int:
+    """The index of the side to move's silver-wave right in kernel row ``st``."""
+    return FK.ST_RIGHTS + 3 * int(st[FK.ST_STM]) + RIGHT_WAVE
 
 
 def to_array(bd: Board, out: np.ndarray | None = None) -> np.ndarray:
@@ -220,7 +225,7 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
     part when the turns are more than one run holds (see :class:`Generator`)."""
     gen = generator()
     st = to_array(bd)
-    wave = FK.ST_RIGHTS + 3 * int(st[FK.ST_STM]) + 2
+    wave = _wave_field(st)
     truncated = False
     try:
         parts, chunks = _listed(gen, st, MAX_PARTS)
@@ -318,11 +323,6 @@ def _runs(gen: Generator, st: np.ndarray, max_parts: int = MAX_PARTS):
         else:
             return
         parts *= 4
-
-
-def _wave_field(st: np.ndarray) -> int:
-    """The index of the side to move's silver-wave right in kernel row ``st``."""
-    return FK.ST_RIGHTS + 3 * int(st[FK.ST_STM]) + 2
 
 
 def find_turn(bd: Board, text: str) -> Board | None:
