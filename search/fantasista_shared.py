@@ -21,8 +21,8 @@ from engine.variants.fantasista.magic import FAIRIES
 from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.pieces import square_name
 from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, ST_SEEN_LIMIT,
-                                                FxPosState, fx_tables, table_ids, to_board, to_pos)
+from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, FxPosState,
+                                                fx_tables, table_ids, to_board, to_pos)
 
 from .kernels import MAX_PLY
 
@@ -62,8 +62,7 @@ class FxPosition:
             raise ValueError("a fantasista position is searched at a turn or a magic target")
         fairies = [FAIRIES[f] for f in game.fairy]
         P = to_pos(game.bd, game.move_number, game.phase, game.pending, table_ids(fairies, game.reserved),
-                   capacity=CAPACITY)
-        P.st[ST_SEEN_LIMIT] = WAVE_OUTCOMES
+                   capacity=CAPACITY, outcomes=WAVE_OUTCOMES)
         return cls(P, game, [bool(in_check(P, fx_tables()))])
 
     @property
@@ -71,8 +70,13 @@ class FxPosition:
         return int(self.state.st[1])
 
     def copy(self) -> FxPosition:
-        other = FxPosition(self.state._replace(**{k: v.copy() for k, v in self.state._asdict().items()}),
-                           self._game, list(self._checks))
+        """An independent copy. Of the turn arena (4 MiB) only the rows of the plies played and generated so far
+        are copied, the rest left to the copy's own generations (the searchers copy a position for every report)."""
+        top = int(max(self.state.turn_top[self.ply], self.state.turn_base[self.ply]))  # the top may be stale
+        turns = np.zeros_like(self.state.turns)
+        turns[:top] = self.state.turns[:top]
+        arrays = {k: v.copy() for k, v in self.state._asdict().items() if k != "turns"}
+        other = FxPosition(self.state._replace(turns=turns, **arrays), self._game, list(self._checks))
         other._line = list(self._line)
         return other
 

@@ -344,3 +344,28 @@ def test_a_search_looks_at_a_bounded_number_of_waves():
     assert bounded < full
     assert sum(int(c) & SP_MASK == SP_TURN for c in codes) > 100  # blocking waves found within the budget
 
+
+
+def test_a_copy_made_inside_a_line_unplays_its_multi_part_turns():
+    """FxPosition.copy copies the turn arena's rows only up to the plies played: a copy made after two multi-part
+    turns still unplays them to the root, and its own generations leave the original alone."""
+    from search.fantasista_shared import FxPosition
+
+    silvers = {sq: "S" for sq in ("2e", "5e", "8e")}
+    g = FantasistaState.from_sfen(f"{board({'5i': 'K', '5a': 'k', '2c': 's', '8c': 's', **silvers})} b - 2 "
+                                  "f=gg;r=Ww")
+    pos = FxPosition.from_game(g)
+    root = to_board(pos.state).key()
+    line = []
+    for _ in range(2):
+        waves = [int(c) for c in pos.legal_codes() if int(c) & SP_MASK == SP_TURN]
+        line.append(waves[len(waves) // 2])
+        pos.push_unchecked(line[-1])
+    deep = [a.copy() for a in pos.state]
+    other = pos.copy()
+    other.legal_codes()  # writes the copy's arena and outcome set
+    for _ in line:
+        other.pop()
+    assert to_board(other.state).key() == root
+    assert all(np.array_equal(a, b) for a, b in zip(pos.state, deep))  # the original untouched
+

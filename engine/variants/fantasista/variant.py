@@ -207,13 +207,16 @@ def new_pos(capacity: int = 256, arena_rows: int = ARENA_ROWS, hash_slots: int =
 
 
 def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
-           tables: tuple[int, int] = (-1, -1), capacity: int = 256) -> FxPosState:
+           tables: tuple[int, int] = (-1, -1), capacity: int = 256, outcomes: int = 0) -> FxPosState:
     """The shared position of a :class:`.board.Board` (``phase``/``pending`` as in :class:`.state.FantasistaState`;
     ``tables``: each side's magic table id, -1 before the game). While a target is pending, the side to move is the
-    roller (the board's side to move is the side whose turn comes next)."""
+    roller (the board's side to move is the side whose turn comes next). ``outcomes``: the most outcomes a generation
+    looks at (``ST_SEEN_LIMIT``, its set sized to hold them; 0: every one, in a set of :data:`HASH_SLOTS`)."""
     if (phase, pending) not in _PENDING_OF_PHASE:
         raise ValueError(f"unknown node {phase!r} {pending!r}")
-    P = new_pos(capacity)
+    slots = HASH_SLOTS if outcomes <= 0 else 1 << (4 * outcomes // 3).bit_length()
+    P = new_pos(capacity, hash_slots=min(slots, HASH_SLOTS))
+    P.st[ST_SEEN_LIMIT] = max(outcomes, 0)
     g = SHOGI_GEOMETRY
     for sq in range(g.n_squares):
         code = bd.b[sq]
