@@ -266,6 +266,33 @@ def probe_threshold(sum_lo, sum_hi, rest_w, rest_sv, sv_r, aim, alpha, beta, tot
 
 
 @inner_kernel
+def _chance_statics(P, T, E, S, ply, us, n_rows):
+    """Fill this chance node's rows of ``S.chance``: each result's weight (``CH_W``) and static value from ``us``'s
+    view (``CH_SV``; the roller of a magic target moves next, so the sign follows the side to move); return the
+    total weight."""
+    total = 0
+    for r in range(n_rows):
+        S.chance[ply, CH_W, r] = chance_weight(P, T, r)
+        total += S.chance[ply, CH_W, r]
+        play_chance(P, T, r)
+        sv = static_value(P, T, E, S, ply + 1)
+        S.chance[ply, CH_SV, r] = sv if P.st[ST_STM] == us else -sv
+        unplay_chance(P, T)
+    return total
+
+
+@inner_kernel
+def _narrow(c_w, c_lo, c_hi, r, new_lo, new_hi, sum_lo, sum_hi):
+    """Result ``r`` now known within [``new_lo``, ``new_hi``]: its bounds set, and the sums of weight x bound over
+    the results (Star1's) returned updated."""
+    sum_lo += c_w[r] * (new_lo - c_lo[r])
+    sum_hi += c_w[r] * (new_hi - c_hi[r])
+    c_lo[r] = new_lo
+    c_hi[r] = new_hi
+    return sum_lo, sum_hi
+
+
+@inner_kernel
 def anticipate_chance(P, T, E, S):
     """At the root: which chance events the leaves anticipate (the coming ones, none in a roll-blind search) and
     each one's expected static gain, the weighted mean of its outcomes' evaluations less the evaluation without it.
@@ -718,25 +745,15 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
             tts = _score_from_tt(S.tt_score[ci], ply)
             if _settles(S.tt_bound[ci], tts, alpha, beta):
                 return tts
+        c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
         if chance_mode == CHANCE_MAIN:
             # Each result's static value (side to move's view) against the most probable one's: their weighted mean
             # difference is the shift; the most probable result is searched in the window moved by it (one subtree
             # a roll, and the window stays narrow). A mate keeps its value.
-            total = zero
-            base = zero
+            total = _chance_statics(P, T, E, S, ply, us, n_rows)
             diff = zero
-            for r in range(n_rows):
-                w = chance_weight(P, T, r)
-                total += w
-                play_chance(P, T, r)
-                sv = static_value(P, T, E, S, ply + 1)
-                if P.st[ST_STM] != us:
-                    sv = -sv
-                unplay_chance(P, T)
-                if r == 0:
-                    base = sv
-                else:
-                    diff += w * (sv - base)
+            for r in range(1, n_rows):
+                diff += c_w[r] * (c_sv[r] - c_sv[0])
             shift = (2 * diff + total) // (2 * total)
             play_chance(P, T, zero)
             if P.st[ST_STM] == us:
@@ -765,23 +782,21 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         lo_c, hi_c = alpha, beta
         if expand:
             lo_c, hi_c = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
-        c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
+        probe = beta - alpha == 1 and not expand
         total = zero
+        if probe:
+            total = _chance_statics(P, T, E, S, ply, us, n_rows)
         for r in range(n_rows):
-            c_w[r] = chance_weight(P, T, r)
+            if not probe:
+                c_w[r] = chance_weight(P, T, r)
+                total += c_w[r]
             c_lo[r] = -CHANCE_BOUND
             c_hi[r] = CHANCE_BOUND
-            total += c_w[r]
         sum_lo = -CHANCE_BOUND * total
         sum_hi = CHANCE_BOUND * total
         decided = 0  # +1: fails high (bound_v a lower bound), -1: fails low (an upper bound)
         bound_v = zero
-        if beta - alpha == 1 and not expand:
-            for r in range(n_rows):
-                play_chance(P, T, r)
-                sv = static_value(P, T, E, S, ply + 1)
-                c_sv[r] = sv if P.st[ST_STM] == us else -sv
-                unplay_chance(P, T)
+        if probe:
             aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
             for r in range(n_rows):
                 rest_w = zero
@@ -802,11 +817,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
                 went = 1 if v >= t else -1
                 if went > 0:
-                    sum_lo += c_w[r] * (v - c_lo[r])
-                    c_lo[r] = v
+                    sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, v, c_hi[r], sum_lo, sum_hi)
                 else:
-                    sum_hi -= c_w[r] * (c_hi[r] - v)
-                    c_hi[r] = v
+                    sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, c_lo[r], v, sum_lo, sum_hi)
                 decided, bound_v = chance_cut(sum_lo, sum_hi, alpha, beta, total)
                 if decided != 0:
                     break
@@ -841,9 +854,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     new_lo = new_hi = v
                 if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
                     new_lo = new_hi = v
-                sum_lo += w * (new_lo - c_lo[r])
-                sum_hi += w * (new_hi - c_hi[r])
-                c_lo[r], c_hi[r] = new_lo, new_hi
+                sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, new_lo, new_hi, sum_lo, sum_hi)
                 decided, bound_v = chance_cut(sum_lo, sum_hi, lo_c, hi_c, total)
                 if decided != 0:
                     break
