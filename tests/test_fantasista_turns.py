@@ -160,13 +160,20 @@ def test_playing_in_a_wave_position_does_not_list_its_turns(monkeypatch):
     reordered = "wave:8h8g,2e1d,5h4i,5e5d,8e9f,2h3g"
     expected = {t: turns[listed.canonical(t)].key() for t in ("5i4i", "2e2d", wave, reordered)}
 
-    def no_list(bd):
-        raise AssertionError("the turns were listed")
+    def no_list(*args):
+        raise AssertionError("the turns were listed (or a turn named twice)")
 
+    def named_once(bd, after):
+        monkeypatch.setattr(ST, "turn_name", no_list)  # a second naming of the position is remembered
+        return name(bd, after)
+
+    name = ST.turn_name
     monkeypatch.setattr(ST, "legal_turns", no_list)
     for token, key in expected.items():
         g = state({"5i": "K", "5a": "k", **silvers}, extra="f=gh;r=W")
         assert g.result() is None
-        assert g.turn_to(turns[listed.canonical(token)]) == listed.canonical(token)
+        monkeypatch.setattr(ST, "turn_name", named_once)
+        for _ in range(2):
+            assert g.turn_to(turns[listed.canonical(token)]) == listed.canonical(token)
         g.apply(token)
         assert g.bd.key() == key and g.result() is None, token

@@ -50,7 +50,7 @@ class FantasistaState:
         self.pending = ""  # "i" (invincible) or "c" (carrier) while phase == "target"
         self._hist: list[tuple] = []  # key of every move-phase position reached (for repetition)
         self._checks: list[bool] = []
-        self._cache = self._alive = None
+        self._memo = None
         self._load_board(START_BOARD + " b -")
         self._record()
 
@@ -63,7 +63,7 @@ class FantasistaState:
         g._reserved_default = reserved
         g.bd = Board()
         g.phase, g.pending = "move", ""
-        g._hist, g._checks, g._cache, g._alive = [], [], None, None
+        g._hist, g._checks, g._memo = [], [], None
         fields = sfen.split()
         if len(fields) != 5:
             raise GameError(f"a fantasista SFEN has 5 fields (board side hand move-number state), got {sfen!r}")
@@ -82,7 +82,7 @@ class FantasistaState:
         g.fairy, g.reserved, g.max_plies = self.fairy[:], self.reserved[:], self.max_plies
         g.bd = self.bd.copy()
         g.move_number, g.phase, g.pending = self.move_number, self.phase, self.pending
-        g._hist, g._checks, g._cache, g._alive = self._hist[:], self._checks[:], None, None
+        g._hist, g._checks, g._memo = self._hist[:], self._checks[:], None
         return g
 
     def _load_board(self, text: str) -> None:
@@ -314,30 +314,47 @@ class FantasistaState:
         """Legal turns (cached): see :func:`.board.legal_turns`."""
         if self.phase != "move":
             return {}, {}, {}
-        if not self._listed():
-            self._cache = (self.bd, legal_turns(self.bd))
-        return self._cache[1]
+        known = self._known()
+        if "list" not in known:
+            known["list"] = legal_turns(self.bd)
+        return known["list"]
+
+    def _known(self) -> dict:
+        """What has been worked out about this position's turns, kept until the board changes: ``list`` (:meth:`turns`),
+        ``has_turn``, ``names`` (outcome key -> text). Playing or judging a position does not list its turns: with a
+        silver wave right they are tens of thousands, and naming them all took most of a second (``apply``,
+        ``result`` and :meth:`turn_to` ask the generator for one turn instead)."""
+        if self._memo is None or self._memo[0] is not self.bd:
+            self._memo = (self.bd, {})
+        return self._memo[1]
 
     def _listed(self) -> bool:
-        """Whether this position's turns are listed already (:meth:`turns`). Playing or judging a position does not
-        list them: a position with a silver wave right has tens of thousands of turns, and naming them all took
-        most of a second (``apply``, ``result`` and :meth:`turn_to` ask the generator for one turn instead)."""
-        return self._cache is not None and self._cache[0] is self.bd
+        """Whether this position's turns are listed already (:meth:`turns`)."""
+        return "list" in self._known()
 
     def _has_turn(self) -> bool:
         """Whether the side to move has a legal turn (from the list when it is made, else the generator stops at
         the first)."""
-        if self._listed() and (self._cache[1][0] or not self._cache[1][0].truncated):
-            return bool(self._cache[1][0])
-        if self._alive is None or self._alive[0] is not self.bd:
-            self._alive = (self.bd, has_legal_turn(self.bd))
-        return self._alive[1]
+        known = self._known()
+        if "has_turn" not in known:
+            table = known["list"][0] if "list" in known else None
+            if table is not None and (table or not table.truncated):
+                known["has_turn"] = bool(table)
+            else:
+                known["has_turn"] = has_legal_turn(self.bd)
+        return known["has_turn"]
 
     def turn_to(self, after: Board) -> str | None:
-        """The canonical text of the turn that leads to ``after`` (None if no listed turn does)."""
-        if self._listed():
-            return self._cache[1][2].get(after.key())
-        return turn_name(self.bd, after)
+        """The canonical text of the turn that leads to ``after`` (None if no listed turn does); remembered for the
+        position, as the search names its answer at every report."""
+        known = self._known()
+        key = after.key()
+        if "list" in known:
+            return known["list"][2].get(key)
+        names = known.setdefault("names", {})
+        if key not in names:
+            names[key] = turn_name(self.bd, after)
+        return names[key]
 
     def target_squares(self) -> list[int]:
         """Squares eligible for the pending magic target (ayumi 3: own pawn/tokin not yet invincible, riders
@@ -446,12 +463,12 @@ class FantasistaState:
         if self.phase == "target" and not self.target_squares():
             self.phase, self.pending = "move", ""  # no eligible piece: the magic is nothing
         self._hist[-1] = self.bd.key()
-        self._cache = None
+        self._memo = None
 
     def _record(self) -> None:
         self._hist.append(self.bd.key())
         self._checks.append(self.bd.in_check(self.bd.stm))
-        self._cache = None
+        self._memo = None
 
     # ---------------------------------------------------------------- result
     def repetition(self) -> str | None:

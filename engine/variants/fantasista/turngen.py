@@ -365,7 +365,7 @@ def turn_name(bd: Board, after: Board) -> str | None:
         if len(hit):
             ns = int(G.info[FK.I_NS])
             texts = {desc_text(G.sp_desc[i]) for i in np.flatnonzero(G.sp_out[:ns] == hit[0])}
-            return min(texts, key=lambda t: (t.count(","), t)) if texts else None
+            return min(texts, key=canonical_rank) if texts else None
     return None
 
 
@@ -382,6 +382,11 @@ def has_legal_turn(bd: Board) -> bool:
         gen.G, gen.G2 = grow_wave(gen.G, gen.G2)
 
 
+def canonical_rank(text: str) -> tuple[int, str]:
+    """The order of a turn's spellings, the first of which is its canonical text: fewest parts, then string order."""
+    return text.count(","), text
+
+
 def _named(G: FK.GenBuf, n: int) -> tuple[list[str], np.ndarray, np.ndarray, dict[str, str]]:
     """The canonical names, rows and keys of the ``n`` outcomes of a spell-mode run, and the other spellings."""
     ns = int(G.info[FK.I_NS])
@@ -396,7 +401,7 @@ def _named(G: FK.GenBuf, n: int) -> tuple[list[str], np.ndarray, np.ndarray, dic
         if o < 0:
             continue  # a pawn drop found to be uchifuzume
         spellings[text] = o
-        rank = (text.count(","), text)
+        rank = canonical_rank(text)
         if best[o] is None or rank < best[o]:
             best[o] = rank
     names = [b[1] for b in best]
