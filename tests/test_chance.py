@@ -2,8 +2,8 @@
 
 On small random trees, a Python mirror of the kernel's chance block (with the kernel's own threshold, window and
 cutoff arithmetic: :func:`search.kernels.probe_threshold`, :func:`search.kernels.chance_window`,
-:func:`search.kernels.chance_cut`) against a brute-force expectiminimax; on fantasista positions where rolls fall inside the tree, the kernel's Star1 against the same kernel
-expanding every outcome in the full window.
+:func:`search.kernels.chance_cut`) against a brute-force expectiminimax; on fantasista positions where rolls fall
+inside the tree, the kernel's Star1 against the same kernel expanding every outcome in the full window.
 """
 from __future__ import annotations
 
