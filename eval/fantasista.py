@@ -1,6 +1,8 @@
 """Fantasista's evaluation terms beyond the board's pieces and the hands (registered as the
 :func:`eval.kernels.variant_terms` hook for :class:`engine.variants.fantasista.variant.FxTables`): riders, the
-invincible and carrier marks, rights and the emblem, valued from the prior of :mod:`eval.params`."""
+invincible and carrier marks, rights and the emblem, valued from the prior of :mod:`eval.params`. Its KP sums are
+not carried from move to move (:func:`eval.kernels.kp_follows_moves`): a turn may move many pieces, and the magic
+none."""
 from __future__ import annotations
 
 from numba.extending import overload
@@ -10,7 +12,7 @@ from engine.variants.fantasista.variant import (MARK_CARRIER, MARK_INVINCIBLE, N
                                                 FxTables)
 
 from . import params as EP
-from .kernels import variant_terms
+from .kernels import kp_follows_moves, variant_terms
 
 PAWN = 1
 RIGHT_AWAKEN_V, RIGHT_CURTAIN_V, RIGHT_WAVE_V = EP.FANTASISTA_RIGHT_VALUES
@@ -48,3 +50,9 @@ def fantasista_terms(P, T, E):
 def _variant_terms(P, T, E):
     if getattr(T, "instance_class", None) is FxTables:
         return lambda P, T, E: fantasista_terms(P, T, E)
+
+
+@overload(kp_follows_moves)
+def _kp_follows_moves(T):
+    if getattr(T, "instance_class", None) is FxTables:
+        return lambda T: False

@@ -67,6 +67,19 @@ def _variant_terms_plain(P, T, E):
         return lambda P, T, E: 0
 
 
+def kp_follows_moves(T):
+    """Whether :func:`kp_delta` may follow the last move of a position with tables ``T`` (a rule hook like
+    :func:`variant_terms`): the shared move encoding, yes; fantasista's turns and magic, no (:mod:`eval.fantasista`:
+    its KP sums are summed afresh)."""
+    return True
+
+
+@overload(kp_follows_moves, inline="always")
+def _kp_follows_moves_plain(T):
+    if plain_tables(T):
+        return lambda T: True
+
+
 @kernel
 def piece_mobility(board, T, code, sq):
     """Destinations of the piece ``code`` standing on ``sq``: its leaps and slide squares that do not hold an own
@@ -199,7 +212,7 @@ def kp_sum_cached(P, T, E, k0, k1, ply, cache_key, cache_val):
         return cache_val[ply]
     s = 0
     done = False
-    if ply > 0 and aply > 0 and cache_key[ply - 1] == P.keys[aply - 1]:
+    if kp_follows_moves(T) and ply > 0 and aply > 0 and cache_key[ply - 1] == P.keys[aply - 1]:
         done, d = kp_delta(P, T, E, k0, k1)
         s = cache_val[ply - 1] + d
     if not done:

@@ -59,7 +59,8 @@ class FantasistaGameSearcher(_GameSearcher):
     """Fantasista's decisions. ``kernel="shared"`` (the default): turns and magic targets by the shared alpha-beta /
     expectimax search, :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`
     (``hash_mb`` sizes its table; ``chance_aware`` false is the roll-blind baseline; ``search_features`` and
-    ``search_params``: the USI options SearchFeatures and SearchParams). ``kernel="own"``: fantasista's first engine,
+    ``search_params``: the USI options SearchFeatures and SearchParams; ``eval_mode``: EvalMode, ``learned`` reads
+    ``eval/weights/kp_fantasista.npz``, derived from shogi's tables by :mod:`train.derive`). ``kernel="own"``: fantasista's first engine,
     ``search.fantasista.FantasistaSearcher``, with its own iterative deepening and node budget and a hard-limit /
     ``stop`` abort through its ``should_stop`` hook (its settings: ``chance_aware``, ``late_move_reduction``,
     ``quiescence_checks``, ``prune_twin_drops``, ``positional``, ``chance_sides``). The pre-game choice is the first
@@ -78,7 +79,8 @@ class FantasistaGameSearcher(_GameSearcher):
     TARGET_DEPTH = 4
 
     def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", chance: str = "main",
-                 search_features: str = "default", search_params: str = "default", **settings: Any) -> None:
+                 search_features: str = "default", search_params: str = "default", eval_mode: str | None = None,
+                 **settings: Any) -> None:
         super().__init__(seed)
         if kernel not in self.KERNELS:
             raise ValueError(f"unknown fantasista kernel {kernel!r} (one of {', '.join(self.KERNELS)})")
@@ -89,6 +91,8 @@ class FantasistaGameSearcher(_GameSearcher):
         self._settings = settings
         self.kernel_searcher = None
         if kernel == "shared":
+            from eval import DEFAULT_EVAL_MODE, EVAL_MODES
+
             from .alphabeta import Searcher, parse_features
             from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
             from .params import parse_params
@@ -96,7 +100,10 @@ class FantasistaGameSearcher(_GameSearcher):
 
             searcher = Searcher(hash_mb=hash_mb, seed=seed, features=parse_features(search_features, self.variant))
             searcher.set_params(parse_params(search_params))
-            searcher.eval_mode = "hand"  # no learned tables for fantasista yet: the prior of eval.params
+            eval_mode = eval_mode or DEFAULT_EVAL_MODE
+            if eval_mode not in EVAL_MODES:
+                raise ValueError(f"unknown evaluation mode {eval_mode!r} (one of {', '.join(EVAL_MODES)})")
+            searcher.eval_mode = eval_mode
             searcher.chance_mode = (CHANCE_BLIND if not settings.get("chance_aware", True)
                                     else CHANCE_MAIN if chance == "main" else CHANCE_STAR1)
             self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)

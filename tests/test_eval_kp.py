@@ -600,3 +600,100 @@ def test_cached_evaluation_equals_the_full_one_on_a_random_walk(variant, steps):
             ply += 1
         check(ply)
     assert checked > steps and incremental > 0.4 * steps and 0.1 * steps < hits < 0.9 * checked
+
+
+# ------------------------------------------------------------------ fantasista's tables, derived from shogi's
+def _fantasista():
+    from engine.variants.fantasista.variant import FANTASISTA
+    return FANTASISTA
+
+
+def fx_tables():
+    from engine.variants.fantasista.variant import fx_tables
+    return fx_tables()
+
+
+def test_fantasista_tables_take_shogis_entries_for_each_kinds_model():
+    """Every fantasista kind reads the learned entries of the shogi kind it plays like (``PieceType.like``), its own
+    (not its foe's) entries shifted by the difference of the hand-set values; the shipped file is the derivation
+    of the shipped shogi file (``python -m train derive``)."""
+    from train.derive import derive
+    shogi, fx = Position.startpos().variant, _fantasista()
+    src = KP.load_weights(KP.weights_path("shogi"), shogi)
+    w = derive(src, shogi, fx)
+    n, n_src = len(fx.pieces), len(shogi.pieces)
+    kind = {p.letter: i + 1 for i, p in enumerate(fx.pieces)}
+    value = build_eval_tables(fx, "hand").value
+
+    def margin(a: str, b: str) -> int:
+        return int(value[fx.code(kind[a], 0)] - value[fx.code(kind[b], 0)])
+
+    for letter, model in (("P", "P"), ("+R", "+R"), ("K", "K"), ("P'", "P"), ("+B'", "+B"), ("D", "+R"), ("Y", "P"),
+                          ("W", "S"), ("H", "+B")):
+        pt, m = kind[letter], kind[model]  # the first 14 kinds are shogi's, in its order
+        assert (w.kp[:, pt - 1] == src.kp[:, m - 1] + margin(letter, model)).all(), letter
+        assert (w.kp[:, n + pt - 1] == src.kp[:, n_src + m - 1]).all(), letter
+        assert w.mobility[pt] == src.mobility[m]
+        assert (w.smob.reshape(n + 1, -1)[pt] == src.smob.reshape(n_src + 1, -1)[m]).all()
+        assert all(w.threats[EK.threat_entry(n + 1, side, k, pt)] == src.threats[EK.threat_entry(n_src + 1, side, k, m)]
+                   for side in (0, 1) for k in (0, 1))
+    assert margin("D", "+R") > 0 and margin("Y", "P") > 0  # the specials are dearer than their models
+    counts = np.arange(w.kp_hand.shape[2])
+    for letter, base in (("P", "P"), ("R", "R"), ("S'", "S"), ("D", "R"), ("Y", "P")):
+        pt, b = kind[letter], kind[base]
+        assert (w.kp_hand[:, pt - 1] == src.kp_hand[:, b - 1] + margin(letter, base) * counts).all(), letter
+        assert (w.kp_hand[:, n + pt - 1] == src.kp_hand[:, n_src + b - 1]).all(), letter
+    assert (w.ks == src.ks).all() and w.tempo == src.tempo
+    shipped = KP.load_weights(KP.weights_path("fantasista"), fx)
+    for name in KP.KPWeights._fields:
+        assert np.array_equal(getattr(shipped, name), getattr(w, name)), name
+
+
+def _fantasista_line(tokens: list[str]):
+    """The fantasista game (pre-game choices made) after ``tokens``, and its shared position."""
+    from engine.variants.fantasista.magic import FAIRIES
+    from engine.variants.fantasista.state import new_game
+    from engine.variants.fantasista.variant import table_ids, to_pos
+    g = new_game(("hiko", "ayumi"), reserved=("4-8", "4-8"))
+    for token in tokens:
+        g.apply(token)
+    return g, to_pos(g.bd, g.move_number, g.phase, g.pending, table_ids([FAIRIES[f] for f in g.fairy], g.reserved))
+
+
+def test_learned_fantasista_evaluation_of_a_shogi_game_is_shogis():
+    """Before the first magic a fantasista game is a shogi game, and its learned evaluation (kinds 1-14 on the board
+    and in hand, threats, mobility, tempo; no rights, marks or riders) is shogi's learned evaluation."""
+    line = "7g7f 3c3d 8h2b+ 3a2b B*4e 8c8d 4e3d 2b3c 3d2c+ 3c2b 2c3c".split()  # captures, drops, promotions
+    pos = Position.startpos()
+    E = build_eval_tables(_fantasista(), "learned")
+    assert E.consts[C_KP] == 1 and E.consts[C_THREATS] == 1 and E.consts[C_SMOB] == 1 and E.consts[C_KS] == 1
+    for i in range(len(line) + 1):
+        g, P = _fantasista_line(line[:i])
+        assert g.phase == "move" and g.move_number < 15
+        want = evaluate(pos, "learned")
+        assert int(evaluate_k(P, fx_tables(), E, threat_scratch(_fantasista()))) == want, line[:i]
+        if i < len(line):
+            pos.push(line[i])
+    assert pos.state.hands.any()  # the line did put pieces in hand
+
+
+def test_fantasista_kp_sum_is_not_carried_across_a_roll():
+    """A roll puts tokens in the roller's hand and is pushed as move 0, which the shared incremental update reads
+    as a null move: the search's evaluation of the position after the roll must still count them
+    (``eval.kernels.kp_follows_moves``)."""
+    from engine.variants.fantasista.movers import do_roll
+    from search.kernels import MAX_PLY
+    evaluate_cached = callable_from_python(EK.evaluate_cached)
+    line = "7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f 2d3d".split()  # 15 plies: a roll
+    g, P = _fantasista_line(line)
+    assert g.phase == "roll"
+    T = fx_tables()
+    E = build_eval_tables(_fantasista(), "learned")
+    cache_key, cache_val = np.zeros(MAX_PLY + 1, np.uint64), np.zeros(MAX_PLY + 1, np.int64)
+    ev_key, ev_val = np.zeros(64, np.uint64), np.zeros(64, np.int32)
+    att = threat_scratch(_fantasista())
+    evaluate_cached(P, T, E, 0, cache_key, cache_val, att, ev_key, ev_val)
+    hands = P.hands.copy()
+    callable_from_python(do_roll)(P, T, 0)  # sente's (hiko) most probable result: a rook token in hand
+    assert (P.hands != hands).any()
+    assert int(evaluate_cached(P, T, E, 1, cache_key, cache_val, att, ev_key, ev_val)) == int(evaluate_k(P, T, E, att))

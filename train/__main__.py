@@ -1,4 +1,4 @@
-"""``python -m train gen|teach|relabel|fit|add-threats|losses|check``: :func:`train.fit.main`."""
+"""``python -m train gen|teach|relabel|fit|add-threats|losses|check|derive``: :func:`train.fit.main`."""
 import sys
 
 from .fit import main

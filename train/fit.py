@@ -1,5 +1,5 @@
 """Training pipeline of the king-relative (KP) evaluation (:mod:`eval.kp`): ``python -m train
-gen|teach|relabel|fit|add-threats|losses|check``.
+gen|teach|relabel|fit|add-threats|losses|check|derive``.
 
 * ``gen``: self-play of our own engine (the hand-set evaluation) at a small node budget from the balanced openings
   (``bench/openings/shogi-balanced.txt``) plus two random plies; it keeps quiet positions (not in check, the
@@ -24,6 +24,7 @@ gen|teach|relabel|fit|add-threats|losses|check``.
 * ``losses``: the validation loss of the hand-set tables and of weights files on fit's split of the given data,
   optionally only on the games of the newest files (positions no compared fit was trained on).
 * ``check``: loads a weights file and prints its score on the fixed position of the tests.
+* ``derive``: a variant's tables from shogi's learned ones (:mod:`train.derive`; fantasista's).
 
 Commands, data size and timings: ``docs/eval.md``.
 """
@@ -535,7 +536,25 @@ def main(argv: list[str] | None = None) -> int:
     vl.add_argument("--teacher-games-only", action="store_true", help="as fit's")
     c = sub.add_parser("check", help="load a weights file and print its score on a fixed position")
     c.add_argument("--weights", type=Path, default=None)
+    dv = sub.add_parser("derive", help="a variant's tables derived from shogi's (train.derive)")
+    dv.add_argument("--variant", default="fantasista")
+    dv.add_argument("--source", type=Path, default=None, help="shogi's weights file (default the shipped one)")
+    dv.add_argument("--out", type=Path, default=None, help="default eval/weights/kp_<variant>.npz")
     args = ap.parse_args(argv)
+    if args.cmd == "derive":
+        from engine import get_variant
+        from eval.kp import load_weights, weights_path
+        from . import derive
+        try:
+            shogi, variant = get_variant("shogi"), derive.variant_record(args.variant)
+            source = args.source or weights_path("shogi")
+            out = args.out or weights_path(variant.id)
+            derive.write(derive.derive(load_weights(source, shogi), shogi, variant), variant, out, source)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out}")
+        return 0
     if args.cmd == "fit":
         from eval.kp import weights_path
         if (args.steps <= 0 or args.lr <= 0 or not 0 <= args.lam <= 1 or args.l2_kp < 0 or args.l2_factor < 0

@@ -89,7 +89,8 @@ def searcher_settings(variant_id: str, opt: Callable[[str], Any]) -> dict[str, A
     if variant_id == "fantasista":
         settings = {setting: read(name, opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
         # the shared search's own options, as text (checked at setoption; parsed by the searcher)
-        settings.update(search_features=str(opt("SearchFeatures")), search_params=str(opt("SearchParams")))
+        settings.update(search_features=str(opt("SearchFeatures")), search_params=str(opt("SearchParams")),
+                        eval_mode=str(opt("EvalMode")))
         return settings
     if variant_id in ("mawarikudoi", "enokian"):
         return rule_kwargs(variant_id, opt)
