@@ -7,9 +7,9 @@
 * shogi twins (:data:`TWINS`): standard shogi mid-game and endgame positions read as fantasista positions (no
   token, mark or right yet, no roll inside the horizon), perft and search timed for both engines on the same
   position: the cost of the variant layer itself, away from the start. Their perft counts must agree.
-* search: ``search.fantasista.FantasistaSearcher`` (chance-aware and roll-blind, from the start and the mid-game
-  positions) against the shogi ``search.Searcher`` from the start, all with the same node budget (nodes as each
-  searcher counts them).
+* search: fantasista's searcher (``search.games.FantasistaGameSearcher``, the shared kernel; chance-aware and
+  roll-blind, from the start and the mid-game positions) against the shogi ``search.Searcher`` from the start, all
+  with the same node budget.
 
 Under a shared machine the figures swing by 30 % or more between runs, so each timing is the best of ``repeats``
 alternating runs of both sides and only the ratio of one run means anything.
@@ -99,29 +99,29 @@ def perft_rows(max_depth: Optional[int] = None, repeats: int = 3) -> list[dict]:
 
 
 def search_rows(nodes: int = 50_000, repeats: int = 3) -> list[dict]:
-    """The shogi searcher from the start against ``FantasistaSearcher`` (chance-aware and roll-blind) from the start
-    and from :data:`MIDGAMES`, every search with the same node budget (``nodes``, deep enough to run ~0.1 s, so
-    that per-search set-up does not dominate); ``ratio`` = nodes/s over the shogi searcher's."""
+    """The shogi searcher from the start against fantasista's (chance-aware and roll-blind) from the start and from
+    :data:`MIDGAMES`, every search with the same node budget (``nodes``, deep enough to run ~0.1 s, so that
+    per-search set-up does not dominate); ``ratio`` = nodes/s over the shogi searcher's."""
     from engine import Position
     from engine.variants.fantasista import FantasistaState, new_game
     from search import Limits, Searcher
-    from search.fantasista import FantasistaSearcher
+    from search.games import FantasistaGameSearcher
 
     shogi = Searcher(hash_mb=16)
     if hasattr(shogi, "warmup"):
         shogi.warmup()
-    aware, blind = FantasistaSearcher(), FantasistaSearcher(chance_aware=False)
-    aware.search(new_game(), depth=4)  # load the compiled kernels (node3_k from depth 4) before timing
+    aware, blind = FantasistaGameSearcher(), FantasistaGameSearcher(chance_aware=False)
+    aware.warmup()  # load the compiled kernels before timing
 
     def run_shogi() -> tuple[int, int]:
         shogi.clear()
         r = shogi.search(Position.from_sfen(START), Limits(nodes=nodes, depth=64))
         return r.nodes, r.depth
 
-    def fan(searcher: FantasistaSearcher, game: FantasistaState) -> Callable[[], tuple[int, int]]:
+    def fan(searcher: FantasistaGameSearcher, game: FantasistaState) -> Callable[[], tuple[int, int]]:
         def run() -> tuple[int, int]:
-            searcher.tt.clear()
-            r = searcher.search(game, depth=32, node_limit=nodes)
+            searcher.clear()
+            r = searcher.think(game, Limits(nodes=nodes, depth=64), lambda info: None)
             return r.nodes, r.depth
         return run
 

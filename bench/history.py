@@ -15,8 +15,8 @@ The SPRT ledger is written by hand, so it is read leniently where its lines diff
 first value and interval) and strictly where a line cannot be read: :class:`LedgerError` names the file and line.
 
 ``fantasista.tsv`` makes no series: its lines are single games of the fantasista variant between two settings of
-our own engine (chance-aware against roll-blind), with no date and no outside opponent, so they fit neither
-picture's axes; ``python -m bench.fantasista_strength`` reports them.
+fantasista's first engine (chance-aware against roll-blind, since deleted), with no date and no outside opponent, so
+they fit neither picture's axes.
 """
 from __future__ import annotations
 

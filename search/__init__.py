@@ -5,8 +5,8 @@
 - :mod:`search.registry`: variant id -> its searcher;
 - :mod:`search.alphabeta`: the shared alpha-beta search (:class:`Searcher`) of the shogi family, with its kernels
   (:mod:`search.kernels`, ``movepick``, ``see``, ``mate``, ``smp``, ``params``);
-- :mod:`search.games`: the GameState games' searchers, over :mod:`search.turncoat` (the shared search),
-  :mod:`search.fantasista`, :mod:`search.mawarikudoi` and :mod:`search.enokian`.
+- :mod:`search.games`: the GameState games' searchers, over :mod:`search.turncoat` and
+  :mod:`search.fantasista_shared` (the shared search), :mod:`search.mawarikudoi` and :mod:`search.enokian`.
 
 Importing the package is light (no numpy, no numba): the USI loop reads the interface before it answers ``usiok``.
 The names of :mod:`search.alphabeta` (``Searcher``, ``MATE``, ``FEATURES``, ...) are loaded on first use.

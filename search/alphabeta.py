@@ -381,7 +381,7 @@ class Searcher:
                     self._timer.cancel()
                     self._timer = None
 
-    def _eval_tables(self, variant) -> EvalTables:
+    def eval_tables(self, variant) -> EvalTables:
         """The evaluation tables of the next search: ``eval_weights``' tables for the variant in ``learned`` mode,
         otherwise the shipped ones of ``eval_mode`` (built once per weights object, not per search)."""
         weights = self.eval_weights.get(variant.id) if self.eval_mode == "learned" else None
@@ -398,7 +398,7 @@ class Searcher:
     def _search(self, pos: Position, limits: Limits, on_info) -> Result:
         ctl = self._ctl
         p = self._prepare(pos)
-        P, T, E = p.state, p.tables, self._eval_tables(p.variant)
+        P, T, E = p.state, p.tables, self.eval_tables(p.variant)
         S = self._tables(p)
         legal_all = p.legal_codes().tolist()
         root = p.legal_codes("search").tolist()

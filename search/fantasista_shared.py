@@ -134,6 +134,32 @@ class FxPosition:
         raise ValueError(f"{token!r} is not a legal fantasista move here")
 
 
+def pregame_worths(game: FantasistaState, E) -> list[tuple[str, int]]:
+    """**[design]** The pre-game decision's tokens (:meth:`FantasistaState.pregame_actions`) with their worth, best
+    first (the first listed on a tie): the expected static gain of the chooser's first roll in the start position by
+    the search's evaluation ``E`` (:func:`search.kernels.chance_gain`, what the search's leaves anticipate: the
+    mean over the d20 of what each result adds; a magic target adds nothing before it is placed). The magics are the
+    whole difference between the choices, and this is the yardstick the search then plays by."""
+    from engine.variants.fantasista.magic import FAIRIES as NAMES
+    from eval import threat_scratch
+
+    from .kernels import chance_gain_k
+
+    c = game.pregame_side()
+    if c is None:
+        return []
+    att = threat_scratch(FANTASISTA)
+    worths = []
+    for token in game.pregame_actions():
+        g = game.copy()
+        g.apply(token)
+        fairies = [None if f is None else NAMES[f] for f in g.fairy]
+        P = to_pos(g.bd, g.move_number, "move", "", table_ids(fairies, g.reserved), capacity=CAPACITY)
+        gain = int(chance_gain_k(P, fx_tables(), E, att, c))  # roll 0 follows sente's ply 15, roll 1 gote's ply 16
+        worths.append((token, gain if c == 0 else -gain))
+    return sorted(worths, key=lambda tw: -tw[1])
+
+
 def spell(code: int) -> str | None:
     """A one-part move (or a magic target) in the turn notation of ``docs/fantasista.md``; None for a multi-part
     turn (``SP_TURN``)."""

@@ -2,7 +2,7 @@
 enokian), each behind the :class:`search.interface.GameSearcher` interface: one :class:`~search.interface.Limits`
 in, :class:`~search.interface.Info` lines out, a :class:`~search.interface.Result` whose moves are action tokens.
 
-Each wraps its game's engine (:mod:`search.fantasista`, :mod:`search.turncoat`, :mod:`search.mawarikudoi`,
+Each wraps its game's engine (:mod:`search.fantasista_shared`, :mod:`search.turncoat`, :mod:`search.mawarikudoi`,
 :mod:`search.enokian`); :func:`search.registry.make_searcher` builds them. The limits of one ``go`` exist before its
 search thread starts and the USI loop's ``stop`` and ``ponderhit`` change them (``limits.stop``, the soft and hard
 limits, ``ponder``): a searcher reads them as it starts and while it searches, so that neither is lost however early
@@ -56,156 +56,73 @@ class _GameSearcher:
 
 
 class FantasistaGameSearcher(_GameSearcher):
-    """Fantasista's decisions. ``kernel="shared"`` (the default): turns and magic targets by the shared alpha-beta /
-    expectimax search, :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`
-    (``hash_mb`` sizes its table; ``chance_aware`` false is the roll-blind baseline; ``search_features`` and
-    ``search_params``: the USI options SearchFeatures and SearchParams; ``eval_mode``: EvalMode, ``learned`` reads
-    ``eval/weights/kp_fantasista.npz``, derived from shogi's tables by :mod:`train.derive`). ``kernel="own"``: fantasista's first engine,
-    ``search.fantasista.FantasistaSearcher``, with its own iterative deepening and node budget and a hard-limit /
-    ``stop`` abort through its ``should_stop`` hook (its settings: ``chance_aware``, ``late_move_reduction``,
-    ``quiescence_checks``, ``prune_twin_drops``, ``positional``, ``chance_sides``). The pre-game choice is the first
-    engine's in both."""
+    """Fantasista's decisions by the shared alpha-beta / expectimax search: turns and magic targets by
+    :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`, the pre-game choice
+    by :func:`search.fantasista_shared.pregame_worths`. ``hash_mb`` sizes its table; ``chance``: how a roll is
+    valued (:data:`CHANCE_SEARCHES`); ``chance_aware`` false is the roll-blind baseline; ``search_features``,
+    ``search_params``, ``eval_mode``: the USI options SearchFeatures, SearchParams and EvalMode (``learned`` reads
+    ``eval/weights/kp_fantasista.npz``, derived from shogi's tables by :mod:`train.derive`)."""
 
     variant = "fantasista"
-    KERNELS = ("shared", "own")
-    #: how the shared search values a roll: "main" (the most probable result searched, the others by their static
+    #: how the search values a roll: "main" (the most probable result searched, the others by their static
     #: difference from it; the default, by SPRT: bench/strength/fantasista-sprt.tsv) or "star1" (the exact
     #: expectation over every result, Star1-pruned)
     CHANCE_SEARCHES = ("main", "star1")
-    DEFAULT_DEPTH = 2  # plain ``go`` without limits
-    MAX_DEPTH = 32
-    # A magic target: each eligible piece's position searched this deep unless ``go depth`` says (a node budget is
-    # shared out). Depth 2-3 tied every pawn of the issue's case; depth 4 told them apart (docs/fantasista.md).
-    TARGET_DEPTH = 4
 
-    def __init__(self, seed: int = 0, hash_mb: int = 16, kernel: str = "shared", chance: str = "main",
-                 search_features: str = "default", search_params: str = "default", eval_mode: str | None = None,
-                 **settings: Any) -> None:
+    def __init__(self, seed: int = 0, hash_mb: int = 16, chance: str = "main", chance_aware: bool = True,
+                 search_features: str = "default", search_params: str = "default",
+                 eval_mode: str | None = None) -> None:
         super().__init__(seed)
-        if kernel not in self.KERNELS:
-            raise ValueError(f"unknown fantasista kernel {kernel!r} (one of {', '.join(self.KERNELS)})")
+        from eval import DEFAULT_EVAL_MODE, EVAL_MODES
+
+        from .alphabeta import Searcher, parse_features
+        from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
+        from .params import parse_params
+        from .position import PositionSearcher
+
         if chance not in self.CHANCE_SEARCHES:
             raise ValueError(f"unknown chance search {chance!r} (one of {', '.join(self.CHANCE_SEARCHES)})")
-        self._abortable = False
-        self._soft_aborts = False  # the soft limit aborts too (the main search; not the target phase)
-        self._settings = settings
-        self.kernel_searcher = None
-        if kernel == "shared":
-            from eval import DEFAULT_EVAL_MODE, EVAL_MODES
-
-            from .alphabeta import Searcher, parse_features
-            from .kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
-            from .params import parse_params
-            from .position import PositionSearcher
-
-            searcher = Searcher(hash_mb=hash_mb, seed=seed, features=parse_features(search_features, self.variant))
-            searcher.set_params(parse_params(search_params))
-            eval_mode = eval_mode or DEFAULT_EVAL_MODE
-            if eval_mode not in EVAL_MODES:
-                raise ValueError(f"unknown evaluation mode {eval_mode!r} (one of {', '.join(EVAL_MODES)})")
-            searcher.eval_mode = eval_mode
-            searcher.chance_mode = (CHANCE_BLIND if not settings.get("chance_aware", True)
-                                    else CHANCE_MAIN if chance == "main" else CHANCE_STAR1)
-            self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
-        self.clear()
-
-    def _should_stop(self) -> bool:
-        """The searcher's abort hook, polled at every node: ``stop``, or the limit passed (it then answers from its
-        deepest completed iteration). The limits are read afresh each time, so a ``ponderhit`` that brings a clock
-        reaches a search that began without one; the soft limit aborts as the searcher's own time limit does."""
-        limits = self._limits
-        if not self._abortable or limits is None:
-            return False
-        return limits.soft_passed() if self._soft_aborts else limits.hard_passed()
+        eval_mode = eval_mode or DEFAULT_EVAL_MODE
+        if eval_mode not in EVAL_MODES:
+            raise ValueError(f"unknown evaluation mode {eval_mode!r} (one of {', '.join(EVAL_MODES)})")
+        searcher = Searcher(hash_mb=hash_mb, seed=seed, features=parse_features(search_features, self.variant))
+        searcher.set_params(parse_params(search_params))
+        searcher.eval_mode = eval_mode
+        searcher.chance_mode = (CHANCE_BLIND if not chance_aware else CHANCE_MAIN if chance == "main"
+                                else CHANCE_STAR1)
+        self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
 
     def clear(self) -> None:
-        # fresh tables (the reserved results come with each game, state.reserved); with the shared kernel the first
-        # engine only makes the pre-game choice, and is built when one is asked for (building it takes 58 MiB)
-        if self.kernel_searcher is not None:
-            self.kernel_searcher.clear()
-            self.searcher = None
-        else:
-            self.searcher = self._first_engine()
-
-    def _first_engine(self):
-        from .fantasista import FantasistaSearcher
-
-        searcher = FantasistaSearcher(**self._settings)
-        searcher.should_stop = self._should_stop
-        return searcher
+        self.kernel_searcher.clear()
 
     def stop(self) -> None:
         super().stop()
-        if self.kernel_searcher is not None:
-            self.kernel_searcher.stop()
+        self.kernel_searcher.stop()
 
     def progress(self) -> Info | None:
-        if self.kernel_searcher is not None:
-            return self.kernel_searcher.progress()
-        return Info(depth=0, nodes=int(self.searcher.nodes))
+        return self.kernel_searcher.progress()
 
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
 
-        if self.kernel_searcher is not None:
-            # a short search compiles the kernel (and the game layer's generator, which names the moves)
-            self._think_shared(new_game(), Limits(depth=2), lambda info: None)
-            self.kernel_searcher.clear()
-            return
-        # depth 4 runs every search kernel (frontier_k at depth 1, node2_k at depth 2, node3_k at depth 3, the
-        # Python loop above), so none is compiled during the first go
-        self.searcher.search(new_game(), depth=4)
+        # a short search compiles the kernel (and the game layer's generator, which names the moves)
+        self.think(new_game(), Limits(depth=2), lambda info: None)
+        self.kernel_searcher.clear()
 
     def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
-        """The pre-game choice, a magic target or a turn: the searcher's iterative deepening within ``limits``."""
-        from .kernels import MATE
-
-        self._limits = limits
-        if self.searcher is None:
-            self.searcher = self._first_engine()
-        s = self.searcher
-        if state.pregame_side() is not None:  # fairy (and reserved result): the magic worth most (magic_worth)
-            token, worth, _ = s.choose_pregame(state)
-            on_info(Info(depth=0, time_ms=limits.elapsed_ms(), score_cp=int(round(worth)), pv=[token]))
-            return Result(token, score_cp=int(round(worth)))
-        if self.kernel_searcher is not None:
-            return self._think_shared(state, limits, on_info)
-        if state.phase == "target":  # each target searched as a decision (FantasistaSearcher.best_target)
-            self._abortable = True
-            try:
-                r = s.best_target(state, depth=limits.depth or self.TARGET_DEPTH, node_limit=limits.nodes or 0)
-            finally:
-                self._abortable = False
-            depth, cp = max(r.depth, 1), int(round(r.score))
-            on_info(Info(depth=depth, time_ms=limits.elapsed_ms(), nodes=r.nodes, score_cp=cp, pv=[r.best]))
-            return Result(r.best, score_cp=cp, depth=depth, nodes=r.nodes, pv=[r.best])
-        # a node budget deepens until it is spent (like a clock); only a plain ``go`` stops at DEFAULT_DEPTH
-        deepen = limits.unbounded or limits.timed or limits.nodes is not None
-        max_depth = limits.depth or (self.MAX_DEPTH if deepen else self.DEFAULT_DEPTH)
-        soft = None if limits.unbounded else limits.soft_left_s()
-        # stop (or a ponderhit without a clock) before the search began: depth 1, not a greedy reply
-        self._abortable = not limits.stop.is_set()
-        if not self._abortable:
-            max_depth, soft = 1, None
-        self._soft_aborts = True
-        try:
-            r = s.search(state, depth=max_depth, time_limit=soft, node_limit=limits.nodes or 0)
-        finally:
-            self._abortable = self._soft_aborts = False
-        if r.best is None:
-            acts = state.legal_actions()
-            return Result(acts[0] if acts else None)
-        v = r.score
-        cp, mate = (None, 1 if v > 0 else -1) if abs(v) >= MATE else (int(round(v)), None)
-        ms, depth = limits.elapsed_ms(), max(r.depth, 1)
-        on_info(Info(depth=depth, time_ms=ms, nodes=r.nodes, nps=r.nodes * 1000 // max(ms, 1), score_cp=cp,
-                     mate=mate, pv=[r.best]))
-        return Result(r.best, score_cp=cp, mate=mate, depth=depth, nodes=r.nodes, pv=[r.best])
-
-    def _think_shared(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:
-        """A turn or a magic target by the shared search (a plain ``go``: its plain time)."""
+        """The pre-game choice (the magic worth most), a magic target or a turn (the search within ``limits``; a
+        plain ``go``: its plain time)."""
         from .fantasista_shared import FxPosition
 
+        self._limits = limits
+        if state.pregame_side() is not None:
+            from engine.variants.fantasista.variant import FANTASISTA
+
+            from .fantasista_shared import pregame_worths
+
+            token, worth = pregame_worths(state, self.kernel_searcher.searcher.eval_tables(FANTASISTA))[0]
+            on_info(Info(depth=0, time_ms=limits.elapsed_ms(), score_cp=worth, pv=[token]))
+            return Result(token, score_cp=worth)
         r = self.kernel_searcher.think(FxPosition.from_game(state), limits, on_info)
         if r.best is None or r.best == "resign":  # no legal turn, or one the game layer does not list
             acts = state.legal_actions()

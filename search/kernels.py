@@ -305,25 +305,38 @@ def anticipate_chance(P, T, E, S):
     S.ctl[CTL_CHANCE_FROM] = c0
     S.ctl[CTL_CHANCE_TO] = c1
     for j in range(c0, c1):
-        saved = preview_chance(P, T, j)
-        n = chance_rows(P, T)
-        gain = 0
-        if n > 0:
-            base = evaluate_k(P, T, E, S.att)
-            if P.st[ST_STM] != 0:
-                base = -base
-            total = 0
-            acc = 0
-            for r in range(n):
-                w = chance_weight(P, T, r)
-                total += w
-                play_chance(P, T, r)
-                v = evaluate_k(P, T, E, S.att)
-                acc += w * ((v if P.st[ST_STM] == 0 else -v) - base)
-                unplay_chance(P, T)
-            gain = acc // total
-        end_preview(P, T, saved)
-        S.ctl[CTL_CHANCE_GAIN + j - c0] = gain
+        S.ctl[CTL_CHANCE_GAIN + j - c0] = chance_gain(P, T, E, S.att, j)
+
+
+@inner_kernel
+def chance_gain(P, T, E, att, j):
+    """The expected static gain of chance event number ``j`` at this node, sente's view: the weighted mean of its
+    outcomes' evaluations less the evaluation without it (0 for an event with no outcomes)."""
+    saved = preview_chance(P, T, j)
+    n = chance_rows(P, T)
+    gain = 0
+    if n > 0:
+        base = evaluate_k(P, T, E, att)
+        if P.st[ST_STM] != 0:
+            base = -base
+        total = 0
+        acc = 0
+        for r in range(n):
+            w = chance_weight(P, T, r)
+            total += w
+            play_chance(P, T, r)
+            v = evaluate_k(P, T, E, att)
+            acc += w * ((v if P.st[ST_STM] == 0 else -v) - base)
+            unplay_chance(P, T)
+        gain = acc // total
+    end_preview(P, T, saved)
+    return gain
+
+
+@kernel
+def chance_gain_k(P, T, E, att, j):
+    """:func:`chance_gain` for Python (fantasista's pre-game choice: the worth of a side's magic)."""
+    return chance_gain(P, T, E, att, j)
 
 
 @inner_kernel

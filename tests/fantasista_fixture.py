@@ -3,13 +3,13 @@
 Fantasista has its own board row, generator and evaluation (``engine/variants/fantasista/kernels.py``); the port
 moves them onto the shared position and kernels and then deletes them. Before that, this fixture records what they
 answer, so that the new code can be held to it when the old is gone (the separately written reference,
-``tests/fantasista_reference.py``, checks outcomes; this also checks the spelling of every action, the evaluation and
-perft counts):
+``tests/fantasista_reference.py``, checks outcomes; this also checks the spelling of every action and perft
+counts):
 
 - ``positions``: the decision nodes of seeded random games with every fairy pair and ``reserved`` reading, biased
   toward turns that use magic (:func:`magic_biased_walk`, which ``tests/test_fantasista_reference.py`` walks too):
   the extended SFEN, the phase, every
-  legal action as the game layer spells it (sorted), and the hand-set evaluation for the side to move;
+  legal action as the game layer spells it (sorted);
 - ``features``: more decision nodes of another seed's walk, taken until every kind of multi-part or special turn
   (:func:`turn_features`) occurs in at least :data:`FEATURE_COUNT` of them (the first walk has few of some);
 - ``perft``: turn counts (rolls not played) at depths 1-3 from the start and ``bench.fantasista``'s mid-game
@@ -87,14 +87,8 @@ def turn_features(state, actions: list[str]) -> set[str]:
     return found
 
 
-def _entry(g, acts, searcher) -> dict:
-    from engine.variants.fantasista.turngen import to_array
-
-    entry = {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
-    if g.phase == "move" and g.pregame_side() is None:
-        searcher._set_fairies(g.fairy, g.reserved)
-        entry["value"] = searcher.evaluate(to_array(g.bd), g.move_number)
-    return entry
+def _entry(g, acts) -> dict:
+    return {"sfen": g.sfen(), "phase": g.phase, "actions": sorted(acts)}
 
 
 def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
@@ -102,15 +96,13 @@ def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
     from bench.fantasista import MIDGAMES, START, TWINS
     from engine.variants.fantasista.state import FantasistaState
     from engine.variants.fantasista.turngen import perft
-    from search.fantasista import FantasistaSearcher
 
-    searcher = FantasistaSearcher(chance_aware=False)
     positions = []
     for g, acts in magic_biased_walk(seed):
         if len(positions) >= n_positions:
             break
         if acts is not None:
-            positions.append(_entry(g, acts, searcher))
+            positions.append(_entry(g, acts))
     features = []
     seen = dict.fromkeys(FEATURES, 0)
     for g, acts in magic_biased_walk(FEATURES_SEED):
@@ -120,7 +112,7 @@ def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
             continue
         kinds = turn_features(g, acts)
         if any(seen.get(k, FEATURE_COUNT) < FEATURE_COUNT for k in kinds):
-            features.append(_entry(g, acts, searcher))
+            features.append(_entry(g, acts))
             for k in kinds:
                 seen[k] += 1
     counts = {}

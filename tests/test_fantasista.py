@@ -406,9 +406,10 @@ def test_thousand_self_play_games_at_tiny_depth():
 
 
 def _random_games(seed, games, searched=False):
-    from search.fantasista import FantasistaSearcher
+    from search import Limits
+    from search.games import FantasistaGameSearcher
     rng = random.Random(seed)
-    searchers = [FantasistaSearcher(), FantasistaSearcher(chance_aware=False)]
+    searchers = [FantasistaGameSearcher(hash_mb=1), FantasistaGameSearcher(hash_mb=1, chance_aware=False)]
     for _ in range(games):
         g = new_game((rng.choice(FAIRIES), rng.choice(FAIRIES)), reserved=rng.choice(["4-8", "1", "2", "3"]),
                      max_plies=160)
@@ -417,47 +418,30 @@ def _random_games(seed, games, searched=False):
                 g.apply(rng.choice(g.chance_events())[0])
             elif searched and rng.random() < 0.85:
                 s = searchers[g.side_to_move()]
-                s.tt.clear()
-                g.apply(s.search(g, depth=1, node_limit=150).best)
+                s.clear()
+                g.apply(s.think(g, Limits(depth=1, nodes=150), lambda info: None).best)
             else:
                 g.apply(rng.choice(g.legal_actions()))
         assert g.result() is not None
 
 
-# ------------------------------------------------------------------ search
-def test_search_takes_a_free_rook_and_star1_matches_plain_expectimax():
-    from engine.variants.fantasista.turngen import key, to_array
-    from search import MATE
-    from search.fantasista import FantasistaSearcher, roll_rows
-    g = state({"5i": "K", "1a": "k", "5e": "R", "5c": "r"}, extra="f=hh")
-    assert FantasistaSearcher().search(g, depth=1).best in ("5e5c", "5e5c+")
-    assert [r for r, _ in roll_rows("4-8")] == ["1", "2", "3", "4-8", "nothing"]
-    assert dict(roll_rows("4-8"))["4-8"] == pytest.approx(0.75)  # 4-18 merged into one outcome
-    g = state({"5i": "K", "1a": "k", "5g": "P", "2h": "R"}, side="w", extra="f=ah;n=roll", number=16)
-    row = to_array(g.bd)
-    h = int(key(row))
+# ------------------------------------------------------------------ search (the shared kernel; tests/test_chance.py,
+# tests/test_fantasista_shared.py)
+def _think(g, depth: int):
+    from search import Limits
+    from search.games import FantasistaGameSearcher
+    return FantasistaGameSearcher(hash_mb=1).think(g, Limits(depth=depth), lambda info: None)
 
-    def fresh():
-        s = FantasistaSearcher()
-        s._set_fairies(g.fairy)
-        return s
-    full = fresh()._chance(row, h, 16, 1, -MATE - 1, MATE + 1, 0)
-    s = fresh()
-    plain = 0.0
-    for r, p in roll_rows("4-8"):
-        kids = s._receive(row, r)
-        plain += p * min(s._decision(b, int(key(b)), 16, 1, -MATE - 1, MATE + 1, 0)[0] for b in kids)
-    assert full == pytest.approx(plain)
-    narrow = fresh()._chance(row, h, 16, 1, full + 50, full + 60, 0)  # a window above the value: fails low
-    assert narrow <= full + 50
-    assert fresh()._chance(row, h, 16, 1, full - 60, full - 50, 0) >= full - 50  # below: fails high
+
+def test_search_takes_a_free_rook():
+    g = state({"5i": "K", "1a": "k", "5e": "R", "5c": "r"}, extra="f=hh")
+    assert _think(g, 1).best in ("5e5c", "5e5c+")
 
 
 def test_search_answers_a_target_decision():
-    from search.fantasista import FantasistaSearcher
     g = state({"5i": "K", "5a": "k", "5g": "P", "4g": "P"}, side="w", extra="f=ah;n=roll", number=16)
     g.apply("roll=3")
-    assert FantasistaSearcher().search(g).best in ("target:4g", "target:5g")
+    assert _think(g, 2).best in ("target:4g", "target:5g")
 
 
 def test_perft_without_magic_equals_shogi():
@@ -501,31 +485,22 @@ def _both_paths(g) -> tuple[bool, set, set, int, int]:
     captures = [int(Gc.oh[i]) for i in range(n_caps)]
     assert captures == taking, g.sfen()
     assert all(bytes(Gc.out[i]) == bytes(G.out[list(G.oh[:n_fast]).index(Gc.oh[i])]) for i in range(n_caps))
-    _assert_ordering_evaluation_exact(st, G, n_fast, before)
     _assert_lazy_drops_exact(st, h, T, G, n_fast)
     return bool(FK.is_plain(st, g.bd.stm)), full, fast, int(count), len(taking)
 
 
 def _assert_lazy_drops_exact(st, h, T, G, n: int) -> None:
-    """With ``I_LAZY`` (the search's full-width nodes) the plain path leaves its ordinary drops' rows unmade:
-    the same turns and keys in the same order, ``evaluate_many`` values them from the parent exactly as from
-    their rows, and ``make_lazy_row`` then makes exactly the rows the generator writes otherwise."""
+    """With ``I_LAZY`` the plain path leaves its ordinary drops' rows unmade: the same turns and keys in the same
+    order, and ``make_lazy_row`` then makes exactly the rows the generator writes otherwise."""
     import numpy as np
 
     from engine.variants.fantasista import kernels as FK
-    from search.fantasista import FantasistaSearcher
     L = FK.make_genbuf(1 << 14)
     L.info[FK.I_LAZY] = 1
     assert FK.legal_turns_k(st, np.uint64(h), T, L, FK.make_genbuf(256), 0) == n
     assert list(L.oh[:n]) == list(G.oh[:n]) and (L.odesc[:n] == G.odesc[:n]).all()
     lazy = [i for i in range(n) if L.oflag[i] == FK.OFLAG_LAZY]
     assert all(G.odesc[i, 1] == FK.PART_DROP for i in lazy)
-    E = FantasistaSearcher().E
-    got, caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
-    want, want_caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
-    FK.evaluate_many(L.out, L.odesc, n, E, 0, 0, st, got, caps)
-    FK.evaluate_many(G.out, G.odesc, n, E, 0, 0, st, want, want_caps)
-    assert list(got) == list(want) and list(caps) == list(want_caps)
     for i in range(n):
         FK.make_lazy_row(st, L, i)
     assert bytes(L.out[:n]) == bytes(G.out[:n]) and not (L.oflag[:n] == FK.OFLAG_LAZY).any()
@@ -533,29 +508,6 @@ def _assert_lazy_drops_exact(st, h, T, G, n: int) -> None:
 
 
 _LAZY_SEEN = [0]
-
-
-_EVAL_TABLES: list = []
-
-
-def _assert_ordering_evaluation_exact(st, G, n: int, before: int) -> None:
-    """``evaluate_many`` (a one-part turn's child valued from the parent and the turn's changed squares) gives
-    exactly ``evaluate_k`` and the "took material" of ``enemy_pieces`` for every child, with the default
-    evaluation and with the king-drop term, a roll term (both read the child's whole position) and the
-    piece-square terms on."""
-    import numpy as np
-
-    from engine.variants.fantasista import kernels as FK
-    from search.fantasista import FantasistaSearcher
-    if not _EVAL_TABLES:
-        drops = FantasistaSearcher(king_drop_cp=8, positional=True).E
-        _EVAL_TABLES.extend([FantasistaSearcher().E, drops._replace(magic=np.array([310, 170], drops.magic.dtype))])
-    scores, caps = np.zeros(n, np.int64), np.zeros(n, np.int8)
-    for E, (d0, d1) in zip(_EVAL_TABLES, ((0, 0), (1000, 1000))):
-        FK.evaluate_many(G.out, G.odesc, n, E, d0, d1, st, scores, caps)
-        assert [int(x) for x in scores] == [int(FK.evaluate_k(G.out[i], E, d0, d1)) for i in range(n)]
-        assert [int(x) for x in caps] == [int(FK.enemy_pieces(G.out[i], int(st[FK.ST_STM])) < before)
-                                          for i in range(n)]
 
 
 def _fast_path_positions(n_positions: int, seed: int) -> dict[str, int]:

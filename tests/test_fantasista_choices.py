@@ -1,14 +1,18 @@
 """Ousho Fantasista, issue 23: the choices made before and during the game. Reserved 9-18 per player (any result of
 any of the four tables, or 4-8), the fairy and the reserved result as pre-game decisions (asked with ``go``, answered
-``bestmove fairy:<name>[,reserved:<result>]``), and magic targets chosen by search (docs/fantasista.md)."""
+``bestmove fairy:<name>[,reserved:<result>]``), and magic targets chosen by search (docs/fantasista.md). The rolls
+as the search plays them: tests/test_fantasista_shared.py."""
 from __future__ import annotations
 
 import pytest
 
 from engine.game import GameError, NodeKind
 from engine.variants.fantasista import FantasistaState, new_game
-from engine.variants.fantasista.turngen import to_array
-from search.fantasista import FantasistaSearcher, magic_worth, roll_rows_per_side
+from engine.variants.fantasista.variant import FANTASISTA
+from eval import build_eval_tables
+from search.fantasista_shared import pregame_worths
+from search.games import FantasistaGameSearcher
+from search.interface import Limits
 from usi import games
 
 from .test_fantasista import state
@@ -49,36 +53,6 @@ def test_the_former_single_option_still_applies_to_both_sides():
             new_game(("hiko", "ayumi"), reserved=(bad, "4-8"))
     with pytest.raises(GameError):
         FantasistaState.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b - 1 f=ha;s=x1,-")
-
-
-@pytest.mark.parametrize("reserved", [("ginsara:1", "4-8"), ("4-8", "yokaku:3"), ("hiko:2", "nothing")])
-def test_search_receives_each_face_as_the_game_does(reserved):
-    """The search's roll rows follow each side's own reserved result: for every face, the positions the rules give
-    are among the search's row for that face (the target rows: all of them)."""
-    for fairies, roller in (("ha", "b"), ("ya", "w"), ("gy", "b")):
-        s = FantasistaSearcher()
-        g0 = _roll(fairies, None, 1, roller)  # only to get the fairies; rebuilt per face below
-        s._set_fairies(g0.fairy, reserved)
-        rows = roll_rows_per_side(g0.fairy, reserved)
-        assert abs(sum(p for _, p in rows) - 1) < 1e-9
-        for n in range(1, 21):
-            side, number = ("w", 16) if roller == "b" else ("b", 17)
-            g = state({"5i": "K", "5a": "k", "5g": "P", "8h": "B", "5c": "p", "2b": "b"}, side=side,
-                      extra=f"f={fairies};n=roll", number=number)
-            g.reserved = list(reserved)
-            before = to_array(g.bd)
-            g.apply(f"roll={n}")
-            want = {to_array(g.bd).tobytes()} if g.phase != "target" else set()
-            for t in (g.legal_actions() if g.phase == "target" else []):
-                g2 = g.copy()
-                g2.apply(t)
-                want.add(to_array(g2.bd).tobytes())
-            from engine.variants.fantasista import magic_of
-            from engine.variants.fantasista.magic import FAIRIES
-            c = 0 if roller == "b" else 1
-            label = next(r for r, _ in rows if r[c] == magic_of(n, FAIRIES[g0.fairy[c]], reserved[c]))
-            got = {x.tobytes() for x in s._receive(before, label)}
-            assert want == got, (fairies, roller, n)
 
 
 def test_usi_reserved_options_per_side():
@@ -157,12 +131,18 @@ def test_the_fairy_and_the_reserved_result_are_pre_game_decisions():
 
 
 def test_the_engine_chooses_the_magic_worth_most():
+    """The pre-game answer is the choice whose first roll the search's evaluation expects to gain most (the kernel's
+    anticipation of a roll): not the first listed, and the choices told apart."""
     g = new_game((None, None), reserved=(None, None))
-    s = FantasistaSearcher()
-    token, worth, ranked = s.choose_pregame(g)
-    assert ranked[0] == (token, worth) and worth == max(w for _, w in ranked) and len(ranked) == 4 * 17
-    assert worth > magic_worth(s, "fairy:ayumi,reserved:4-8")  # the choice is not the first listed
-    assert len({round(w, 3) for _, w in ranked}) > 10          # the criterion tells the choices apart
+    ranked = pregame_worths(g, build_eval_tables(FANTASISTA, "learned"))
+    token, worth = ranked[0]
+    assert sorted(t for t, _ in ranked) == sorted(g.pregame_actions()) and len(ranked) == 4 * 17
+    assert worth == max(w for _, w in ranked) > dict(ranked)["fairy:ayumi,reserved:4-8"] > 0
+    assert dict(ranked)["fairy:hiko,reserved:nothing"] < dict(ranked)["fairy:hiko,reserved:4-8"]  # 9-18 add nothing
+    assert len({w for _, w in ranked}) > 10
+    # gote's choice is its own roll's worth (sente's choice made): positive too, told apart the same way
+    h = new_game(("hiko", None), reserved=("4-8", None))
+    assert pregame_worths(h, build_eval_tables(FANTASISTA, "learned"))[0][1] > 0
     d = Dialog()
     d("setoption name USI_Variant value fantasista", "setoption name FantasistaFairySente value choose",
       "setoption name FantasistaReservedSente value choose", "position startpos")
@@ -176,7 +156,7 @@ def test_the_engine_chooses_the_magic_worth_most():
 
 class _InProcess:
     """A referee's engine in-process: offers every fantasista option, rebuilds each ``position`` with
-    ``usi.games`` and answers with the one-ply greedy player (whose pre-game answer is the searcher's choice)."""
+    ``usi.games`` and answers with a depth-1 search (whose pre-game answer is the searcher's choice)."""
 
     def __init__(self, cmd, timeout=None):
         self.options = {o[0]: None for o in games.RULE_OPTIONS} | {"USI_Variant": None}
@@ -191,14 +171,14 @@ class _InProcess:
     def close(self): pass
 
     def play(self, position, limit, timeout=None):
-        from search.fantasista import greedy_turn
         from usi.client import Cp, UsiPlayResult
 
         self.seen.append(position)
         words = position.split()[1:]
         mi = words.index("moves") if "moves" in words else len(words)
         st = games.build_state("fantasista", words[:mi], words[mi + 1:], games.option_getter(self.values))
-        return UsiPlayResult(greedy_turn(st), info={"score": Cp(0), "depth": 1}, elapsed=0.01)
+        best = FantasistaGameSearcher(hash_mb=1).think(st, Limits(depth=1), lambda info: None).best
+        return UsiPlayResult(best, info={"score": Cp(0), "depth": 1}, elapsed=0.01)
 
 
 def test_the_referee_asks_the_engines_for_their_fairies():
@@ -212,8 +192,8 @@ def test_the_referee_asks_the_engines_for_their_fairies():
     rec = ref.play()
     assert rec["start_sfen"].endswith(" f=--;s=-,?")
     first, second = rec["tokens"][:2]
-    s = FantasistaSearcher()
-    assert first == s.choose_pregame(new_game((None, None), reserved=("4-8", None)))[0] and "," not in first
+    want = pregame_worths(new_game((None, None), reserved=("4-8", None)), build_eval_tables(FANTASISTA, "learned"))
+    assert first == want[0][0] and "," not in first
     assert second.startswith("fairy:") and ",reserved:" in second
     assert ref.sent[0][0] == "position startpos" and ref.sent[1][0] == f"position startpos moves {first}"
     final = FantasistaState.from_sfen(rec["final_sfen"])
@@ -224,35 +204,8 @@ def test_the_referee_asks_the_engines_for_their_fairies():
 ISSUE_TARGET = ("7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f 2d3d roll=3").split()
 
 
-def test_magic_target_is_chosen_by_search():
-    g = new_game(("ayumi", "yokaku"))
-    for t in ISSUE_TARGET:
-        g.apply(t)
-    assert g.phase == "target" and len(g.legal_actions()) > 3
-    s = FantasistaSearcher()
-    static = s.best_target(g, depth=0)
-    assert static.best == "target:1g"  # the static value ties every pawn: the first one listed
-    values = {}
-    for act in g.legal_actions():
-        g2 = g.copy()
-        g2.apply(act)
-        values[act] = -FantasistaSearcher().search(g2, depth=4).score
-    r = s.best_target(g, depth=4)
-    assert values[r.best] == max(values.values()) and r.score == max(values.values())
-    assert len(set(values.values())) > 1 and r.best != "target:1g"
-    d = Dialog()
-    d("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own",
-      "setoption name FantasistaFairySente value ayumi",
-      "setoption name FantasistaFairyGote value yokaku", "position startpos moves " + " ".join(ISSUE_TARGET))
-    best, _ = d.go("depth 4")
-    assert best == r.best
-
-
 def test_the_shared_search_chooses_a_magic_target():
     # the roller's decision is the kernel's root: its moves are the eligible squares, searched like turns
-    from search.games import FantasistaGameSearcher
-    from search.interface import Limits
-
     g = new_game(("ayumi", "yokaku"))
     for t in ISSUE_TARGET:
         g.apply(t)

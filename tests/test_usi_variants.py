@@ -157,85 +157,38 @@ def test_fantasista_chance_aware_option_sets_the_shared_search(dialog):
         assert dialog.eng._game_searcher.kernel_searcher.searcher.chance_mode == mode and best in legal, lines
 
 
-def test_fantasista_chance_aware_option_builds_the_searcher(dialog):
-    # fantasista's first engine (FantasistaKernel own)
-    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own",
-           "setoption name FantasistaFairyGote value ayumi",
+def test_fantasista_search_options_keep_the_position_and_rebuild_the_searcher(dialog):
+    from search.kernels import CHANCE_BLIND, CHANCE_MAIN, CHANCE_STAR1
+
+    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaFairyGote value ayumi",
            "isready", "position startpos moves " + " ".join(BEFORE_ROLL))
-    assert dialog.eng._ensure_game_searcher().searcher.chance_aware is True  # the default
     before = dialog.sfen()
     legal = _state("fantasista", BEFORE_ROLL, FantasistaFairyGote="ayumi").legal_actions()
-    for value, aware in (("false", False), ("TRUE", True), ("False", False)):
-        start = dialog(f"setoption name FantasistaChanceAware value {value}")
+    for line, mode, eval_mode in (("FantasistaChanceAware value false", CHANCE_BLIND, "learned"),
+                                  ("FantasistaChanceAware value TRUE", CHANCE_MAIN, "learned"),
+                                  ("FantasistaChanceSearch value star1", CHANCE_STAR1, "learned"),
+                                  ("EvalMode value hand", CHANCE_STAR1, "hand")):
+        start = dialog(f"setoption name {line}")
         assert dialog.since(start) == []
         assert dialog.sfen() == before  # a search option: the position is kept
         best, lines = dialog.go("nodes 2000")  # takes effect at the next search, without usinewgame
-        searcher = dialog.eng._game_searcher.searcher
-        assert searcher.chance_aware is aware and best in legal, lines
-        # the roll after the root turn is searched as a chance node only by the aware engine
-        assert (searcher.chance_nodes > 0) is aware
-        dialog("usinewgame")  # clear() rebuilds the searcher with the option too
-        assert dialog.eng._game_searcher.searcher.chance_aware is aware
-
-
-@pytest.mark.parametrize("name, attr, default", [("FantasistaLateMoveReduction", "late_move_reduction", False),
-                                                 ("FantasistaQuiescenceChecks", "quiescence_checks", False),
-                                                 ("FantasistaPruneTwinDrops", "prune_twin_drops", True),
-                                                 ("FantasistaPositional", "positional", True)])
-def test_fantasista_search_check_options(dialog, name, attr, default):
-    start = dialog("usi")
-    assert f"option name {name} type check default {str(default).lower()}" in dialog.since(start)
-    # options of fantasista's first engine (FantasistaKernel own)
-    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
-           "position startpos moves " + " ".join(BEFORE_ROLL))
-    before = dialog.sfen()
-    for on in (not default, default):
-        start = dialog(f"setoption name {name} value {str(on).lower()}")
-        assert dialog.since(start) == [] and dialog.sfen() == before  # a search option: the position is kept
-        best, lines = dialog.go("nodes 3000")
-        assert getattr(dialog.eng._game_searcher.searcher, attr) is on
-        assert best in _state("fantasista", BEFORE_ROLL).legal_actions(), lines
-    start = dialog(f"setoption name {name} value often")
-    out = dialog.since(start)
-    assert len(out) == 1 and out[0].startswith(f"info string error option {name} "), out
-    assert dialog.eng.opt(name) is default  # the old value is kept
-
-
-def test_fantasista_chance_sides_option(dialog):
-    start = dialog("usi")
-    assert "option name FantasistaChanceSides type combo default both var both var own var opponent" \
-        in dialog.since(start)
-    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
-           "position startpos moves " + " ".join(BEFORE_ROLL))
-    legal = _state("fantasista", BEFORE_ROLL).legal_actions()
-    chance = {}
-    for value in ("own", "Opponent", "both"):
-        start = dialog(f"setoption name FantasistaChanceSides value {value}")
-        assert dialog.since(start) == []
-        best, lines = dialog.go("depth 2")
-        searcher = dialog.eng._game_searcher.searcher
-        assert searcher.chance_sides == value.lower() and best in legal, lines
-        chance[value.lower()] = searcher.chance_nodes
-    # sente to move at ply 15: its own roll follows the root turn, gote's the reply; "both" expands both
-    assert 0 < chance["own"] < chance["both"] and 0 < chance["opponent"] < chance["both"], chance
-    start = dialog("setoption name FantasistaChanceSides value mine")
-    out = dialog.since(start)
-    assert len(out) == 1 and out[0].startswith("info string error option FantasistaChanceSides "), out
-    assert dialog.eng.opt("FantasistaChanceSides") == "both"
+        searcher = dialog.eng._game_searcher.kernel_searcher.searcher
+        assert (searcher.chance_mode, searcher.eval_mode) == (mode, eval_mode) and best in legal, lines
+        dialog("usinewgame")  # a new game keeps the options
+        searcher = dialog.eng._ensure_game_searcher().kernel_searcher.searcher
+        assert (searcher.chance_mode, searcher.eval_mode) == (mode, eval_mode)
 
 
 def test_fantasista_go_nodes_spends_the_budget(dialog):
-    # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent
-    # (the shared search reports its completed iterations, the first engine the nodes it spent; right before two
-    # rolls the shared search's third iteration needs millions of nodes: it is given an opening position)
-    for kernel, moves in (("shared", ["7g7f"]), ("own", BEFORE_ROLL)):
-        dialog("setoption name USI_Variant value fantasista", f"setoption name FantasistaKernel value {kernel}",
-               "isready", "position startpos moves " + " ".join(moves))
-        best, lines = dialog.go("nodes 20000")
-        info = [line.split() for line in lines if line.startswith("info depth")][-1]
-        nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
-        assert depth > 2 and (nodes >= 20000 if kernel == "own" else nodes <= 20000), lines
-        assert best in _state("fantasista", moves).legal_actions()
+    # a node budget alone must search past the plain-``go`` depth (2) until the budget is spent (the search reports
+    # its completed iterations; right before two rolls its third iteration needs millions of nodes: it is given an
+    # opening position)
+    dialog("setoption name USI_Variant value fantasista", "isready", "position startpos moves 7g7f")
+    best, lines = dialog.go("nodes 20000")
+    info = [line.split() for line in lines if line.startswith("info depth")][-1]
+    nodes, depth = int(info[info.index("nodes") + 1]), int(info[info.index("depth") + 1])
+    assert depth > 2 and nodes <= 20000, lines
+    assert best in _state("fantasista", ["7g7f"]).legal_actions()
 
 
 def test_fantasista_chance_aware_bad_value_is_reported(dialog):
@@ -395,22 +348,6 @@ def test_fantasista_turn_generator_is_per_thread():
     t.start()
     t.join()
     assert seen[0] is not turngen.generator()
-
-
-def test_fantasista_long_search_prints_progress_every_second(dialog):
-    # the first engine reports only at the end of an iteration: the USI loop relays its progress in between (the
-    # shared search's iterations report as shogi's do)
-    dialog("setoption name USI_Variant value fantasista", "setoption name FantasistaKernel value own", "isready",
-           "position startpos moves 7g7f")
-    start = dialog("go infinite")
-    time.sleep(2.6)
-    dialog("stop")
-    lines = dialog.since(start)
-    progress = [line.split() for line in lines if line.startswith("info time ")]
-    assert len(progress) >= 2, lines
-    nodes = [int(w[w.index("nodes") + 1]) for w in progress]
-    assert nodes[0] > 0 and nodes == sorted(nodes) and all("nps" in w for w in progress)
-    assert sum(1 for line in lines if line.startswith("bestmove")) == 1
 
 
 @pytest.mark.parametrize("params", ["depth 0", "depth -1", "nodes 0", "", "searchmoves 7g7f",

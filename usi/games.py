@@ -25,7 +25,6 @@ FANTASISTA_FAIRY_CHOICES = FANTASISTA_FAIRIES + ("choose",)
 #: decision), or a result: ``4-8``, ``nothing``, ``<fairy>:<1|2|3|4-8>`` (any row of any fairy's table).
 FANTASISTA_RESERVED_SIDE = ("default", "choose", "4-8", "nothing") + tuple(
     f"{f}:{r}" for f in FANTASISTA_FAIRIES for r in ("1", "2", "3", "4-8"))
-FANTASISTA_CHANCE_SIDES = ("both", "own", "opponent")
 #: Mawarikudoi face probabilities as USI spin options in per mille: (option, new_game keyword, default).
 MAWARIKUDOI_FACES = (("Mawarikudoi_FaceUp", "face_up", 450), ("Mawarikudoi_FaceDown", "face_down", 450),
                      ("Mawarikudoi_Side", "side", 80), ("Mawarikudoi_Upright", "upright", 18),
@@ -41,22 +40,10 @@ RULE_OPTIONS: tuple = (
     ("FantasistaReserved", "combo", "4-8", None, None, FANTASISTA_RESERVED, "fantasista"),
     ("FantasistaReservedSente", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
     ("FantasistaReservedGote", "combo", "default", None, None, FANTASISTA_RESERVED_SIDE, "fantasista"),
-    # the search: "shared" (the shogi family's alpha-beta / expectimax kernel) or "own" (fantasista's first engine)
-    ("FantasistaKernel", "combo", "shared", None, None, FantasistaGameSearcher.KERNELS, "fantasista"),
-    # how the shared search values a roll (FantasistaGameSearcher.CHANCE_SEARCHES)
+    # how the search values a roll (FantasistaGameSearcher.CHANCE_SEARCHES)
     ("FantasistaChanceSearch", "combo", "main", None, None, FantasistaGameSearcher.CHANCE_SEARCHES, "fantasista"),
     # false: the searcher ignores coming d20 rolls (the roll-blind baseline)
     ("FantasistaChanceAware", "check", True, None, None, (), "fantasista"),
-    # true: late-move reduction in the fantasista search (FantasistaSearcher.late_move_reduction)
-    ("FantasistaLateMoveReduction", "check", False, None, None, (), "fantasista"),
-    # true: checks at the first quiescence ply, every evasion searched in check (FantasistaSearcher.quiescence_checks)
-    ("FantasistaQuiescenceChecks", "check", False, None, None, (), "fantasista"),
-    # false: ordinary drops searched beside their token twins too (FantasistaSearcher.prune_twin_drops)
-    ("FantasistaPruneTwinDrops", "check", True, None, None, (), "fantasista"),
-    # true: the shogi engine's piece-square terms in the fantasista evaluation (FantasistaSearcher.positional)
-    ("FantasistaPositional", "check", True, None, None, (), "fantasista"),
-    # whose rolls the chance-aware search expands (FantasistaSearcher.chance_sides)
-    ("FantasistaChanceSides", "combo", "both", None, None, FANTASISTA_CHANCE_SIDES, "fantasista"),
     ("EnokianMichizane", "combo", "1a", None, None, ("1a", "9i"), "enokian"),
 ) + tuple((name, "spin", default, 0, 1000, (), "mawarikudoi") for name, _, default in MAWARIKUDOI_FACES)
 
@@ -118,15 +105,9 @@ def combo_value(name: str, value: Any, choices: tuple[str, ...]) -> str:
 
 #: The fantasista search options, the ``FantasistaGameSearcher`` settings they set and how their values are read.
 FANTASISTA_SEARCH_SETTINGS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
-    "FantasistaKernel": ("kernel", lambda name, v: combo_value(name, v, FantasistaGameSearcher.KERNELS)),
     "FantasistaChanceSearch": ("chance",
                                lambda name, v: combo_value(name, v, FantasistaGameSearcher.CHANCE_SEARCHES)),
     "FantasistaChanceAware": ("chance_aware", check_value),
-    "FantasistaLateMoveReduction": ("late_move_reduction", check_value),
-    "FantasistaQuiescenceChecks": ("quiescence_checks", check_value),
-    "FantasistaPruneTwinDrops": ("prune_twin_drops", check_value),
-    "FantasistaPositional": ("positional", check_value),
-    "FantasistaChanceSides": ("chance_sides", lambda name, v: combo_value(name, v, FANTASISTA_CHANCE_SIDES)),
 }
 
 #: Options of :data:`RULE_OPTIONS` that do not change the game (lower case): setting one keeps the position; the

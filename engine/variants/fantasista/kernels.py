@@ -494,6 +494,15 @@ def _set_part(cur, k, kind, a, b, c, d):
     cur[o + 4] = d
 
 
+@inline_kernel
+def _square_enemies(st, s, c):
+    """Square ``s``'s part of :func:`enemy_pieces` for colour ``c``."""
+    code = st[ST_B + s]
+    if code == 0 or (code >> 5) == c:
+        return 0
+    return 1 + (1 if st[ST_R + s] != 0 else 0)
+
+
 @kernel
 def enemy_pieces(st, c):
     """Board pieces (riders included) not of colour ``c``: a turn of ``c`` took material when it lowers this."""
@@ -1432,171 +1441,3 @@ def count_turns_k(st, h0, T, G, G2):
     n = legal_turns_k(st, h0, T, G, G2, NO_SPELL)
     G.info[I_COUNT] = 0
     return n if n < 0 else n + G.info[I_SINGLES]
-
-
-# ----------------------------------------------------------------- evaluation (search/fantasista.py)
-@inner_kernel
-def _open_king_squares(st, c):
-    """Empty squares next to colour ``c``'s king: where a piece from the enemy hand can be dropped against it."""
-    k = st[ST_KSQ + c]
-    if k < 0:
-        return 0
-    f, r = divmod(np.int64(k), 9)
-    n = 0
-    for df in range(-1, 2):
-        for dr in range(-1, 2):
-            if (df != 0 or dr != 0) and 0 <= f + df < 9 and 0 <= r + dr < 9 and st[ST_B + (f + df) * 9 + r + dr] == 0:
-                n += 1
-    return n
-
-
-@inner_kernel
-def _drop_attack(st, E, c):
-    """What colour ``c`` holds in hand to drop next to the enemy king: the pieces weighted by ``E.drop_weight``
-    (ordinary pieces and tokens alike), at most ``E.extra[6]``."""
-    a = 0
-    for pt in range(1, 21):
-        a += E.drop_weight[pt] * (st[ST_HAND + 21 * c + pt] + st[ST_TH + 21 * c + pt])
-    return min(a, E.extra[6])
-
-
-@kernel
-def evaluate_k(st, E, d0, d1):
-    """Static value for the side to move: material on the board (riders too) and in both hands, rights, emblem,
-    invincible pieces, carriers, king exposure to drops (``E.extra[5]`` per empty square next to the king and unit
-    of :func:`_drop_attack` of the enemy hand; 0 = off), and ``E.magic[c]`` (the expected value of one roll of
-    colour c) scaled by ``d0``/``d1`` (per mille). The search passes 1000 only for a roll the quiescence played
-    past without a chance node, else 0 (a roll is counted once: as a chance node or as this term). Clamped to
-    +-E.bound. It is a sum of one term per square (:func:`_square_value`) and the terms off the board
-    (:func:`_off_board_value`), which :func:`evaluate_many` uses to value a child from its parent."""
-    board, _ = _board_terms(st, E, np.int64(0))  # (the count, unused, is dropped by the compiler once inlined)
-    return _for_side_to_move(st, E, board + _off_board_value(st, E, d0, d1))
-
-
-@inline_kernel
-def _board_terms(st, E, c):
-    """(the board's part of the evaluation, sente's +; :func:`enemy_pieces` for colour ``c``) in one pass."""
-    board = 0
-    enemies = 0
-    for s in range(81):
-        board += _square_value(st, E, s)
-        enemies += _square_enemies(st, s, c)
-    return board, enemies
-
-
-@inline_kernel
-def _square_value(st, E, s):
-    """Square ``s``'s part of the evaluation, sente's pieces +, gote's -: the piece (material and its
-    piece-square term ``E.pst[colour, ptype, s]``, zeros unless the searcher is ``positional``), its marks, its
-    rider."""
-    code = st[ST_B + s]
-    if code == 0:
-        return 0
-    mk = st[ST_M + s]
-    x = E.value[code & 31] + E.pst[code >> 5, code & 31, s]
-    if mk & INVINCIBLE:
-        x += E.extra[0]
-    if mk & CARRIER:
-        x += E.extra[1]
-    rc = st[ST_R + s]
-    if rc != 0:
-        x += E.value[rc & 31] + E.extra[2]
-        if st[ST_RM + s] & INVINCIBLE:
-            x += E.extra[0]
-    return x if (code >> 5) == 0 else -x
-
-
-@inline_kernel
-def _square_enemies(st, s, c):
-    """Square ``s``'s part of :func:`enemy_pieces` for colour ``c``."""
-    code = st[ST_B + s]
-    if code == 0 or (code >> 5) == c:
-        return 0
-    return 1 + (1 if st[ST_R + s] != 0 else 0)
-
-
-@inline_kernel
-def _off_board_value(st, E, d0, d1):
-    """The evaluation's terms off the board, sente's +: hands, rights, emblems, the roll term, king exposure."""
-    v = 0
-    for col in range(2):
-        x = 0
-        for pt in range(1, 21):
-            x += E.hand_value[pt] * (st[ST_HAND + 21 * col + pt] + st[ST_TH + 21 * col + pt])
-        for i in range(3):
-            x += E.right_value[i] * st[ST_RIGHTS + 3 * col + i]
-        if st[ST_EMBLEM + col]:
-            x += E.extra[3] + E.extra[4] * (st[ST_HAND + 21 * col + P_] + st[ST_TH + 21 * col + P_])
-        x += (E.magic[col] * (d0 if col == 0 else d1)) // 1000
-        if E.extra[5] != 0:
-            x -= E.extra[5] * _open_king_squares(st, col) * _drop_attack(st, E, 1 - col)
-        v += x if col == 0 else -x
-    return v
-
-
-@inline_kernel
-def _for_side_to_move(st, E, v):
-    """A value with sente's sign turned to ``st``'s side to move, clamped to +-E.bound."""
-    if st[ST_STM] != 0:
-        v = -v
-    b = E.bound[0]
-    return max(-b, min(b, v))
-
-
-@kernel
-def evaluate_many(out, odesc, n, E, d0, d1, parent, scores, caps):
-    """``scores[i]`` = evaluate_k of outcome i (for the side to move there); ``caps[i]`` = 1 when the turn took
-    material from the board (enemy board pieces of the parent's opponent went down). ``odesc``: the outcomes'
-    turns. A turn of one part (a move, drop or capture in place) changes at most three squares (from, to and the
-    spear pawn's first capture; a drop's square and its breath / capture in place; the sword silver's square and
-    its victim; a carrier's rider moves with it or from it), so its child's board terms are the parent's plus those
-    squares' differences: exactly :func:`evaluate_k`'s sum, without the 81-square pass per child that made the
-    ordering most of a search's time. A drop that captures nothing is valued from the parent alone (its row is not
-    read, and may be unmade: :func:`make_lazy_row`) unless the king-exposure term is on. A turn of several parts
-    (gale horse, rights, waves) is evaluated whole."""
-    c = np.int64(parent[ST_STM])
-    board0, before = _board_terms(parent, E, c)
-    sign = 1 if c == 0 else -1
-    off0 = 0
-    have_off0 = False
-    for i in range(n):
-        row = out[i]
-        d = odesc[i]
-        kind = d[1]
-        board = board0
-        enemies = before
-        if d[0] == 1 and kind == PART_DROP and d[5] < 0 and E.extra[5] == 0:
-            # A drop without a capture, valued from the parent without reading its row (which the plain path may
-            # not have made, see make_lazy_row): its square's piece term, one piece fewer in hand (and, for a
-            # pawn, fewer pawns for the emblem's term). The king-exposure term reads the whole row: not here.
-            if not have_off0:
-                off0 = _off_board_value(parent, E, d0, d1)
-                have_off0 = True
-            pt = np.int64(d[2])
-            placed = np.int64(PP_) if d[4] & 2 else pt
-            x = E.hand_value[pt]
-            if pt == P_ and parent[ST_EMBLEM + c] != 0:
-                x += E.extra[4]
-            v = board0 + sign * (E.value[placed] + E.pst[c, placed, np.int64(d[3])]) + off0 - sign * x
-            if c == 0:  # the opponent moves next: its point of view (as _for_side_to_move)
-                v = -v
-            b = E.bound[0]
-            scores[i] = max(-b, min(b, v))
-            caps[i] = 0
-            continue
-        if d[0] == 1 and (kind == PART_MOVE or kind == PART_DROP or kind == PART_CIP):
-            if kind == PART_MOVE:  # frm, end, via
-                s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(d[4])
-            elif kind == PART_DROP:  # the drop's square, its breath / capture in place
-                s1, s2, s3 = np.int64(d[3]), np.int64(d[5]), np.int64(-1)
-            else:  # the sword silver's square, the piece it takes
-                s1, s2, s3 = np.int64(d[2]), np.int64(d[3]), np.int64(-1)
-            for k in range(3):
-                sq = s1 if k == 0 else (s2 if k == 1 else s3)
-                if sq >= 0:
-                    board += _square_value(row, E, sq) - _square_value(parent, E, sq)
-                    enemies += _square_enemies(row, sq, c) - _square_enemies(parent, sq, c)
-        else:
-            board, enemies = _board_terms(row, E, c)
-        scores[i] = _for_side_to_move(row, E, board + _off_board_value(row, E, d0, d1))
-        caps[i] = 1 if enemies < before else 0
