@@ -697,3 +697,15 @@ def test_fantasista_kp_sum_is_not_carried_across_a_roll():
     callable_from_python(do_roll)(P, T, 0)  # sente's (hiko) most probable result: a rook token in hand
     assert (P.hands != hands).any()
     assert int(evaluate_cached(P, T, E, 1, cache_key, cache_val, att, ev_key, ev_val)) == int(evaluate_k(P, T, E, att))
+
+
+def test_train_derive_writes_the_derived_tables_and_refuses_a_bad_source(tmp_path, capsys):
+    from train.fit import main
+    out = tmp_path / "kp.npz"
+    assert main(["derive", "--variant", "fantasista", "--out", str(out)]) == 0
+    fx = _fantasista()
+    written, shipped = KP.load_weights(out, fx), KP.load_weights(KP.weights_path("fantasista"), fx)
+    assert all(np.array_equal(getattr(written, f), getattr(shipped, f)) for f in KP.KPWeights._fields)
+    bad = tmp_path / "dai.npz"
+    assert main(["derive", "--source", str(bad), "--out", str(tmp_path / "x.npz")]) == 2
+    assert "error: no KP weights file" in capsys.readouterr().err and not (tmp_path / "x.npz").exists()
