@@ -1,5 +1,6 @@
 """Ousho Fantasista, issue 23: every legal turn is generated (waves of many silvers part by part, no silent cut),
-and no pass is disguised as a turn (docs/fantasista.md, "Every legal turn" and "No pass disguised as a turn")."""
+and no pass is disguised as a turn (docs/fantasista.md, "The first turn generator" and "No pass disguised as a
+turn")."""
 from __future__ import annotations
 
 import itertools
