@@ -21,8 +21,8 @@ from engine.variants.fantasista.magic import FAIRIES
 from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.pieces import square_name
 from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, FxPosState,
-                                                fx_tables, table_ids, to_board, to_pos)
+from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, ST_TABLE,
+                                                FxPosState, fx_tables, table_ids, to_board, to_pos)
 
 from .kernels import MAX_PLY
 
@@ -149,13 +149,16 @@ def pregame_worths(game: FantasistaState, E) -> list[tuple[str, int]]:
     if c is None:
         return []
     att = threat_scratch(FANTASISTA)
+    T = fx_tables()
+    # one start position; a candidate only changes the chooser's magic table (what chance_gain reads of it)
+    P = to_pos(game.bd, game.move_number, "move", "", (-1, -1), capacity=CAPACITY)
     worths = []
     for token in game.pregame_actions():
         g = game.copy()
         g.apply(token)
         fairies = [None if f is None else NAMES[f] for f in g.fairy]
-        P = to_pos(g.bd, g.move_number, "move", "", table_ids(fairies, g.reserved), capacity=CAPACITY)
-        gain = int(chance_gain_k(P, fx_tables(), E, att, c))  # roll 0 follows sente's ply 15, roll 1 gote's ply 16
+        P.st[ST_TABLE + c] = table_ids(fairies, g.reserved)[c]
+        gain = int(chance_gain_k(P, T, E, att, c))  # roll 0 follows sente's ply 15, roll 1 gote's ply 16
         worths.append((token, gain if c == 0 else -gain))
     return sorted(worths, key=lambda tw: -tw[1])
 

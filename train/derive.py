@@ -49,8 +49,10 @@ def derive(source: KPWeights, source_variant: Variant, variant: Variant) -> KPWe
     n_src = len(src_letters)
     n_pt = len(variant.pieces)
     (n_sq, _, _), (_, _, n_hand) = kp_shape(variant)
-    if source.kp.shape[0] != n_sq:
-        raise ValueError(f"{source_variant.id}'s tables have {source.kp.shape[0]} squares, {variant.id} {n_sq}")
+    if source.kp.shape[0] != n_sq or source.kp_hand.shape[2] < n_hand:
+        raise ValueError(f"{source_variant.id}'s tables ({source.kp.shape[0]} squares, hands of "
+                         f"{source.kp_hand.shape[2] - 1}) do not cover {variant.id}'s ({n_sq} squares, hands of "
+                         f"{n_hand - 1})")
     letters = [p.letter for p in variant.pieces]
     model = [_kind_of(src_letters, m) for m in model_letters(variant)]  # source kind of each kind (1-based)
     value = build_eval_tables(variant, "hand").value
@@ -71,12 +73,8 @@ def derive(source: KPWeights, source_variant: Variant, variant: Variant) -> KPWe
         if pt in variant.hand_ptypes:
             base = src_letters[m - 1].lstrip("+")
             b = _kind_of(src_letters, base)
-            for rel, src_rel in ((pt - 1, b - 1), (n_pt + pt - 1, n_src + b - 1)):
-                row = src_hand[:, src_rel, :min(n_hand, src_hand.shape[2])]
-                if row.shape[1] < n_hand:  # longer hands: the last step repeated
-                    step = row[:, -1:] - row[:, -2:-1]
-                    row = np.concatenate([row, row[:, -1:] + step * np.arange(1, n_hand - row.shape[1] + 1)], 1)
-                kp_hand[:, rel, :] = row
+            kp_hand[:, pt - 1, :] = src_hand[:, b - 1, :n_hand]
+            kp_hand[:, n_pt + pt - 1, :] = src_hand[:, n_src + b - 1, :n_hand]
             kp_hand[:, pt - 1, :] += margin(pt, base) * counts[None, :]
     by_kind = np.array([0] + model, np.int64)  # entry index of kind pt (0: no kind) in the source's tables
     mobility = None if source.mobility is None else source.mobility[by_kind].astype(np.int32)
