@@ -182,8 +182,9 @@ NO_EVAL = -INF - 1  # S.sev: no static evaluation at that ply (in check, or a qu
 (TUNE_RFP_DEPTH, TUNE_RFP_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_LMP_DEPTH, TUNE_LMP_BASE, TUNE_LMP_SCALE,
  TUNE_NULL_BASE, TUNE_NULL_DEPTH_DIV, TUNE_SEE_DEPTH, TUNE_SEE_CAPTURE, TUNE_SEE_QUIET, TUNE_HIST_LMR_DIV,
  TUNE_DELTA_MARGIN, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_SINGULAR_DEPTH,
- TUNE_SINGULAR_MARGIN, TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_CHANCE_REDUCTION) = range(23)
-TUNE_SIZE = TUNE_CHANCE_REDUCTION + 1
+ TUNE_SINGULAR_MARGIN, TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_CHANCE_REDUCTION,
+ TUNE_CHANCE_MAIN_REDUCTION) = range(24)
+TUNE_SIZE = TUNE_CHANCE_MAIN_REDUCTION + 1
 
 SearchTables = namedtuple("SearchTables", [
     "ctl",        # int64[CTL_SIZE]: see CTL_*
@@ -762,17 +763,19 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if chance_mode == CHANCE_MAIN:
             # Each result's static value (side to move's view) against the most probable one's: their weighted mean
             # difference is the shift; the most probable result is searched in the window moved by it (one subtree
-            # a roll, and the window stays narrow). A mate keeps its value.
+            # a roll, and the window stays narrow), TUNE_CHANCE_MAIN_REDUCTION plies shallower. A mate keeps its
+            # value.
             total = _chance_statics(P, T, E, S, ply, us, n_rows)
             diff = zero
             for r in range(1, n_rows):
                 diff += c_w[r] * (c_sv[r] - c_sv[0])
             shift = (2 * diff + total) // (2 * total)
+            m_depth = max(depth - S.tune[TUNE_CHANCE_MAIN_REDUCTION], zero)
             play_chance(P, T, zero)
             if P.st[ST_STM] == us:
-                v = search(P, T, E, S, alpha - shift, beta - shift, depth, ply + 1, yes, no)
+                v = search(P, T, E, S, alpha - shift, beta - shift, m_depth, ply + 1, yes, no)
             else:
-                v = -search(P, T, E, S, shift - beta, shift - alpha, depth, ply + 1, yes, no)
+                v = -search(P, T, E, S, shift - beta, shift - alpha, m_depth, ply + 1, yes, no)
             unplay_chance(P, T)
             if S.ctl[CTL_STOP] != 0:
                 return 0

@@ -23,7 +23,8 @@ from .kernels import (TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_FUT_MARGIN, TUNE_H
                       TUNE_LMP_DEPTH, TUNE_LMP_SCALE, TUNE_LMR_BASE, TUNE_LMR_DIV, TUNE_NULL_BASE,
                       TUNE_NULL_DEPTH_DIV, TUNE_NULL_EVAL_DIV, TUNE_RAZOR_MARGIN, TUNE_RFP_DEPTH, TUNE_RFP_MARGIN,
                       TUNE_SEE_CAPTURE, TUNE_SEE_DEPTH, TUNE_SEE_QUIET, TUNE_SINGULAR_DEPTH, TUNE_SINGULAR_MARGIN,
-                      TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_CHANCE_REDUCTION, TUNE_SIZE)
+                      TUNE_PROBCUT_DEPTH, TUNE_PROBCUT_MARGIN, TUNE_CHANCE_REDUCTION,
+                      TUNE_CHANCE_MAIN_REDUCTION, TUNE_SIZE)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,10 @@ TUNABLES: dict[int, Tunable] = {
     TUNE_CHANCE_REDUCTION: Tunable("ChanceReduction", 0, 0, 8, 0.6,
                                    "chance nodes (fantasista's rolls): the results after the most probable one are "
                                    "searched this many plies shallower; 0: every result to full depth"),
+    TUNE_CHANCE_MAIN_REDUCTION: Tunable("ChanceMainReduction", 0, 0, 4, 0.5,
+                                        "chance nodes searched by their most probable result (fantasista's "
+                                        "FantasistaChanceSearch=main): that result is searched this many plies "
+                                        "shallower than the node"),
 }
 assert sorted(TUNABLES) == list(range(TUNE_SIZE)), "every TUNE_* index of the kernel has its entry here"
 #: parameter name -> index

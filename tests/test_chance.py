@@ -21,8 +21,8 @@ from eval import build_eval_tables
 from search.alphabeta import Searcher
 from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_STAR1, CTL_CHANCE,
                             CTL_CHANCE_FROM, CTL_CHANCE_GAIN, CTL_CHANCE_TO, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, INF,
-                            TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH, TUNE_LMP_DEPTH, TUNE_RFP_DEPTH,
-                            chance_cut, chance_window, probe_threshold, search)
+                            TUNE_CHANCE_MAIN_REDUCTION, TUNE_CHANCE_REDUCTION, TUNE_DELTA_MARGIN, TUNE_FUT_DEPTH,
+                            TUNE_LMP_DEPTH, TUNE_RFP_DEPTH, chance_cut, chance_window, probe_threshold, search)
 from search.params import default_tune
 
 TOTAL = 20  # the d20
@@ -247,6 +247,17 @@ def test_main_searches_one_result_a_roll_and_shifts_by_the_others():
         assert 10 * n_main < n_star and n_main < 4 * n_blind
         differs += v_main != v_blind
     assert differs > 0
+
+
+def test_chance_main_reduction_searches_the_main_result_shallower():
+    # ChanceMainReduction: CHANCE_MAIN's one subtree a roll searched that many plies shallower than the chance node
+    s = _searcher()
+    for P in _positions():
+        _, full = _root_value(s, P, 3, CHANCE_MAIN)
+        s._tune[TUNE_CHANCE_MAIN_REDUCTION] = 1
+        v, reduced = _root_value(s, P, 3, CHANCE_MAIN)
+        s._tune[TUNE_CHANCE_MAIN_REDUCTION] = 0
+        assert reduced < full and abs(v) < CHANCE_BOUND
 
 
 def test_leaves_before_a_roll_count_its_expected_gain():
