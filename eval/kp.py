@@ -15,12 +15,13 @@ and the sparse features for training are :mod:`train.features`; training (:mod:`
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 import numpy as np
 
-from engine.variant import COLOR_SHIFT, Variant
+from engine.variant import Variant
 
 from .kernels import KS_SIZE, SM_BUCKETS, threat_size
 
@@ -36,12 +37,13 @@ def weights_path(variant_id: str) -> Path:
 def kp_shape(variant: Variant) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """Shapes of ``kp`` and ``kp_hand``: (squares, 2 x piece types, squares) and (squares, 2 x piece types,
     largest hand count + 1); the largest hand count is the number of non-royal pieces of the start position."""
-    from engine import Position
     n_sq = variant.geometry.n_squares
     n_pt = len(variant.pieces)
-    board = Position.startpos(variant).state.board
     royal = set(variant.royal_ptypes)
-    n_men = sum(1 for c in board if c != 0 and (int(c) & ((1 << COLOR_SHIFT) - 1)) not in royal)
+    # read from the start SFEN's board field, not from a Position (whose checks would compile the plain tables'
+    # kernels for a variant that has tables of its own)
+    pieces = re.findall(r"\+?[A-Za-z]", variant.start_sfen.split()[0])
+    n_men = sum(1 for token in pieces if variant.ptype_of_letter[token.upper()] not in royal)
     return (n_sq, 2 * n_pt, n_sq), (n_sq, 2 * n_pt, n_men + 1)
 
 

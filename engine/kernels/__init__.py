@@ -34,6 +34,11 @@ _njit = njit(cache=True, **_JIT_OPTIONS)
 #: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
 #: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
 LITERAL_PARAMS = frozenset({"mode"})
+#: Tables classes (namedtuple classes) whose kernels take even :data:`LITERAL_PARAMS` as run-time values: one
+#: generator for every mode. A variant registers its tables here when compile time matters more than the
+#: specialisation (fantasista: its generator and the shared ones below it are compiled once rather than once per
+#: mode, about a fifth of its cold compile).
+RUNTIME_MODE_TABLES: set[type] = set()
 
 
 def _call_type(ty: types.Type) -> types.Type:
@@ -50,14 +55,17 @@ def _call_type(ty: types.Type) -> types.Type:
 
 def _one_signature_per_type(disp: Dispatcher) -> None:
     """Make the kernel-to-kernel calls of dispatcher ``disp`` ask for :func:`_call_type` signatures (its
-    :data:`LITERAL_PARAMS` excepted): a call site with ``f(x, 0)`` and one with ``f(x, i)`` share one compile."""
+    :data:`LITERAL_PARAMS` excepted, unless an argument's tables are in :data:`RUNTIME_MODE_TABLES`): a call site
+    with ``f(x, 0)`` and one with ``f(x, i)`` share one compile."""
     params = list(inspect.signature(disp.py_func).parameters)
     keep = [name in LITERAL_PARAMS for name in params]
     resolve = disp.get_call_template
 
     def get_call_template(args, kws):
-        args = tuple(a if i < len(keep) and keep[i] else _call_type(a) for i, a in enumerate(args))
-        kws = {k: (v if k in LITERAL_PARAMS else _call_type(v)) for k, v in kws.items()}
+        literal = not any(isinstance(a, types.BaseNamedTuple) and a.instance_class in RUNTIME_MODE_TABLES
+                          for a in args)
+        args = tuple(a if literal and i < len(keep) and keep[i] else _call_type(a) for i, a in enumerate(args))
+        kws = {k: (v if literal and k in LITERAL_PARAMS else _call_type(v)) for k, v in kws.items()}
         return resolve(args, kws)
 
     disp.get_call_template = get_call_template

@@ -5,7 +5,10 @@ tokens and rider pawns in nifu and uchifuzume, the emblem's tokin drops, boardin
 own generator, make/unmake and uchifuzume test; in the search, the rolls as chance nodes (and the coming pair's
 static preview), the TT key with the magic schedule, no null move while a magic target is pending, no multi-part
 turn as a TT move before generation (its arena row is only filled by the generation). The kernels are in
-:mod:`.movers`.
+:mod:`.movers`. Every overload is inlined (``inline="always"``): each is one call of a kernel, and a wrapper of its
+own is a compiled function that carries a copy of everything below it (a wrapper of the generator cost 6 s of the
+cold compile). An inlined body has no branch of its own (``x if c else y``): numba's inliner warns on the value
+it merges.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ def _fx(T) -> bool:
     return getattr(T, "instance_class", None) is FxTables
 
 
-@overload(hooks.can_capture)
+@overload(hooks.can_capture, inline="always")
 def _can_capture(P, T, code, to, tgt):
     if _fx(T):
         return lambda P, T, code, to, tgt: capture_allowed(P, T, code, to, tgt)
@@ -43,37 +46,37 @@ def _is_pawn_drop(T, pt):
         return lambda T, pt: pt == PAWN or pt == PT
 
 
-@overload(hooks.extra_drops)
+@overload(hooks.extra_drops, inline="always")
 def _extra_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
     if _fx(T):
         return lambda P, T, mode, out, n, c, ksq, n_chk, chk_sq: emblem_drops(P, T, out, n, c, ksq, n_chk, chk_sq)
 
 
-@overload(hooks.boarding)
+@overload(hooks.boarding, inline="always")
 def _boarding(P, T, code, frm, to):
     if _fx(T):
-        return lambda P, T, code, frm, to: SP_BOARD if can_board(P, T, code, frm, to) else 0
+        return lambda P, T, code, frm, to: SP_BOARD * int(can_board(P, T, code, frm, to))
 
 
-@overload(hooks.extra_attacks)
+@overload(hooks.extra_attacks, inline="always")
 def _extra_attacks(P, T, sq, by):
     if _fx(T):
         return lambda P, T, sq, by: rider_attacks(P, T, sq, by)
 
 
-@overload(hooks.variant_pawn_drop_mates)
+@overload(hooks.variant_pawn_drop_mates, inline="always")
 def _pawn_drop_mates(P, T, c, pt, to, out):
     if _fx(T):
-        return lambda P, T, c, pt, to, out: 1 if fx_pawn_drop_mates(P, T, c, pt, to, out) else 0
+        return lambda P, T, c, pt, to, out: int(fx_pawn_drop_mates(P, T, c, pt, to, out))
 
 
-@overload(hooks.variant_generate)
+@overload(hooks.variant_generate, inline="always")
 def _variant_generate(P, T, mode, out):
     if _fx(T):
         return lambda P, T, mode, out: fx_generate(P, T, mode, out)
 
 
-@overload(hooks.variant_do_move)
+@overload(hooks.variant_do_move, inline="always")
 def _variant_do_move(P, T, mv):
     if _fx(T):
         def impl(P, T, mv):
@@ -82,7 +85,7 @@ def _variant_do_move(P, T, mv):
         return impl
 
 
-@overload(hooks.variant_undo_move)
+@overload(hooks.variant_undo_move, inline="always")
 def _variant_undo_move(P, T):
     if _fx(T):
         def impl(P, T):
@@ -91,31 +94,31 @@ def _variant_undo_move(P, T):
         return impl
 
 
-@overload(hooks.search_key)
+@overload(hooks.search_key, inline="always")
 def _search_key(P, T, aply):
     if _fx(T):
         return lambda P, T, aply: tt_key(P, T, aply)
 
 
-@overload(hooks.chance_rows)
+@overload(hooks.chance_rows, inline="always")
 def _chance_rows(P, T):
     if _fx(T):
         return lambda P, T: chance_rows(P, T)
 
 
-@overload(hooks.chance_weight)
+@overload(hooks.chance_weight, inline="always")
 def _chance_weight(P, T, r):
     if _fx(T):
         return lambda P, T, r: chance_weight(P, T, r)
 
 
-@overload(hooks.play_chance)
+@overload(hooks.play_chance, inline="always")
 def _play_chance(P, T, r):
     if _fx(T):
         return lambda P, T, r: do_roll(P, T, r)
 
 
-@overload(hooks.unplay_chance)
+@overload(hooks.unplay_chance, inline="always")
 def _unplay_chance(P, T):
     if _fx(T):
         return lambda P, T: undo_roll(P, T)

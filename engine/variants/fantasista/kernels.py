@@ -187,7 +187,7 @@ def _put(st, h, T, idx, v):
     return h ^ T.Z[idx, old & 127] ^ T.Z[idx, v & 127]
 
 
-@kernel
+@inner_kernel
 def can_capture(mpt, tpt, tmark):
     if tpt == K_:
         return False
@@ -200,13 +200,13 @@ def can_capture(mpt, tpt, tmark):
     return True
 
 
-@kernel
+@inner_kernel
 def in_zone(c, sq):
     r = sq % 9
     return r <= 2 if c == 0 else r >= 6
 
 
-@kernel
+@inner_kernel
 def must_promote(pt, c, sq):
     r = sq % 9
     rel = r if c == 0 else 8 - r
@@ -217,7 +217,7 @@ def must_promote(pt, c, sq):
     return False
 
 
-@kernel
+@inner_kernel
 def attacked(st, T, sq, by):
     """Whether colour ``by`` attacks ``sq`` (lower pieces and riders both attack from their square)."""
     lo = 32 * by
@@ -248,7 +248,7 @@ def attacked(st, T, sq, by):
     return False
 
 
-@kernel
+@inner_kernel
 def in_check(st, T, c):
     k = st[ST_KSQ + c]
     return k >= 0 and attacked(st, T, np.int64(k), np.int64(1 - c))
@@ -272,7 +272,7 @@ def _capture(st, h, T, c, sq):
     return h
 
 
-@kernel
+@inner_kernel
 def _copy(src, dst):
     for i in range(S):
         dst[i] = src[i]
@@ -327,7 +327,7 @@ def _consider(st, T, frm, c, pt, is_carrier, to, mv, n):
     return n
 
 
-@kernel
+@inner_kernel
 def piece_moves(st, T, frm, layer, mv):
     """Ordinary moves of the piece on ``frm`` (layer 0 lower, 1 rider) into ``mv`` rows (end, via, promote,
     boarding); the order is the Python generator's (leaps, then rays; promotion first)."""
@@ -595,7 +595,7 @@ def _follow(T, G, c, spell, lvl, sq, layer, part_k):
         _emit(w2, h2, T, G, np.int64(c), spell, NOPASS)
 
 
-@kernel
+@inner_kernel
 def generate(st, h0, T, G, spell, uchi, stop):
     """Every legal turn of the side to move of ``st`` (key ``h0``) into ``G`` (see the module doc); returns the
     number of outcomes. ``stop``: return as soon as one legal turn is found. ``uchi``: set ``oflag`` on pawn drops
@@ -710,7 +710,7 @@ def _pawn_files(st, c):
     return pawn_files
 
 
-@kernel
+@inner_kernel
 def _drops(st, h0, T, G, c, spell, uchi, safe):
     cur = G.cur
     w1 = G.wk[1]
@@ -756,7 +756,7 @@ def _drops(st, h0, T, G, c, spell, uchi, safe):
                     _emit(w1, h1, T, G, np.int64(c), spell, np.int64(safe))
 
 
-@kernel
+@inner_kernel
 def _rights(st, h0, T, G, c, spell, safe, stop):
     cur = G.cur
     w1 = G.wk[1]
@@ -804,7 +804,7 @@ def _rights(st, h0, T, G, c, spell, safe, stop):
         _wave(st, h0, T, G, c, spell, stop)
 
 
-@kernel
+@inner_kernel
 def _wave(st, h0, T, G, c, spell, stop):
     """Silver wave: each own unpromoted silver (riders after lower pieces) moves at most once, in any order; a
     (position, silvers done) pair is expanded once, in the Python generator's depth-first order. When the seen-set
