@@ -83,6 +83,17 @@ def _read_weights(path: Path | str) -> tuple[str, KPWeights]:
     return vid, KPWeights(kp, kh, tempo, mobility, ks, threats, smob)
 
 
+def save_weights(path: Path | str, variant_id: str, w: KPWeights, **meta) -> None:
+    """Write ``w`` as a weights file of ``variant_id``, the format :func:`_read_weights` reads: ``kp`` as int16 when
+    every entry fits, the optional tables that are present, and ``meta`` beside them (arrays or numbers saying how
+    the tables were made; names of their own)."""
+    small = np.int16 if np.abs(w.kp).max() < 2 ** 15 else np.int32
+    tables = {name: arr for name, arr in (("mobility", w.mobility), ("ks", w.ks), ("threats", w.threats),
+                                          ("safe_mobility", w.smob)) if arr is not None}
+    np.savez_compressed(path, variant=np.str_(variant_id), kp=w.kp.astype(small), kp_hand=w.kp_hand,
+                        tempo=np.float64(w.tempo), **tables, **meta)
+
+
 def _check_shapes(path: Path | str, w: KPWeights, variant: Variant) -> KPWeights:
     want_kp, want_kh = kp_shape(variant)
     if w.kp.shape != want_kp or w.kp_hand.shape != want_kh:

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.variant import Variant
 from eval.kernels import SM_BUCKETS, TH_KINDS, TH_MULTI
-from eval.kp import KPWeights, kp_shape
+from eval.kp import KPWeights, kp_shape, save_weights
 
 
 def variant_record(variant_id: str) -> Variant:
@@ -90,9 +90,4 @@ def derive(source: KPWeights, source_variant: Variant, variant: Variant) -> KPWe
 
 def write(weights: KPWeights, variant: Variant, out: Path, source: Path) -> None:
     """Save ``weights`` as a weights file of ``variant`` (the format of :mod:`eval.kp`), naming its source."""
-    small = np.int16 if np.abs(weights.kp).max() < 2 ** 15 else np.int32
-    extra = {name: arr for name, arr in (("mobility", weights.mobility), ("ks", weights.ks),
-                                         ("threats", weights.threats), ("safe_mobility", weights.smob))
-             if arr is not None}
-    np.savez_compressed(out, variant=np.str_(variant.id), kp=weights.kp.astype(small), kp_hand=weights.kp_hand,
-                        tempo=np.float64(weights.tempo), derived_from=np.str_(source.name), **extra)
+    save_weights(out, variant.id, weights, derived_from=np.str_(source.name))

@@ -353,8 +353,10 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
     teacher or a peer (``ours`` 0 or 1); every other position weighs 1; the reported losses are unweighted.
     ``lam_ours``: see :func:`_split_and_target`."""
     from engine import get_variant
-    from . import features as F
+    from eval.kp import KPWeights, save_weights
     from eval.params import TEMPO
+
+    from . import features as F
     t0 = time.perf_counter()
     v = get_variant("shogi")
     d = _load_data(data_paths, teacher_games_only)
@@ -443,15 +445,14 @@ def fit(data_paths: list[Path], out: Path | None, steps: int, lr: float, lam: fl
                "seconds": time.perf_counter() - t0}
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-        small = np.int16 if np.abs(kp).max() < 2 ** 15 else np.int32
-        extra = {**({"ks": ks_cp} if king_safety else {}), **({"threats": threats_cp} if threats else {}),
-                 **({"safe_mobility": smob_cp} if safe_mobility else {})}
-        np.savez_compressed(out, variant=np.str_(v.id), kp=kp.astype(small), kp_hand=kh, mobility=mobility_cp, **extra,
-                            **{k: np.float64(x) for k, x in figures.items() if k != "mobility"},
-                            settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64),
-                            **({} if lam_ours is None else {"lam_ours": np.float64(lam_ours)}),
-                            **({} if self_play_weight == 1.0 else {"self_play_weight": np.float64(self_play_weight)}),
-                            **({} if peer_weight == 1.0 else {"peer_weight": np.float64(peer_weight)}))
+        weights = KPWeights(kp, kh, tempo_cp, mobility_cp, ks_cp if king_safety else None,
+                            threats_cp if threats else None, smob_cp if safe_mobility else None)
+        save_weights(out, v.id, weights,
+                     **{k: np.float64(x) for k, x in figures.items() if k not in ("mobility", "tempo")},
+                     settings=np.array([steps, lr, lam, l2_kp, l2_factor], np.float64),
+                     **({} if lam_ours is None else {"lam_ours": np.float64(lam_ours)}),
+                     **({} if self_play_weight == 1.0 else {"self_play_weight": np.float64(self_play_weight)}),
+                     **({} if peer_weight == 1.0 else {"peer_weight": np.float64(peer_weight)}))
         figures["bytes"] = out.stat().st_size
     return figures
 
