@@ -60,8 +60,9 @@ class FantasistaGameSearcher(_GameSearcher):
     :class:`search.position.PositionSearcher` over :class:`search.fantasista_shared.FxPosition`, the pre-game choice
     by :func:`search.fantasista_shared.pregame_worths`. ``hash_mb`` sizes its table; ``chance``: how a roll is
     valued (:data:`CHANCE_SEARCHES`); ``chance_aware`` false is the roll-blind baseline; ``search_features``,
-    ``search_params``, ``eval_mode``: the USI options SearchFeatures, SearchParams and EvalMode (``learned`` reads
-    ``eval/weights/kp_fantasista.npz``, derived from shogi's tables by :mod:`train.derive`)."""
+    ``search_params``, ``eval_mode``, ``threads``: the USI options SearchFeatures, SearchParams, EvalMode
+    (``learned`` reads ``eval/weights/kp_fantasista.npz``, derived from shogi's tables by :mod:`train.derive`) and
+    Threads (the main search and ``threads - 1`` Lazy SMP helpers, as shogi's)."""
 
     variant = "fantasista"
     #: how the search values a roll: "main" (the most probable result searched, the others by their static
@@ -71,7 +72,7 @@ class FantasistaGameSearcher(_GameSearcher):
 
     def __init__(self, seed: int = 0, hash_mb: int = 16, chance: str = "main", chance_aware: bool = True,
                  search_features: str = "default", search_params: str = "default",
-                 eval_mode: str | None = None) -> None:
+                 eval_mode: str | None = None, threads: int = 1) -> None:
         super().__init__(seed)
         from eval import DEFAULT_EVAL_MODE, EVAL_MODES
 
@@ -90,6 +91,7 @@ class FantasistaGameSearcher(_GameSearcher):
         searcher.eval_mode = eval_mode
         searcher.chance_mode = (CHANCE_BLIND if not chance_aware else CHANCE_MAIN if chance == "main"
                                 else CHANCE_STAR1)
+        searcher.threads = threads
         self.kernel_searcher = PositionSearcher(seed, hash_mb, "fantasista", searcher)
 
     def clear(self) -> None:

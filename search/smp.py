@@ -28,7 +28,7 @@ from .kernels import search as search_kernel
 #: Per-thread buffers of SearchTables (everything else is shared: the table, the LMR table, the parameters).
 _PER_THREAD = ("ctl", "moves", "mscore", "pv", "pv_len", "killers", "history", "checks", "root_moves", "root_scores",
                "see_buf", "mp", "counter", "quiets", "sev", "excluded", "kp_key", "kp_val", "att",
-               "ev_key", "ev_val")
+               "ev_key", "ev_val", "chance")
 
 
 class Helper:

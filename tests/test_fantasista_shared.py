@@ -369,3 +369,24 @@ def test_a_copy_made_inside_a_line_unplays_its_multi_part_turns():
     assert to_board(other.state).key() == root
     assert all(np.array_equal(a, b) for a, b in zip(pos.state, deep))  # the original untouched
 
+
+
+def test_threads_search_fantasista_with_helpers_across_a_roll():
+    """Threads 2 on fantasista (Lazy SMP over the shared kernel): from a position a few plies before a roll pair,
+    the helper's nodes come on top of the main thread's node limit, each thread keeps its own chance-node rows,
+    the answer is a legal turn, and no helper thread outlives the search."""
+    import threading
+
+    from search import Limits
+    from search.games import FantasistaGameSearcher
+
+    g = new_game(("hiko", "ayumi"))
+    for token in "7g7f 3c3d 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f".split():
+        g.apply(token)
+    searcher = FantasistaGameSearcher(hash_mb=4, threads=2)
+    r = searcher.think(g, Limits(nodes=20_000), lambda info: None)
+    assert r.best in g.legal_actions()
+    assert r.nodes > 20_000 + 1000  # the main thread stops near 20,000; the helper's nodes come on top
+    assert not [t for t in threading.enumerate() if t.name.startswith("search-helper")]
+    one = FantasistaGameSearcher(hash_mb=4).think(g, Limits(nodes=20_000), lambda info: None)
+    assert one.nodes < 20_000 + 1000

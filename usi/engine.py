@@ -144,7 +144,7 @@ def default_options() -> dict[str, Option]:
         # shogi / dai shogi search parameters (search/params.py): default, or Name=value pairs such as
         # RFPMargin=120,LMPBase=4 (the others keep their defaults); for tuning (bench.spsa) and SPRTs
         Option("SearchParams", "string", "default"),
-        # search threads of the shared alpha-beta (shogi, dai shogi): Lazy SMP helpers (search/smp.py)
+        # search threads of the shared alpha-beta (shogi, dai shogi, fantasista): Lazy SMP helpers (search/smp.py)
         Option("Threads", "spin", 1, 1, MAX_THREADS),
     ]
     # each variant's rule options (usi/games.py); they only matter once USI_Variant selects that variant

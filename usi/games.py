@@ -77,7 +77,7 @@ def searcher_settings(variant_id: str, opt: Callable[[str], Any]) -> dict[str, A
         settings = {setting: read(name, opt(name)) for name, (setting, read) in FANTASISTA_SEARCH_SETTINGS.items()}
         # the shared search's own options, as text (checked at setoption; parsed by the searcher)
         settings.update(search_features=str(opt("SearchFeatures")), search_params=str(opt("SearchParams")),
-                        eval_mode=str(opt("EvalMode")))
+                        eval_mode=str(opt("EvalMode")), threads=int(opt("Threads")))
         return settings
     if variant_id in ("mawarikudoi", "enokian"):
         return rule_kwargs(variant_id, opt)
