@@ -61,10 +61,8 @@ def extra_attacks(P, T, sq, by):
 
 
 def variant_generate(P, T, mode, out):
-    """The legal moves of the side to move by the tables' generator: the standard one
-    (:func:`engine.kernels.movegen.generate_standard`; that overload is in movegen, which this module may not
-    import) or a variant's own."""
-    raise NotImplementedError("compiled through its overloads only")
+    """The variant's whole generator, or -1: the standard one (:func:`engine.kernels.movegen.generate`)."""
+    return -1
 
 
 def variant_do_move(P, T, mv):
@@ -178,6 +176,12 @@ def _boarding_plain(P, T, code, frm, to):
 def _extra_attacks_plain(P, T, sq, by):
     if plain_tables(T):
         return lambda P, T, sq, by: False
+
+
+@overload(variant_generate, inline="always")
+def _variant_generate_plain(P, T, mode, out):
+    if plain_tables(T):
+        return lambda P, T, mode, out: -1
 
 
 @overload(variant_do_move, inline="always")

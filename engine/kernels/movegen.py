@@ -26,13 +26,12 @@ from collections import namedtuple
 
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import overload
 
 from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import inner_kernel, kernel
-from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawns_on, plain_tables,
-                    variant_do_move, variant_generate, variant_pawn_drop_mates, variant_undo_move)
+from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawns_on, variant_do_move,
+                    variant_generate, variant_pawn_drop_mates, variant_undo_move)
 
 PROMOTE = 1 << 16
 DROP = 1 << 17
@@ -677,7 +676,10 @@ def generate(P, T, mode, out):
     a constant (one specialised generator per mode); Python calls :func:`generate_by_mode`. A variant with moves of
     its own generates them all itself (:func:`.hooks.variant_generate`), with :func:`generate_standard` and
     :func:`gen_drops` for the standard ones."""
-    return variant_generate(P, T, mode, out)
+    n = variant_generate(P, T, mode, out)
+    if n >= 0:
+        return n
+    return generate_standard(P, T, mode, out)
 
 
 @inner_kernel
@@ -692,15 +694,6 @@ def generate_standard(P, T, mode, out):
     if n_chk >= 2 or mode == GEN_CAPTURES or T.params[P_DROPS] == 0:
         return n
     return gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq)
-
-
-@overload(variant_generate, inline="always", prefer_literal=True)
-def _variant_generate_standard(P, T, mode, out):
-    """The plain tables' generator is the standard one, ``mode`` kept a constant (one generator per mode). A variant
-    with its own generator overloads the hook for its tables, and this module's generators are compiled for them only
-    as its generator calls them (not once more per mode behind a branch it never takes)."""
-    if plain_tables(T):
-        return lambda P, T, mode, out: generate_standard(P, T, mode, out)
 
 
 @inner_kernel
