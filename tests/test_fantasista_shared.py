@@ -370,11 +370,10 @@ def test_a_copy_made_inside_a_line_unplays_its_multi_part_turns():
     assert all(np.array_equal(a, b) for a, b in zip(pos.state, deep))  # the original untouched
 
 
-
 def test_threads_search_fantasista_with_helpers_across_a_roll():
-    """Threads 2 on fantasista (Lazy SMP over the shared kernel): from a position a few plies before a roll pair,
-    the helper's nodes come on top of the main thread's node limit, each thread keeps its own chance-node rows,
-    the answer is a legal turn, and no helper thread outlives the search."""
+    """Threads 2 on fantasista (Lazy SMP over the shared kernel; a helper has chance-node rows of its own): from a
+    position a few plies before a roll pair the helper's nodes come on top of the main thread's node limit, the
+    answer is a legal turn, and no helper thread outlives the search."""
     import threading
 
     from search import Limits
