@@ -1,6 +1,6 @@
 """Ousho Fantasista speed next to standard shogi's, measured in the same run.
 
-* perft: ``engine.variants.fantasista.turngen.perft`` (turns counted, rolls not played, leaves bulk-counted) from the
+* perft: ``engine.variants.fantasista.turns.perft`` (turns counted, rolls not played, leaves bulk-counted) from the
   start, where it must equal shogi's, against ``Position.perft`` of the same start; then a few mid-game positions
   whose side to move holds special pieces, rights, an emblem or a carrier (taken from seeded random games, see
   :data:`MIDGAMES`; they have no shogi twin, so their ratio is to shogi's start figure).
@@ -71,7 +71,7 @@ def perft_rows(max_depth: Optional[int] = None, repeats: int = 3) -> list[dict]:
     ``ratio`` = its nodes/s over shogi's start nodes/s."""
     from engine import Position
     from engine.variants.fantasista import FantasistaState, new_game
-    from engine.variants.fantasista.turngen import perft
+    from engine.variants.fantasista.turns import perft
 
     cap = (lambda d: min(d, max_depth)) if max_depth else (lambda d: d)
     d0 = cap(5)

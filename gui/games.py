@@ -569,7 +569,7 @@ class GuiGame:
 
     def _unlisted_wave_moves(self) -> list[str]:
         """Fantasista, a position whose waves are too many for the rules to list (``TurnTable.truncated``, past
-        ``MAX_PARTS`` x ``MAX_CAP`` turns, see engine/variants/fantasista/turngen.py): every single move of each own
+        the largest of ``engine.variants.fantasista.turns.LEVELS``): every single move of each own
         silver that may take part in a wave (the rules' own ``piece_moves``); empty elsewhere. Which sets of them make
         a wave is left to ``canonical``."""
         if self.info.id != "fantasista" or self.node() != "decision" or not self.state.turns()[0].truncated:

@@ -16,13 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.kernels.movegen import DROP, HAS_MID, PROMOTE, do_move, in_check, undo_move
+from engine.kernels.movegen import do_move, in_check, undo_move
 from engine.variants.fantasista.magic import FAIRIES
 from engine.variants.fantasista.movers import legal_moves
-from engine.variants.fantasista.pieces import square_name
+from engine.variants.fantasista.position import to_board, to_pos
 from engine.variants.fantasista.state import FantasistaState
-from engine.variants.fantasista.variant import (FANTASISTA, SP_MASK, SP_RIDER, SP_TARGET, SP_TURN, ST_TABLE,
-                                                FxPosState, fx_tables, table_ids, to_board, to_pos)
+from engine.variants.fantasista.turns import spell
+from engine.variants.fantasista.variant import FANTASISTA, SP_MASK, SP_TURN, ST_TABLE, FxPosState, fx_tables, table_ids
 
 from .kernels import MAX_PLY
 
@@ -161,27 +161,3 @@ def pregame_worths(game: FantasistaState, E) -> list[tuple[str, int]]:
         gain = int(chance_gain_k(P, T, E, att, c))  # roll 0 follows sente's ply 15, roll 1 gote's ply 16
         worths.append((token, gain if c == 0 else -gain))
     return sorted(worths, key=lambda tw: -tw[1])
-
-
-def spell(code: int) -> str | None:
-    """A one-part move (or a magic target) in the turn notation of ``docs/fantasista.md``; None for a multi-part
-    turn (``SP_TURN``)."""
-    sp = code & SP_MASK
-    if sp == SP_TURN:
-        return None
-    to, frm, mid = code & 0xFF, (code >> 8) & 0xFF, (code >> 18) & 0xFF
-    if sp == SP_TARGET:
-        return f"target:{square_name(to)}"
-    plus = "+" if code & PROMOTE else ""
-    if code & DROP:
-        letter = FANTASISTA.pieces[frm - 1].letter
-        if code & HAS_MID:  # breath, the sword silver's drop: dropped on to, captures on mid
-            return f"{letter}*{square_name(to)}:x{square_name(mid)}"
-        return f"{letter}*{square_name(to)}{plus}"
-    rider = "rider:" if sp == SP_RIDER else ""
-    if code & HAS_MID:
-        if to == frm:  # the sword silver captures without moving
-            return f"{square_name(frm)}:x{square_name(mid)}"
-        # the spear pawn's double capture: through mid to to
-        return f"{rider}{square_name(frm)}{square_name(mid)},{square_name(mid)}{square_name(to)}{plus}"
-    return f"{rider}{square_name(frm)}{square_name(to)}{plus}"

@@ -1,10 +1,11 @@
-"""What today's fantasista rules engine answers, frozen as an oracle for the port to the shared generator (issue 50).
+"""What fantasista's first rules engine answered, frozen as the oracle its port to the shared generator is held to
+(issue 50).
 
-Fantasista has its own board row, generator and evaluation (``engine/variants/fantasista/kernels.py``); the port
-moves them onto the shared position and kernels and then deletes them. Before that, this fixture records what they
-answer, so that the new code can be held to it when the old is gone (the separately written reference,
-``tests/fantasista_reference.py``, checks outcomes; this also checks the spelling of every action and perft
-counts):
+The first engine had its own board row and generator (``kernels.py``, ``turngen.py``, deleted once the game layer
+named turns from the shared generator, ``turns.py``). This fixture is what it answered (the separately written
+reference, ``tests/fantasista_reference.py``, checks outcomes; this also checks the spelling of every action and
+perft counts). ``python -m tests.fantasista_fixture`` would write it again from today's engine, which makes it no
+longer an independent oracle: do that only for a deliberate change of the rules or the notation.
 
 - ``positions``: the decision nodes of seeded random games with every fairy pair and ``reserved`` reading, biased
   toward turns that use magic (:func:`magic_biased_walk`, which ``tests/test_fantasista_reference.py`` walks too):
@@ -14,8 +15,6 @@ counts):
   (:func:`turn_features`) occurs in at least :data:`FEATURE_COUNT` of them (the first walk has few of some);
 - ``perft``: turn counts (rolls not played) at depths 1-3 from the start and ``bench.fantasista``'s mid-game
   positions, 1-2 from its shogi twins (their depth 3 is millions of turns).
-
-``python -m tests.fantasista_fixture`` writes it again (``tests/data/fantasista-fixture.json.gz``).
 """
 from __future__ import annotations
 
@@ -95,7 +94,7 @@ def build(n_positions: int = N_POSITIONS, seed: int = SEED) -> dict:
     """The fixture as today's engine computes it."""
     from bench.fantasista import MIDGAMES, START, TWINS
     from engine.variants.fantasista.state import FantasistaState
-    from engine.variants.fantasista.turngen import perft
+    from engine.variants.fantasista.turns import perft
 
     positions = []
     for g, acts in magic_biased_walk(seed):

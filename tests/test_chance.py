@@ -16,7 +16,8 @@ from engine.kernels import callable_from_python
 from engine.kernels.movegen import ST_STM
 from engine.variants.fantasista.movers import legal_moves
 from engine.variants.fantasista.state import new_game
-from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids, to_pos
+from engine.variants.fantasista.position import to_pos
+from engine.variants.fantasista.variant import FANTASISTA, PENDING_ROLL, ST_PENDING, fx_tables, table_ids
 from eval import build_eval_tables
 from search.alphabeta import Searcher
 from search.kernels import (CHANCE_BLIND, CHANCE_BOUND, CHANCE_EXPAND, CHANCE_MAIN, CHANCE_STAR1, CTL_CHANCE,

@@ -653,7 +653,8 @@ def _fantasista_line(tokens: list[str]):
     """The fantasista game (pre-game choices made) after ``tokens``, and its shared position."""
     from engine.variants.fantasista.magic import FAIRIES
     from engine.variants.fantasista.state import new_game
-    from engine.variants.fantasista.variant import table_ids, to_pos
+    from engine.variants.fantasista.position import to_pos
+    from engine.variants.fantasista.variant import table_ids
     g = new_game(("hiko", "ayumi"), reserved=("4-8", "4-8"))
     for token in tokens:
         g.apply(token)

@@ -19,9 +19,10 @@ from engine.variants.fantasista import pieces as PC
 from engine.variants.fantasista.magic import FAIRIES, RESERVED_RESULTS
 from engine.variants.fantasista.movers import do_roll, legal_moves, tt_key, undo_roll
 from engine.variants.fantasista.state import FantasistaState, new_game
-from engine.variants.fantasista.variant import (FANTASISTA, MAX_ROWS, PENDING_NONE, PENDING_ROLL, SP_MASK, SP_TURN,
-                                                ST_MOVENO, ST_PENDING, ST_RIGHTS, ST_SEEN, ST_TRUNCATED, fx_tables,
-                                                position_key, table_ids, to_board, to_pos)
+from engine.variants.fantasista.position import to_board, to_pos
+from engine.variants.fantasista.variant import (FANTASISTA, MARK_CARRIER, MARK_INVINCIBLE, MAX_ROWS, N_RIGHTS,
+                                                PENDING_NONE, PENDING_ROLL, SP_MASK, SP_TURN, ST_MOVENO, ST_PENDING,
+                                                ST_RIGHTS, ST_SEEN, ST_TRUNCATED, fx_tables, table_ids)
 from tests.fantasista_fixture import load
 from tests.test_fantasista import board
 
@@ -39,6 +40,31 @@ def decision_nodes() -> list[tuple[FantasistaState, list[str]]]:
         if g.phase == "move" and g.pregame_side() is None:
             out.append((g, node["actions"]))
     return out
+
+
+def position_key(P, T) -> np.uint64:
+    """The Zobrist key of a shared position written out square by square (the test's own account of what the key
+    covers: board, marks, riders, hands, rights, side), against the kernels' incremental keys and
+    ``movers.load_board``'s."""
+    key = np.uint64(0)
+    for sq in np.flatnonzero(P.board):
+        key ^= T.zob_board[P.board[sq], sq]
+        if P.marks[sq] & MARK_INVINCIBLE:
+            key ^= T.zob_mark[0, sq]
+        if P.marks[sq] & MARK_CARRIER:
+            key ^= T.zob_mark[1, sq]
+        if P.riders[sq]:
+            key ^= T.zob_rider[P.riders[sq], sq]
+        if P.rider_marks[sq] & MARK_INVINCIBLE:
+            key ^= T.zob_mark[2, sq]
+    for c in (0, 1):
+        for pt in range(32):
+            key ^= T.zob_hand[c, pt, P.hands[c, pt]]
+        for i in range(N_RIGHTS):
+            key ^= T.zob_right[c, i, P.st[ST_RIGHTS + N_RIGHTS * c + i]]
+    if P.st[ST_STM]:
+        key ^= T.zob_side[0]
+    return key
 
 
 def _has_carrier(g: FantasistaState) -> bool:

@@ -104,9 +104,9 @@ def test_many_silvers_where_only_a_wave_saves_the_king():
     assert r.best in acts and r.mate is None
 
 
-def test_waves_past_16384_turns_are_all_listed():
+def test_waves_of_46655_turns_are_all_listed():
     """Six silvers whose moves never meet: each moves (5 ways) or stays, so the wave has 6^6 - 1 = 46,655 outcomes
-    (the empty wave is no turn), far more than one generator run holds: they are listed part by part."""
+    (the empty wave is no turn), more than the game layer's first buffers hold: they are listed after the buffers grow."""
     silvers = {s: "S" for s in ("2e", "5e", "8e", "2h", "5h", "8h")}
     g = state({"5i": "K", "5a": "k", **silvers}, extra="f=gh;r=W")
     without = state({"5i": "K", "5a": "k", **silvers}, extra="f=gh")
@@ -114,18 +114,36 @@ def test_waves_past_16384_turns_are_all_listed():
     waves = [a for a in acts if a.startswith("wave:")]
     assert len(waves) == 6 ** 6 - 1 and len(set(waves)) == len(waves)
     assert len(acts) == len(without.legal_actions()) + 6 ** 6 - 1
-    assert g.turns()[0].parts > 1
+    assert not g.turns()[0].truncated
     every = g.canonical("wave:2e1d,5e5d,8e9f,2h3g,5h4i,8h8g")
     assert every in waves
     g.apply(every)
     assert "r=" not in g.sfen() and g.side_to_move() == 1
 
 
+def test_every_turn_and_its_name_are_the_first_generators():
+    """The game layer's legal actions (canonical names from the shared generator's spellings) at every turn node of
+    the frozen fixture are the ones the first generator listed, a wave of 29,937 turns included."""
+    from engine.variants.fantasista import FantasistaState
+    from .fantasista_fixture import load
+
+    fixture = load()
+    nodes = [n for n in fixture["positions"] + fixture["features"] if n["phase"] == "move"]
+    largest = 0
+    for node in nodes:
+        g = FantasistaState.from_sfen(node["sfen"])
+        if g.phase != "move":
+            continue
+        assert sorted(g.legal_actions()) == node["actions"], node["sfen"]
+        largest = max(largest, len(node["actions"]))
+    assert len(nodes) > 500 and largest > 20_000
+
+
 def test_one_turn_is_found_and_named_without_listing_every_turn():
-    """Playing, judging and naming a turn ask the generator for that turn only (turngen.find_turn, turn_name,
+    """Playing, judging and naming a turn ask the generator for that turn only (turns.find_turn, turn_name,
     has_legal_turn): on random positions every spelling of every turn (aliases too) finds the listed board, every
     board is named by its canonical text, and a position has a turn exactly when its list is not empty."""
-    from engine.variants.fantasista import turngen as TG
+    from engine.variants.fantasista import turns as TG
     from .fantasista_fixture import magic_biased_walk
 
     fixed = [state({"5i": "K", "1a": "k", "5g": "P"}, hand="P", extra="f=ah;r=E"),  # emblem drops

@@ -322,19 +322,19 @@ def test_position_and_d_during_a_search_change_only_the_next_go(dialog, variant)
     assert best in _state(variant, second).legal_actions()
 
 
-def test_fantasista_turn_generator_is_per_thread():
-    # the generator's buffers are overwritten by each run: two threads generating at once each get their own
+def test_fantasista_turn_lister_is_per_thread():
+    # the lister's buffers are overwritten by each generation: two threads generating at once each get their own
     import threading
 
-    from engine.variants.fantasista import turngen
+    from engine.variants.fantasista import turns
 
     a, b = _state("fantasista", ["7g7f"]), _state("fantasista", ["7g7f", "3c3d", "8h2b+"])
-    want = {id(a): sorted(turngen.legal_turns(a.bd)[0]), id(b): sorted(turngen.legal_turns(b.bd)[0])}
+    want = {id(a): sorted(turns.legal_turns(a.bd)[0]), id(b): sorted(turns.legal_turns(b.bd)[0])}
     bad = []
 
     def run(state):
         for _ in range(40):
-            if sorted(turngen.legal_turns(state.bd)[0]) != want[id(state)]:
+            if sorted(turns.legal_turns(state.bd)[0]) != want[id(state)]:
                 bad.append(1)
 
     threads = [threading.Thread(target=run, args=(s,)) for s in (a, b, a, b)]
@@ -344,10 +344,10 @@ def test_fantasista_turn_generator_is_per_thread():
         t.join()
     assert not bad
     seen = []
-    t = threading.Thread(target=lambda: seen.append(turngen.generator()))
+    t = threading.Thread(target=lambda: seen.append(turns.lister()))
     t.start()
     t.join()
-    assert seen[0] is not turngen.generator()
+    assert seen[0] is not turns.lister()
 
 
 @pytest.mark.parametrize("params", ["depth 0", "depth -1", "nodes 0", "", "searchmoves 7g7f",

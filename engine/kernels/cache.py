@@ -24,7 +24,7 @@ from . import safecache
 _ENGINE = Path(__file__).resolve().parents[1]
 #: Files of engine/ whose kernels are called from kernels in other files (relative to engine/).
 ENGINE_SHARED_SOURCES = ("kernels/__init__.py", "kernels/recursion.py", "kernels/movegen.py", "kernels/hooks.py",
-                         "variant.py", "variants/fantasista/kernels.py", "variants/fantasista/hooks.py",
+                         "variant.py", "variants/fantasista/hooks.py",
                          "variants/fantasista/movers.py", "variants/fantasista/variant.py")
 _STAMP = _ENGINE / "kernels/__pycache__/shared-kernels.sha1"
 

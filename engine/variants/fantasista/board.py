@@ -9,8 +9,8 @@ Rules that hold for every part of every turn (``shared/spec/fantasista.md``): a 
 king is never left attacked at the start of a turn, and no later part may take it), check part-way is no foul, and
 the turn is legal only if the mover's own king is not attacked when the whole turn ends.
 
-This is plain Python (lists, no numpy), the readable twin of the numba generator in :mod:`.kernels` (the game uses
-that one through :mod:`.turngen`); the independent slow oracle lives in ``tests/fantasista_reference.py``.
+This is plain Python (lists, no numpy), the readable twin of the shared generator (:mod:`.movers`; the game uses that
+one through :mod:`.turns`); the independent slow oracle lives in ``tests/fantasista_reference.py``.
 """
 from __future__ import annotations
 

@@ -11,7 +11,8 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ...kernels import inner_kernel, kernel
-from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_STM, _clear_piece,
+from ...kernels.movegen import (DROP, GEN_ALL, GEN_CAPTURES, HAS_MID, PROMOTE, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM,
+                                _clear_piece,
                                 _emit, _gen_board_moves, _set_piece, _take, _untake, gen_drops, generate_standard,
                                 is_attacked)
 from ...variant import P_WORD_STRIDE
@@ -21,8 +22,9 @@ from ...variant import MAX_HAND
 from .variant import (MARK_CARRIER, MARK_INVINCIBLE, MAX_RIGHT, N_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE,
                       PENDING_NONE, PENDING_ROLL, PPT, PT, RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE,
                       SP_BOARD, SP_MASK, SP_PLACE, SP_RIDER, SP_TARGET, SP_TURN, ST_GENERATION, ST_MOVENO,
-                      ST_PENDING, ST_RIDERS, ST_RIGHTS, ST_SEEN, ST_SEEN_LIMIT, ST_TABLE, ST_TRUNCATED,
-                      TURN_SQ)
+                      ST_PENDING, ST_RIDERS, ST_RIGHTS, ST_SEEN, ST_SEEN_LIMIT, ST_SPELL, ST_TABLE,
+                      ST_TRUNCATED, TURN_SQ, OUT_BOARD, OUT_HANDS, OUT_MARKS, OUT_RIDER_MARKS, OUT_RIDERS,
+                      OUT_RIGHTS)
 from .variant import BT as BISHOP_TOKEN
 from .variant import PBT as HORSE_TOKEN
 from .variant import RT as ROOK_TOKEN
@@ -893,7 +895,8 @@ def piece_parts(P, T, c, frm, rider, out, n):
 @inner_kernel
 def _emit_turn(P, T, c, work, n_parts, right, key, out, n):
     """The parts ``work[0:n_parts]`` have been played (``key``: the key after them, the right not yet spent): append
-    the turn if it is legal (own king safe, no pass in disguise) and its outcome new. Return the new length; when
+    the turn if it is legal (own king safe, no pass in disguise) and its outcome new (any outcome when spelling:
+    ``ST_SPELL``). Return the new length; when
     the buffer or the arena is full, set ST_TRUNCATED instead."""
     ply = P.st[ST_PLY]
     if not king_safe_after(P, T, c):
@@ -904,7 +907,7 @@ def _emit_turn(P, T, c, work, n_parts, right, key, out, n):
     if right >= 0:
         i = P.st[ST_RIGHTS + N_RIGHTS * c + right]
         outcome ^= T.zob_right[c, right, i] ^ T.zob_right[c, right, i - 1]
-    if not _seen_add(P, outcome):
+    if P.st[ST_SPELL] == 0 and not _seen_add(P, outcome):
         return n
     row = P.turn_top[ply]
     if n >= out.shape[0] or row >= P.turns.shape[0]:
@@ -1013,15 +1016,32 @@ def _curtain_turns(P, T, c, work, key, out, n, limit):
 
 
 @inner_kernel
+def _sort_legs(legs, n):
+    """Sort one silver's moves ``legs[:n]`` by their text (destination square, then the promotion): with the
+    silvers in the order of their squares, the first path to each wave state is then its smallest spelling."""
+    for a in range(1, n):
+        mv = legs[a]
+        rank = 2 * (mv & 0xFF) + (1 if mv & PROMOTE else 0)
+        b = a - 1
+        while b >= 0 and 2 * (legs[b] & 0xFF) + (1 if legs[b] & PROMOTE else 0) > rank:
+            legs[b + 1] = legs[b]
+            b -= 1
+        legs[b + 1] = mv
+
+
+@inner_kernel
 def _wave(P, T, c, work, n_silvers, done, depth, key, out, n, limit):
     """The silver wave from a state where the silvers in ``done`` have moved (``depth`` parts so far): each other
-    silver may move next. States reached in another order are searched once."""
+    silver may move next. States reached in another order are searched once (when spelling, ``ST_SPELL``, by the
+    first and smallest spelling: the legs in text order)."""
     legs = work[W_WAVE + depth * WAVE_LEGS:W_WAVE + (depth + 1) * WAVE_LEGS]
     for i in range(n_silvers):
         if (done >> i) & 1:
             continue
         s = work[W_SILVERS + i]
         n_legs = piece_parts(P, T, c, s & 0xFF, s >> 8 != 0, legs, 0)
+        if P.st[ST_SPELL] != 0:
+            _sort_legs(legs, n_legs)
         for a in range(n_legs):
             p = legs[a]
             k, r = fx_apply(P, T, c, p, key)
@@ -1042,7 +1062,8 @@ def gen_turns(P, T, out, n, c, limit, work):
     """Append colour ``c``'s legal multi-part turns to ``out[n:]`` as ``SP_TURN`` moves whose parts go to this
     ply's rows of the turn arena, at most ``limit`` moves in ``out`` in all: the gale horse's second move, the rook
     awakening, a carrier's rider moving after it, the silver curtain and the silver wave. Turns with the same outcome
-    are one (the first found is kept). Return the new length."""
+    are one (the first found is kept), unless ``ST_SPELL``: then every spelling is listed (a wave's states reached
+    in another order still once). Return the new length."""
     if P.st[ST_GENERATION] >= 0x7FFFFFFF:  # the int32 tags wrap: start the tags again
         P.seen_tags[:] = 0
         P.st[ST_GENERATION] = 0
@@ -1067,7 +1088,8 @@ def gen_turns(P, T, out, n, c, limit, work):
                 if not rider and P.riders[frm] != 0:
                     n = _two_leg_turns(P, T, c, work, frm, False, -1, -1, key, out, n, limit)
                 elif kind == GALE_HORSE:
-                    _gale_singles_seen(P, T, c, work, frm, rider, key)
+                    if P.st[ST_SPELL] == 0:  # spelling: these turns are listed, named by their single moves
+                        _gale_singles_seen(P, T, c, work, frm, rider, key)
                     n = _two_leg_turns(P, T, c, work, frm, rider, kind, -1, key, out, n, limit)
                 if awaken and (kind == ROOK or kind == ROOK_TOKEN) and not _stop(P, n, limit):
                     n = _two_leg_turns(P, T, c, work, frm, rider, kind, RIGHT_AWAKEN, key, out, n, limit)
@@ -1079,13 +1101,17 @@ def gen_turns(P, T, out, n, c, limit, work):
             return n
     if P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_WAVE] > 0:
         n_silvers = 0
-        for s in range(P.board.shape[0]):
-            for layer in range(2):
-                code = P.riders[s] if layer else P.board[s]
-                if code != 0 and (code >> 5) == c and ((code & 31) == SILVER or (code & 31) == SILVER_TOKEN):
-                    if n_silvers < W_FIRST - W_SILVERS:
-                        work[W_SILVERS + n_silvers] = s | (layer << 8)
-                        n_silvers += 1
+        passes = 2 if P.st[ST_SPELL] != 0 else 1  # spelling: the silvers in text order, riders ("rider:") last
+        for p in range(passes):
+            for s in range(P.board.shape[0]):
+                for layer in range(2):
+                    if passes == 2 and layer != p:
+                        continue
+                    code = P.riders[s] if layer else P.board[s]
+                    if code != 0 and (code >> 5) == c and ((code & 31) == SILVER or (code & 31) == SILVER_TOKEN):
+                        if n_silvers < W_FIRST - W_SILVERS:
+                            work[W_SILVERS + n_silvers] = s | (layer << 8)
+                            n_silvers += 1
         if n_silvers > 0:
             n = _wave(P, T, c, work, n_silvers, 0, 0, key, out, n, limit)
     return n
@@ -1096,3 +1122,84 @@ def legal_moves(P, T, out):
     """Every legal move of the side to move (:func:`fx_generate` in GEN_ALL) for a Python caller: the game layer and
     the tests (``out`` as long as the turns may be many: a silver wave has tens of thousands)."""
     return fx_generate(P, T, GEN_ALL, out)
+
+
+
+@kernel
+def outcome_rows(P, T, moves, n, rows, keys):
+    """For each of the legal ``moves[:n]`` just generated: play it, copy the position after it into ``rows[i]``
+    (:data:`.variant.OUT_BOARD` and the other ``OUT_*`` columns) and its key into ``keys[i]``, take it back. The game layer's boards come from these rows."""
+    ply = P.st[ST_PLY]
+    for i in range(n):
+        fx_do_move(P, T, moves[i])
+        row = rows[i]
+        for sq in range(81):
+            row[OUT_BOARD + sq] = P.board[sq]
+            row[OUT_MARKS + sq] = P.marks[sq]
+            row[OUT_RIDERS + sq] = P.riders[sq]
+            row[OUT_RIDER_MARKS + sq] = P.rider_marks[sq]
+        for c in range(2):
+            for k in range(32):
+                row[OUT_HANDS + 32 * c + k] = P.hands[c, k]
+            for r in range(N_RIGHTS):
+                row[OUT_RIGHTS + N_RIGHTS * c + r] = P.st[ST_RIGHTS + N_RIGHTS * c + r]
+        keys[i] = P.keys[ply + 1]
+        fx_undo_move(P, T)
+
+
+@kernel
+def load_board(P, T, cells, hands, kind_of):
+    """Put a :class:`.board.Board` on the position arrays ``P`` whose ``st`` is set (side, rights): ``cells`` its
+    lower codes, marks, rider codes and rider marks (four rows of 81), ``hands`` both hands by shared kind,
+    ``kind_of[token mark, code & 31]`` the shared kind (-1: none). Fills the board, bitboards, marks, riders, king
+    squares and the key from scratch (``P.keys[0]``); returns the first square with a code of no shared kind, or -1.
+    """
+    P.board[:] = 0
+    P.bb[:] = 0
+    P.marks[:] = 0
+    P.riders[:] = 0
+    P.rider_marks[:] = 0
+    stride = T.params[P_WORD_STRIDE]
+    key = np.uint64(0)
+    for c in range(2):
+        P.st[ST_KSQ + c] = -1
+        P.st[ST_ROYALS + c] = 0
+        P.st[ST_RIDERS + c] = 0
+    for sq in range(81):
+        code = cells[sq]
+        if code == 0:
+            continue
+        c = code >> 5
+        kind = kind_of[1 if cells[81 + sq] & PC.TOKEN else 0, code & 31]
+        if kind < 0:
+            return sq
+        piece = kind + (code & 32)
+        P.board[sq] = piece
+        bit = np.uint64(1) << np.uint64(sq % stride)
+        P.bb[piece, sq // stride] |= bit
+        P.bb[64 + c, sq // stride] |= bit
+        marks = cells[81 + sq] & (MARK_INVINCIBLE | MARK_CARRIER)
+        P.marks[sq] = marks
+        key ^= T.zob_board[piece, sq] ^ mark_key(T, marks, sq)
+        rider = cells[162 + sq]
+        if rider != 0:
+            kind = kind_of[1 if cells[243 + sq] & PC.TOKEN else 0, rider & 31]
+            if kind < 0:
+                return sq
+            P.riders[sq] = kind + (rider & 32)
+            P.rider_marks[sq] = cells[243 + sq] & MARK_INVINCIBLE
+            P.st[ST_RIDERS + c] += 1
+            key ^= rider_key(T, P.riders[sq], P.rider_marks[sq], sq)
+        if (code & 31) == PC.K:
+            P.st[ST_KSQ + c] = sq
+            P.st[ST_ROYALS + c] += 1
+    for c in range(2):
+        for k in range(32):  # counts of 0 hashed too, as engine.position does (the kernels swap count keys)
+            P.hands[c, k] = hands[c, k]
+            key ^= T.zob_hand[c, k, hands[c, k]]
+        for r in range(N_RIGHTS):
+            key ^= T.zob_right[c, r, P.st[ST_RIGHTS + N_RIGHTS * c + r]]
+    if P.st[ST_STM] != 0:
+        key ^= T.zob_side[0]
+    P.keys[0] = key
+    return -1

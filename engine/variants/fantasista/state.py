@@ -19,7 +19,7 @@ import re
 from ...game import GameError, NodeKind
 from . import pieces as PC
 from .board import Board, follow_wave
-from .turngen import find_turn, has_legal_turn, legal_turns, turn_name
+from .turns import find_turn, has_legal_turn, legal_turns, turn_name
 from .pieces import CARRIER, INVINCIBLE, SPECIALS, TOKEN
 from .magic import (FAIRIES, FAIRY_LETTERS, RESERVED_RESULTS, RIGHT_EMBLEM, TABLE_ROWS, TARGET_NONE, effect_of,
                     magic_after, normalize_reserved)
@@ -437,7 +437,7 @@ class FantasistaState:
             nb = follow_wave(self.bd, token)  # another order of the same silver moves
             text = by_key.get(nb.key(), token) if nb is not None else token
             if text not in turns and nb is not None and turns.truncated:
-                # too many waves to list in this position (turngen.MAX_PARTS): the wave is played as spelt
+                # too many waves to list in this position (turns.LEVELS): the wave is played as spelt
                 self._unlisted = {token: nb}
                 return token
         if text not in turns:

@@ -22,13 +22,12 @@ import numpy as np
 
 from ...geometry import SHOGI_GEOMETRY
 from ...kernels import RUNTIME_MODE_TABLES
-from ...kernels.movegen import SCRATCH_LEVELS, ST_KSQ, ST_PLY, ST_ROYALS, ST_STM, PosState
+from ...kernels.movegen import SCRATCH_LEVELS, PosState
 from ...pieces import PieceType
 from ...variant import STANDARD_PIECES, ZOBRIST_SEED, Tables, Variant
 from . import magic
 from .magic import RIGHT_AWAKEN, RIGHT_CURTAIN, RIGHT_EMBLEM, RIGHT_WAVE  # noqa: F401  (the kernels' names)
 from . import pieces as PC
-from .board import Board
 
 # ------------------------------------------------------------------ piece kinds
 SPECIAL_PIECES: tuple[PieceType, ...] = (
@@ -74,6 +73,8 @@ ST_TRUNCATED = 23  # 1 when a generation had more multi-part turns than its buff
 ST_SEEN = 24  # entries of this generation's outcome set
 ST_SEEN_LIMIT = 25  # the most entries a generation's outcome set takes before the generation is cut (0: 3/4 of its
 # slots): a search's budget for the silver wave, whose turns in a position of many silvers run to millions
+ST_SPELL = 26  # 1: a generation lists every spelling of the multi-part turns, not one per outcome (the game layer
+# names turns from them: movers.gen_turns, turns.py)
 FX_ST_SIZE = 32
 PENDING_NONE, PENDING_ROLL, PENDING_INVINCIBLE, PENDING_CARRIER = range(4)
 #: special actions of a move (bits 27-30 of the shared encoding, engine.kernels.movegen)
@@ -193,6 +194,11 @@ def _kind(code: int, mark: int) -> int:
     return pt
 
 
+#: Columns of an outcome row (``movers.outcome_rows``, :func:`pos_row`): the board, marks, riders and rider marks by
+#: square, both hands by kind, the rights (N_RIGHTS per side).
+OUT_BOARD, OUT_MARKS, OUT_RIDERS, OUT_RIDER_MARKS, OUT_HANDS, OUT_RIGHTS, OUT_SIZE = 0, 81, 162, 243, 324, 388, 396
+
+
 def new_pos(capacity: int = 256, arena_rows: int = ARENA_ROWS, hash_slots: int = HASH_SLOTS) -> FxPosState:
     """Empty position arrays (``capacity``: plies of history the search may push; ``arena_rows``: multi-part turns
     all its plies may hold at once; ``hash_slots``, a power of two: the outcome set of one generation)."""
@@ -206,107 +212,3 @@ def new_pos(capacity: int = 256, arena_rows: int = ARENA_ROWS, hash_slots: int =
                       turns=np.zeros((arena_rows, TURN_WIDTH), np.int32), turn_base=np.zeros(capacity, np.int32),
                       turn_top=np.zeros(capacity, np.int32), seen_keys=np.zeros(hash_slots, np.uint64),
                       seen_tags=np.zeros(hash_slots, np.int32), turn_work=np.zeros((2, TURN_WORK), np.int32))
-
-
-def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
-           tables: tuple[int, int] = (-1, -1), capacity: int = 256, outcomes: int = 0) -> FxPosState:
-    """The shared position of a :class:`.board.Board` (``phase``/``pending`` as in :class:`.state.FantasistaState`;
-    ``tables``: each side's magic table id, -1 before the game). While a target is pending, the side to move is the
-    roller (the board's side to move is the side whose turn comes next). ``outcomes``: the most outcomes a generation
-    looks at (``ST_SEEN_LIMIT``, its set sized to hold them; 0: every one, in a set of :data:`HASH_SLOTS`)."""
-    if (phase, pending) not in _PENDING_OF_PHASE:
-        raise ValueError(f"unknown node {phase!r} {pending!r}")
-    slots = HASH_SLOTS if outcomes <= 0 else 1 << (4 * outcomes // 3).bit_length()
-    P = new_pos(capacity, hash_slots=min(slots, HASH_SLOTS))
-    P.st[ST_SEEN_LIMIT] = max(outcomes, 0)
-    g = SHOGI_GEOMETRY
-    for sq in range(g.n_squares):
-        code = bd.b[sq]
-        if not code:
-            continue
-        kind = _kind(code, bd.m[sq]) + (code & 32)
-        P.board[sq] = kind
-        P.bb[kind, g.sq_word[sq]] |= g.sq_mask[sq]
-        P.bb[64 + (code >> 5), g.sq_word[sq]] |= g.sq_mask[sq]
-        P.marks[sq] = bd.m[sq] & (MARK_INVINCIBLE | MARK_CARRIER)
-        if bd.r[sq]:
-            P.riders[sq] = _kind(bd.r[sq], bd.rm[sq]) + (bd.r[sq] & 32)
-            P.rider_marks[sq] = bd.rm[sq] & MARK_INVINCIBLE
-            P.st[ST_RIDERS + (code >> 5)] += 1
-        if code & 31 == PC.K:
-            P.st[ST_KSQ + (code >> 5)] = sq
-            P.st[ST_ROYALS + (code >> 5)] += 1
-    for c in (0, 1):
-        if not P.st[ST_ROYALS + c]:
-            P.st[ST_KSQ + c] = -1
-        for pt in PC.HAND_ORDER:
-            P.hands[c, pt] = bd.hand[c][pt]
-        for pt in PC.TOKEN_HAND_ORDER:
-            P.hands[c, _kind(pt, PC.TOKEN)] = bd.th[c][pt]
-        for i in range(3):
-            if not 0 <= bd.rights[c][i] <= MAX_RIGHT:
-                raise ValueError(f"a side holds 0-{MAX_RIGHT} uses of a right, not {bd.rights[c][i]}")
-            P.st[ST_RIGHTS + N_RIGHTS * c + i] = bd.rights[c][i]
-        P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM] = int(bd.emblem[c])
-        P.st[ST_TABLE + c] = tables[c]
-    # while a magic target is pending the roller (the side that just moved) decides: it is the side to move
-    P.st[ST_STM] = 1 - bd.stm if pending else bd.stm
-    P.st[ST_PLY] = 0
-    P.st[ST_MOVENO] = move_number
-    P.st[ST_PENDING] = _PENDING_OF_PHASE[phase, pending]
-    P.keys[0] = position_key(P, fx_tables())
-    return P
-
-
-def to_board(P: FxPosState) -> Board:
-    """The :class:`.board.Board` of a shared position (the inverse of :func:`to_pos`)."""
-    bd = Board()
-    for sq in range(SHOGI_GEOMETRY.n_squares):
-        code = int(P.board[sq])
-        if not code:
-            continue
-        bd.b[sq], bd.m[sq] = _board_code(code), _board_mark(code) | int(P.marks[sq])
-        rider = int(P.riders[sq])
-        if rider:
-            bd.r[sq], bd.rm[sq] = _board_code(rider), _board_mark(rider) | int(P.rider_marks[sq])
-    for c in (0, 1):
-        for pt in PC.HAND_ORDER:
-            bd.hand[c][pt] = int(P.hands[c, pt])
-        for pt in PC.TOKEN_HAND_ORDER:
-            bd.th[c][pt] = int(P.hands[c, _kind(pt, PC.TOKEN)])
-        bd.rights[c] = [int(P.st[ST_RIGHTS + N_RIGHTS * c + i]) for i in range(3)]
-        bd.emblem[c] = bool(P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_EMBLEM])
-    bd.stm = int(P.st[ST_STM]) ^ (1 if P.st[ST_PENDING] in (PENDING_INVINCIBLE, PENDING_CARRIER) else 0)
-    return bd
-
-
-def _board_code(code: int) -> int:
-    return ORDINARY_OF.get(code & 31, code & 31) | (code & 32)
-
-
-def _board_mark(code: int) -> int:
-    return PC.TOKEN if (code & 31) in ORDINARY_OF or (code & 31) in PC.SPECIALS else 0
-
-
-def position_key(P: FxPosState, T: FxTables) -> np.uint64:
-    """The Zobrist key of a position computed from scratch: board, hands, side, marks, riders and rights (what
-    repetition compares; the move number and the pending node are not part of it)."""
-    key = np.uint64(0)
-    for sq in np.flatnonzero(P.board):
-        key ^= T.zob_board[P.board[sq], sq]
-        if P.marks[sq] & MARK_INVINCIBLE:
-            key ^= T.zob_mark[0, sq]
-        if P.marks[sq] & MARK_CARRIER:
-            key ^= T.zob_mark[1, sq]
-        if P.riders[sq]:
-            key ^= T.zob_rider[P.riders[sq], sq]
-        if P.rider_marks[sq] & MARK_INVINCIBLE:
-            key ^= T.zob_mark[2, sq]
-    for c in (0, 1):
-        for pt in range(32):  # counts of 0 hashed too, as engine.position does (the kernels swap count keys)
-            key ^= T.zob_hand[c, pt, P.hands[c, pt]]
-        for i in range(N_RIGHTS):
-            key ^= T.zob_right[c, i, P.st[ST_RIGHTS + N_RIGHTS * c + i]]
-    if P.st[ST_STM]:
-        key ^= T.zob_side[0]
-    return key
