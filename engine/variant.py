@@ -90,6 +90,10 @@ STANDARD_PIECES: tuple[PieceType, ...] = (
 )
 
 
+#: more than the 593 legal moves of the richest known shogi position (``Variant.max_moves``'s default)
+MAX_MOVES = 1024
+
+
 @dataclass(frozen=True)
 class Variant:
     """Rules of one game as data. The defaults are standard shogi."""
@@ -110,6 +114,8 @@ class Variant:
     try_rule: bool = False  # a royal on the far rank that the opponent cannot capture wins
     exchange_piece: str | None = None  # letter of the drunk-elephant-style exchange piece
     max_plies: int = 0  # game-length cap (a draw), 0 for none; a rule option
+    #: width of a move list (the generator does not check it): more than any position of the variant has
+    max_moves: int = MAX_MOVES
 
     # ------------------------------------------------------------- lookups
     @cached_property

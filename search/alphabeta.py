@@ -284,6 +284,12 @@ class Searcher:
     # ---------------------------------------------------------- internals
     def _tables(self, pos: Position) -> SearchTables:
         n_sq = pos.variant.geometry.n_squares
+        width = pos.variant.max_moves  # the generator writes a position's whole list: fantasista's are the widest
+        if self._moves.shape[1] != width:
+            self._moves = np.zeros((MAX_PLY + 1, width), np.int32)
+            self._mscore = np.zeros((MAX_PLY + 1, width), np.int32)
+            self._root_moves = np.zeros(width, np.int32)
+            self._root_scores = np.zeros(width, np.int32)
         if self._history.shape[1] != n_sq:
             self._history = np.zeros((64, n_sq), np.int32)
             self._counter = np.zeros((64, n_sq), np.int32)
@@ -563,7 +569,7 @@ class Searcher:
             if on_start is not None:
                 on_start()
             p = self._prepare(pos)
-            M = self._mate_tables()
+            M = self._mate_tables(p.variant.max_moves)
             for d in range(1, MATE_MAX_PLY, 2):
                 h0 = int(ctl[CTL_HORIZON])
                 found = mate_node(p.state, p.tables, M, d, 0, True)
@@ -584,7 +590,9 @@ class Searcher:
                     self._timer.cancel()
                     self._timer = None
 
-    def _mate_tables(self) -> MateTables:
+    def _mate_tables(self, width: int) -> MateTables:
+        if self._mate_moves.shape[1] != width:  # a move list of the variant searched (Variant.max_moves)
+            self._mate_moves = np.zeros((MATE_MAX_PLY + 1, width), np.int32)
         return MateTables(ctl=self._ctl, moves=self._mate_moves, tt_key=self._mate_key, proof=self._mate_proof,
                           disproof=self._mate_disproof)
 

@@ -29,12 +29,9 @@ from .kernels import MAX_PLY
 #: history arrays of a position: the search's plies and some to spare (no game history is loaded: repetitions are
 #: seen inside the search only)
 CAPACITY = MAX_PLY + 32
-#: legal moves listed at most (the search's move buffers are this wide: a silver wave with more turns is cut, as the
-#: kernel's own generation is)
-MOVES_LISTED = 1024
 #: outcomes a generation looks at at most (``ST_SEEN_LIMIT``): with many silvers and a wave right, finding the few
 #: waves that answer a check searched the whole outcome set, 786,000 positions and two seconds a node (about 10 ms
-#: at this budget; a wave past it is not searched, as one past MOVES_LISTED is not)
+#: at this budget; a wave past it is not searched, as one past the move list's width is not)
 WAVE_OUTCOMES = 1 << 12
 
 
@@ -53,7 +50,7 @@ class FxPosition:
         self._checks = checks
         self._game = game  # the game layer at the root, for the moves' tokens
         self._line: list[int] = []  # codes pushed since the root
-        self._buf = np.zeros(MOVES_LISTED, np.int32)
+        self._buf = np.zeros(FANTASISTA.max_moves, np.int32)  # as wide as the search's lists
 
     @classmethod
     def from_game(cls, game: FantasistaState) -> FxPosition:

@@ -371,6 +371,21 @@ def test_a_search_looks_at_a_bounded_number_of_waves():
     assert sum(int(c) & SP_MASK == SP_TURN for c in codes) > 100  # blocking waves found within the budget
 
 
+@pytest.mark.parametrize("side", ["b", "w"])
+def test_a_position_with_more_moves_than_any_shogi_position(side):
+    """Both sides hold every kind (ordinary, tokens, the six specials) and the emblem: over 1,024 legal moves, the
+    width of shogi's move lists. The generator does not check a list's width (the search's lists were 1,024 wide and
+    the process aborted, "malloc(): corrupted top size"); they are ``Variant.max_moves`` wide, and the search
+    answers a legal move."""
+    from search import Limits
+    from search.games import FantasistaGameSearcher
+
+    g = FantasistaState.from_sfen(f"4k4/9/9/9/9/9/9/9/4K4 {side} RBGSNLPrbgsnlp 1 f=ha;r=Ee;h=RBGSPDOYTHWrbgspdoythw")
+    actions = g.legal_actions()
+    assert 1024 < len(actions) < FANTASISTA.max_moves
+    r = FantasistaGameSearcher(hash_mb=1).think(g, Limits(depth=3), lambda info: None)
+    assert r.best in actions
+
 
 def test_a_copy_made_inside_a_line_unplays_its_multi_part_turns():
     """FxPosition.copy copies the turn arena's rows only up to the plies played: a copy made after two multi-part

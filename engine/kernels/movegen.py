@@ -27,7 +27,7 @@ from collections import namedtuple
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..variant import (P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,
+from ..variant import (MAX_MOVES, P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,  # noqa: F401
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
 from . import inner_kernel, kernel
 from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawns_on, variant_do_move,
@@ -36,7 +36,6 @@ from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_d
 PROMOTE = 1 << 16
 DROP = 1 << 17
 HAS_MID = 1 << 26
-MAX_MOVES = 1024  # more than the 593 legal moves of the richest known shogi position
 
 # Generation modes. GEN_ALL is what perft counts; search uses the smaller sets.
 GEN_ALL = 0  # every legal move, including non-promotions that are never better

@@ -57,7 +57,12 @@ ORDINARY_OF = {t: pt for pt, t in TOKEN_OF.items()}
 #: hand kinds in the order of the extended SFEN: the ordinary hand, then the token hand (``h=``)
 HAND_ORDER = ("R", "B", "G", "S", "N", "L", "P", "R'", "B'", "G'", "S'", "P'", "D", "O", "Y", "T", "H", "W")
 
-FANTASISTA = Variant(id="fantasista", pieces=STANDARD_PIECES + SPECIAL_PIECES + TOKEN_PIECES, hand_order=HAND_ORDER)
+#: The widest move list of a fantasista position: a side holding every kind may have over 1,500 moves (a king each,
+#: both hands full: 1,536 with the emblem), past shogi's 1,024; one-part moves stay below 4,100 (20 drops a square,
+#: breath and sword drops on up to 8 targets, the board's moves), and the multi-part turns fill what is left.
+FX_MAX_MOVES = 8192
+FANTASISTA = Variant(id="fantasista", pieces=STANDARD_PIECES + SPECIAL_PIECES + TOKEN_PIECES, hand_order=HAND_ORDER,
+                     max_moves=FX_MAX_MOVES)
 
 # ------------------------------------------------------------------ state layout
 MARK_INVINCIBLE, MARK_CARRIER = PC.INVINCIBLE, PC.CARRIER  # bits of ``marks`` (and ``rider_marks``: invincible)
