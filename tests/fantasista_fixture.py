@@ -52,7 +52,7 @@ def magic_biased_walk(seed: int) -> Iterator[tuple[object, list[str] | None]]:
                 yield g, None
                 g.apply(f"roll={rng.randint(1, 20)}")
                 continue
-            acts = g.legal_actions()
+            acts = sorted(g.legal_actions())  # the walk does not depend on the generator's order
             yield g, acts
             magic = [t for t in acts if ":" in t or "," in t or "'" in t or t[0] in "DOYTHW"]
             g.apply(rng.choice(magic) if magic and rng.random() < 0.5 else rng.choice(acts))

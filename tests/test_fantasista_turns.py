@@ -1,6 +1,5 @@
-"""Ousho Fantasista, issue 23: every legal turn is generated (waves of many silvers part by part, no silent cut),
-and no pass is disguised as a turn (docs/fantasista.md, "The first turn generator" and "No pass disguised as a
-turn")."""
+"""Ousho Fantasista, issue 23: every legal turn is generated (waves of many silvers too, no silent cut), and no pass
+is disguised as a turn (docs/fantasista.md, "The engine" and "No pass disguised as a turn")."""
 from __future__ import annotations
 
 import itertools
@@ -119,24 +118,6 @@ def test_waves_of_46655_turns_are_all_listed():
     assert every in waves
     g.apply(every)
     assert "r=" not in g.sfen() and g.side_to_move() == 1
-
-
-def test_every_turn_and_its_name_are_the_first_generators():
-    """The game layer's legal actions (canonical names from the shared generator's spellings) at every turn node of
-    the frozen fixture are the ones the first generator listed, a wave of 29,937 turns included."""
-    from engine.variants.fantasista import FantasistaState
-    from .fantasista_fixture import load
-
-    fixture = load()
-    nodes = [n for n in fixture["positions"] + fixture["features"] if n["phase"] == "move"]
-    largest = 0
-    for node in nodes:
-        g = FantasistaState.from_sfen(node["sfen"])
-        if g.phase != "move":
-            continue
-        assert sorted(g.legal_actions()) == node["actions"], node["sfen"]
-        largest = max(largest, len(node["actions"]))
-    assert len(nodes) > 500 and largest > 20_000
 
 
 def test_one_turn_is_found_and_named_without_listing_every_turn():
