@@ -29,7 +29,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..variant import (MAX_MOVES, P_DROPS, P_LAST_ROYAL, P_NIFU, P_TRY, P_UCHIFUZUME, P_WORD_STRIDE,  # noqa: F401
                        SPECIAL_LION, SPECIAL_PASS_DIAGONAL, SPECIAL_PASS_ORTHOGONAL)
-from . import inner_kernel, kernel
+from . import inline_kernel, inner_kernel, kernel
 from .hooks import (boarding, can_capture, extra_attacks, extra_drops, is_pawn_drop, pawns_on, variant_do_move,
                     variant_generate, variant_pawn_drop_mates, variant_undo_move)
 
@@ -681,9 +681,11 @@ def generate(P, T, mode, out):
     return generate_standard(P, T, mode, out)
 
 
-@inner_kernel
+@inline_kernel
 def generate_standard(P, T, mode, out):
-    """:func:`generate` by the standard rules (the variant's hooks inside them included)."""
+    """:func:`generate` by the standard rules (the variant's hooks inside them included). Inlined into its two
+    callers, :func:`generate` and fantasista's generator, with :func:`gen_drops`: as functions of their own they
+    were compiled once per mode besides (4.9 s of shogi's first start, against 0.9 s inlined)."""
     c = P.st[ST_STM]
     if T.params[P_LAST_ROYAL] != 0:
         return _generate_last_royal(P, T, mode, out, c)
@@ -695,7 +697,7 @@ def generate_standard(P, T, mode, out):
     return gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq)
 
 
-@inner_kernel
+@inline_kernel
 def gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
     """Append colour ``c``'s legal drops to ``out[n:]`` (``ksq``, ``n_chk``, ``chk_sq``: its king and the checks on
     it, at most one); return the new length."""
