@@ -26,9 +26,10 @@ from .variant import (FANTASISTA, N_RIGHTS, OUT_RIGHTS, OUT_SIZE, RIGHT_CURTAIN,
                       new_pos)
 
 #: Buffer sizes of a generation (moves and arena rows, outcome-set slots), from the first to the largest: a position
-#: whose turns the first do not hold is generated again with the next. Past the last (262,144 spellings: a silver
-#: wave of many silvers) the waves are not listed (``TurnTable.truncated``) but accepted when played.
-LEVELS = ((1 << 12, 1 << 15), (1 << 14, 1 << 17), (1 << 16, 1 << 19), (1 << 18, 1 << 21))
+#: whose turns the first do not hold is generated again with the next. The first holds every one-part move (the
+#: generator does not check the width: ``Variant.max_moves``). Past the last (262,144 spellings: a silver wave of
+#: many silvers) the waves are not listed (``TurnTable.truncated``) but accepted when played.
+LEVELS = ((FANTASISTA.max_moves, 1 << 15), (1 << 15, 1 << 17), (1 << 16, 1 << 19), (1 << 18, 1 << 21))
 
 
 class TooManyTurns(RuntimeError):
@@ -276,11 +277,11 @@ def has_legal_turn(bd: Board) -> bool:
         found.grow()
 
 
-def perft(bd: Board, depth: int, moves: int = 1 << 12) -> int:
+def perft(bd: Board, depth: int) -> int:
     """Number of turn sequences ``depth`` turns deep (rolls not played), counted by the shared kernels
     (:func:`engine.kernels.movegen.perft`, the leaves bulk-counted)."""
     P = new_pos(capacity=depth + 8)
     set_position(P, bd, move_number=2)
     if depth + 2 > 15:
         raise ValueError("perft counts turns before the first roll: at most 13 plies deep")
-    return int(perft_kernel(P, fx_tables(), depth, np.zeros((depth + 1, moves), np.int32)))
+    return int(perft_kernel(P, fx_tables(), depth, np.zeros((depth + 1, FANTASISTA.max_moves), np.int32)))
