@@ -37,7 +37,7 @@ LITERAL_PARAMS = frozenset({"mode"})
 #: Tables classes (namedtuple classes) whose kernels take even :data:`LITERAL_PARAMS` as run-time values: one
 #: generator for every mode. A variant registers its tables here when compile time matters more than the
 #: specialisation (fantasista: its generator and the shared ones below it are compiled once rather than once per
-#: mode, about a fifth of its cold compile).
+#: mode: its engine step 172.5 -> 125.8 s, 27%).
 RUNTIME_MODE_TABLES: set[type] = set()
 
 
