@@ -12,13 +12,13 @@ from .board import Board
 from .magic import RIGHT_EMBLEM
 from .movers import load_board
 from .variant import (HASH_SLOTS, MAX_RIGHT, N_RIGHTS, ORDINARY_OF, OUT_BOARD, OUT_HANDS, OUT_MARKS, OUT_RIDER_MARKS,
-                      OUT_RIDERS, OUT_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE, ST_GENERATION, ST_MOVENO,
-                      ST_PENDING, ST_RIGHTS, ST_SEEN_LIMIT, ST_TABLE, TOKEN_OF, FxPosState, _PENDING_OF_PHASE, _kind,
-                      fx_tables, new_pos)
+                      OUT_RIDERS, OUT_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE, PENDING_OF_PHASE, ST_GENERATION,
+                      ST_MOVENO, ST_PENDING, ST_RIGHTS, ST_SEEN_LIMIT, ST_TABLE, TOKEN_OF, FxPosState, fx_tables,
+                      new_pos, shared_kind)
 
 
 def _kind_table() -> np.ndarray:
-    """``[token mark, code & 31]`` -> the shared kind (:func:`_kind`), -1 where a code has no token kind."""
+    """``[token mark, code & 31]`` -> the shared kind (:func:`shared_kind`), -1 where a code has no token kind."""
     table = np.zeros((2, 32), np.int8)
     for pt in range(32):
         table[0, pt] = pt
@@ -30,16 +30,16 @@ _KIND_TABLE = _kind_table()
 
 
 def _kind_or_none(code: int, mark: int) -> int | None:
-    """:func:`_kind`, or None where a code has no token kind."""
+    """:func:`shared_kind`, or None where a code has no token kind."""
     try:
-        return _kind(code, mark)
+        return shared_kind(code, mark)
     except ValueError:
         return None
 
 
 _HAND_KINDS = np.array(PC.HAND_ORDER)  # ordinary hand: Board index = shared kind
 _TOKEN_HAND_CODES = np.array(PC.TOKEN_HAND_ORDER)  # token hand: Board index ...
-_TOKEN_HAND_KINDS = np.array([_kind(pt, PC.TOKEN) for pt in PC.TOKEN_HAND_ORDER])  # ... and its shared kind
+_TOKEN_HAND_KINDS = np.array([shared_kind(pt, PC.TOKEN) for pt in PC.TOKEN_HAND_ORDER])  # ... and its shared kind
 
 
 def to_pos(bd: Board, move_number: int = 1, phase: str = "move", pending: str = "",
@@ -59,7 +59,7 @@ def set_position(P: FxPosState, bd: Board, move_number: int = 1, phase: str = "m
                  tables: tuple[int, int] = (-1, -1)) -> None:
     """Load a :class:`.board.Board` into the position arrays ``P`` (as :func:`to_pos` makes them), at ply 0; what
     a generation needs kept (its tag, ``ST_GENERATION``: the outcome set's slots carry old tags) stays."""
-    if (phase, pending) not in _PENDING_OF_PHASE:
+    if (phase, pending) not in PENDING_OF_PHASE:
         raise ValueError(f"unknown node {phase!r} {pending!r}")
     generation = P.st[ST_GENERATION]
     P.st[:] = 0
@@ -76,7 +76,7 @@ def set_position(P: FxPosState, bd: Board, move_number: int = 1, phase: str = "m
     P.st[ST_STM] = 1 - bd.stm if pending else bd.stm
     P.st[ST_PLY] = 0
     P.st[ST_MOVENO] = move_number
-    P.st[ST_PENDING] = _PENDING_OF_PHASE[phase, pending]
+    P.st[ST_PENDING] = PENDING_OF_PHASE[phase, pending]
     hands = np.zeros((2, 32), np.int64)
     hands[:, _HAND_KINDS] = np.array(bd.hand)[:, _HAND_KINDS]
     hands[:, _TOKEN_HAND_KINDS] = np.array(bd.th)[:, _TOKEN_HAND_CODES]

@@ -104,7 +104,7 @@ MAX_ROWS = 6
 #: Points of the magic schedule (what the TT key adds to the position key): the next ply's number up to 15, then
 #: its place in the 15-ply cycle of rolls (rolls follow plies 15k and 15k + 1): movers.schedule_point.
 SCHEDULE_POINTS = 31
-_PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
+PENDING_OF_PHASE = {("move", ""): PENDING_NONE, ("roll", ""): PENDING_ROLL, ("target", "i"): PENDING_INVINCIBLE,
                      ("target", "c"): PENDING_CARRIER}
 
 FxTables = namedtuple("FxTables", Tables._fields + (
@@ -162,7 +162,7 @@ def _chance_arrays() -> dict[str, np.ndarray]:
             for r, (faces, effect) in enumerate(rows):
                 a["ch_w"][t, r] = faces
                 for kind, count in effect.tokens:
-                    a["ch_hand"][t, r, _kind(kind, PC.TOKEN)] = count
+                    a["ch_hand"][t, r, shared_kind(kind, PC.TOKEN)] = count
                 for right in effect.rights:
                     a["ch_right"][t, r, right] = 1
                 a["ch_target"][t, r] = target_pending.get(effect.target, PENDING_NONE)
@@ -189,7 +189,7 @@ def fx_tables() -> FxTables:
 
 
 # ------------------------------------------------------------------ conversion
-def _kind(code: int, mark: int) -> int:
+def shared_kind(code: int, mark: int) -> int:
     """The shared kind of a :class:`.board.Board` code with its token mark."""
     pt = code & 31
     if mark & PC.TOKEN and pt not in PC.SPECIALS:
