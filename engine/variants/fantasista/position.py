@@ -12,9 +12,9 @@ from .board import Board
 from .magic import RIGHT_EMBLEM
 from .movers import load_board
 from .variant import (HASH_SLOTS, MAX_RIGHT, N_RIGHTS, ORDINARY_OF, OUT_BOARD, OUT_HANDS, OUT_MARKS, OUT_RIDER_MARKS,
-                      OUT_RIDERS, OUT_RIGHTS, PENDING_CARRIER, PENDING_INVINCIBLE, PENDING_OF_PHASE, ST_GENERATION,
-                      ST_MOVENO, ST_PENDING, ST_RIGHTS, ST_SEEN_LIMIT, ST_TABLE, TOKEN_OF, FxPosState, fx_tables,
-                      new_pos, shared_kind)
+                      OUT_RIDERS, OUT_RIGHTS, OUT_SIZE, PENDING_CARRIER, PENDING_INVINCIBLE, PENDING_OF_PHASE,
+                      ST_GENERATION, ST_MOVENO, ST_PENDING, ST_RIGHTS, ST_SEEN_LIMIT, ST_TABLE, TOKEN_OF, FxPosState,
+                      fx_tables, new_pos, shared_kind)
 
 
 def _kind_table() -> np.ndarray:
@@ -87,9 +87,15 @@ def set_position(P: FxPosState, bd: Board, move_number: int = 1, phase: str = "m
 
 
 def pos_row(P: FxPosState) -> np.ndarray:
-    """The outcome row (``OUT_*`` columns) of the position ``P`` stands at."""
-    rights = P.st[ST_RIGHTS:ST_RIGHTS + 2 * N_RIGHTS]
-    return np.concatenate([P.board, P.marks, P.riders, P.rider_marks, P.hands.ravel(), rights]).astype(np.int8)
+    """The outcome row (``OUT_*`` columns) of the position ``P`` stands at, as ``movers.outcome_rows`` writes it."""
+    n = SHOGI_GEOMETRY.n_squares
+    row = np.zeros(OUT_SIZE, np.int8)
+    for column, values in ((OUT_BOARD, P.board), (OUT_MARKS, P.marks), (OUT_RIDERS, P.riders),
+                           (OUT_RIDER_MARKS, P.rider_marks)):
+        row[column:column + n] = values
+    row[OUT_HANDS:OUT_HANDS + P.hands.size] = P.hands.ravel()
+    row[OUT_RIGHTS:OUT_RIGHTS + 2 * N_RIGHTS] = P.st[ST_RIGHTS:ST_RIGHTS + 2 * N_RIGHTS]
+    return row
 
 
 def to_board(P: FxPosState) -> Board:

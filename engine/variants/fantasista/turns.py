@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -84,20 +84,28 @@ def canonical_rank(text: str) -> tuple[int, str]:
 
 
 class _Generation:
-    """One generation's answer: the legal moves (``codes``) with their texts, the position's arrays behind them."""
+    """One generation's answer: the legal moves (``codes``), the position's arrays behind them (read before the
+    lister's next generation), and the wave right to put back in the outcomes of a generation without the waves
+    (``wave_right``, -1: none was taken away)."""
 
-    def __init__(self, P: FxPosState, codes: np.ndarray) -> None:
-        self.P, self.codes = P, codes
-        base, turns = int(P.turn_base[0]), P.turns
-        self.texts = [spell(c) if c & SP_MASK != SP_TURN else turn_text(turns[base + turn_row(c)])
-                      for c in codes.tolist()]
+    def __init__(self, P: FxPosState, codes: np.ndarray, wave_right: int) -> None:
+        self.P, self.codes, self.wave_right = P, codes, wave_right
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """The moves' texts (a one-part move's spelling, a multi-part turn's parts)."""
+        base, turns = int(self.P.turn_base[0]), self.P.turns
+        return [spell(c) if c & SP_MASK != SP_TURN else turn_text(turns[base + turn_row(c)])
+                for c in self.codes.tolist()]
 
     def outcomes(self, index=None) -> tuple[np.ndarray, np.ndarray]:
-        """The outcome rows and keys of the moves (of ``self.codes[index]``)."""
+        """The outcome rows and keys of the moves (of ``self.codes[index]``), the wave right as the position has it."""
         codes = self.codes if index is None else self.codes[index]
         rows = np.empty((len(codes), OUT_SIZE), np.int8)
         keys = np.empty(len(codes), np.uint64)
         outcome_rows(self.P, fx_tables(), codes, len(codes), rows, keys)
+        if self.wave_right >= 0:
+            rows[:, OUT_RIGHTS + N_RIGHTS * int(self.P.st[ST_STM]) + RIGHT_WAVE] = self.wave_right
         return rows, keys
 
 
@@ -115,19 +123,21 @@ class _Lister:
         self.P = new_pos(capacity=8, arena_rows=moves, hash_slots=slots)
         self.out = np.zeros(moves, np.int32)
 
-    def generate(self, bd: Board, spelling: bool, wave: bool = True) -> _Generation | None:
+    def generate(self, bd: Board, spelling: bool, wave: bool = True, whole: bool = True) -> _Generation | None:
         """The legal moves of ``bd`` (every spelling when ``spelling``; without the silver wave unless ``wave``: the
-        rows keep the wave right); None when they do not fit the largest buffers."""
+        outcomes keep the wave right); None when they do not fit the largest buffers. Unless ``whole``, a generation
+        that found a move is taken even if its buffers stopped it (the answer to "is there one?")."""
+        kept = -1 if wave else bd.rights[bd.stm][RIGHT_WAVE]
         while True:
             P = self.P
             set_position(P, bd, move_number=2)  # no roll falls due on ply 2
-            c = int(P.st[ST_STM])
             if not wave:
-                P.st[ST_RIGHTS + N_RIGHTS * c + RIGHT_WAVE] = 0
+                P.st[ST_RIGHTS + N_RIGHTS * int(P.st[ST_STM]) + RIGHT_WAVE] = 0
             P.st[ST_SPELL] = int(spelling)
             n = legal_moves(P, fx_tables(), self.out)
-            if not P.st[ST_TRUNCATED] and n < len(self.out):  # a full buffer may have stopped the generation
-                return _Generation(P, self.out[:n].copy())
+            stopped = P.st[ST_TRUNCATED] or n == len(self.out)  # a full buffer may have stopped the generation
+            if not stopped or (n > 0 and not whole):
+                return _Generation(P, self.out[:n].copy(), kept)
             if self.level + 1 == len(LEVELS):
                 return None
             self.grow()
@@ -207,16 +217,15 @@ def legal_turns(bd: Board) -> tuple[TurnTable, dict[str, str], _ByKey]:
         if gen is None:
             raise TooManyTurns("fantasista: more turns than can be listed in one position")
     rows, keys = gen.outcomes()
-    if truncated:
-        rows[:, OUT_RIGHTS + N_RIGHTS * bd.stm + RIGHT_WAVE] = bd.rights[bd.stm][RIGHT_WAVE]
+    texts, keys = gen.texts, keys.tolist()
     best: dict[int, int] = {}  # outcome key -> index of its canonical spelling
-    for i, (text, key) in enumerate(zip(gen.texts, keys.tolist())):
+    for i, (text, key) in enumerate(zip(texts, keys)):
         j = best.get(key)
-        if j is None or canonical_rank(text) < canonical_rank(gen.texts[j]):
+        if j is None or canonical_rank(text) < canonical_rank(texts[j]):
             best[key] = i
     order = sorted(best.values())
-    names = [gen.texts[i] for i in order]
-    alias = {t: gen.texts[best[k]] for t, k in zip(gen.texts, keys.tolist()) if gen.texts[best[k]] != t}
+    names = [texts[i] for i in order]
+    alias = {t: texts[best[k]] for t, k in zip(texts, keys) if texts[best[k]] != t}
     table = TurnTable(names, rows[order], 1 - bd.stm, truncated)
     return table, alias, _ByKey(table)
 
@@ -234,7 +243,6 @@ def find_turn(bd: Board, text: str) -> Board | None:
     for i, t in enumerate(gen.texts):
         if t == text:
             rows, _ = gen.outcomes([i])
-            rows[0, OUT_RIGHTS + N_RIGHTS * bd.stm + RIGHT_WAVE] = bd.rights[bd.stm][RIGHT_WAVE]
             return row_board(rows[0], 1 - bd.stm)
     return None
 
@@ -248,8 +256,6 @@ def turn_name(bd: Board, after: Board) -> str | None:
         return None
     rows, _ = gen.outcomes()
     target = board_row(after)
-    if not wave:
-        rows[:, OUT_RIGHTS + N_RIGHTS * bd.stm + RIGHT_WAVE] = bd.rights[bd.stm][RIGHT_WAVE]
     hits = np.flatnonzero(np.all(rows == target, axis=1))
     return min((gen.texts[i] for i in hits), key=canonical_rank) if len(hits) else None
 
@@ -262,19 +268,13 @@ def board_row(bd: Board) -> np.ndarray:
 
 
 def has_legal_turn(bd: Board) -> bool:
-    """Whether the side to move of ``bd`` has a legal turn (the generation stops when its buffer is full; the
-    buffers grow only while a silver wave has more positions than they hold and no turn is found): the mate test of
-    a position whose turns are not listed."""
-    found = lister()
-    while True:
-        P = found.P
-        set_position(P, bd, move_number=2)
-        n = legal_moves(P, fx_tables(), found.out)
-        if n > 0 or not P.st[ST_TRUNCATED]:
-            return n > 0
-        if found.level + 1 == len(LEVELS):
-            raise TooManyTurns("fantasista: a silver wave with more positions than can be searched in one turn")
-        found.grow()
+    """Whether the side to move of ``bd`` has a legal turn (the first buffer that finds one answers; they grow only
+    while a silver wave has more positions than they hold and no turn is found): the mate test of a position whose
+    turns are not listed."""
+    gen = lister().generate(bd, False, whole=False)
+    if gen is None:
+        raise TooManyTurns("fantasista: a silver wave with more positions than can be searched in one turn")
+    return len(gen.codes) > 0
 
 
 def perft(bd: Board, depth: int) -> int:
