@@ -313,7 +313,7 @@ class Position:
         """Legal moves as an ``int32`` array of codes (a copy)."""
         if mode not in _GEN_MODES:
             raise ValueError(f"unknown generation mode {mode!r} (known: {', '.join(_GEN_MODES)})")
-        n = K.generate_by_mode(self.state, self.tables, _GEN_MODES[mode], self._buf)
+        n = K.generate(self.state, self.tables, _GEN_MODES[mode], self._buf)
         return self._buf[:n].copy()
 
     def legal_moves(self, mode: str = "all") -> list[Move]:

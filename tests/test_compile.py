@@ -166,8 +166,8 @@ WIDENED = textwrap.dedent("""
 
 
 def test_a_kernel_is_compiled_once_whatever_constants_and_widths_its_callers_pass(tmp_path, monkeypatch):
-    # f(x, 0), f(x, int8) and f(x, i) from other kernels used to be three compiles of f and of all it calls; the
-    # move generator's ``mode`` stays literal (one generator per mode, on purpose)
+    # f(x, 0), f(x, int8) and f(x, i) from other kernels used to be three compiles of f and of all it calls; a
+    # ``mode`` passed as a constant is no exception (one move generator for every mode)
     (tmp_path / "widened_kernels.py").write_text(WIDENED)
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
@@ -175,40 +175,7 @@ def test_a_kernel_is_compiled_once_whatever_constants_and_widths_its_callers_pas
 
     assert k.caller(np.int64(5)) == 5 + 8 + 10 + 10 + 6 + 4  # (not py_func: its calls would come from Python)
     assert [str(t) for t in k.add.overloads] == ["(int64, int64)"]
-    assert sorted(str(t) for t in k.gen.overloads) == ["(Literal[int](1), int64)", "(Literal[int](2), int64)"]
-
-
-RUNTIME_MODE = textwrap.dedent("""
-    from collections import namedtuple
-    import numpy as np
-    from engine.kernels import RUNTIME_MODE_TABLES, kernel
-
-    Plain = namedtuple("Plain", ["a"])
-    Lean = namedtuple("Lean", ["a"])
-    RUNTIME_MODE_TABLES.add(Lean)
-
-    @kernel
-    def gen(T, mode, x):
-        return x + T.a[0] if mode == 1 else x - T.a[0]
-
-    @kernel
-    def caller(P, L, x):
-        return gen(P, 1, x) + gen(P, 2, x) + gen(L, 1, x) + gen(L, 2, x)
-""")
-
-
-def test_tables_registered_for_run_time_modes_compile_one_generator_for_every_mode(tmp_path, monkeypatch):
-    # a tables class in RUNTIME_MODE_TABLES (fantasista's) takes even ``mode`` as a run-time value: one compile for
-    # both constant modes, where other tables keep one per mode
-    (tmp_path / "runtime_mode_kernels.py").write_text(RUNTIME_MODE)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
-    import runtime_mode_kernels as k
-
-    one = np.ones(1, np.int64)
-    assert k.caller(k.Plain(one), k.Lean(one), np.int64(5)) == 6 + 4 + 6 + 4
-    modes = sorted(str(sig[1]) for sig in k.gen.overloads)
-    assert modes == ["Literal[int](1)", "Literal[int](2)", "int64"]
+    assert [str(t) for t in k.gen.overloads] == ["(int64, int64)"]
 
 
 INNER = textwrap.dedent("""

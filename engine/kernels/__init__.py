@@ -8,7 +8,6 @@ kernels increments and decrements the count of every array in them, which measur
 generation itself. The price is that kernels may not allocate: every scratch buffer is passed in (see
 ``PosState.scratch``).
 """
-import inspect
 import os
 from typing import Any, Callable
 
@@ -31,16 +30,6 @@ recursion.install()  # a self-recursive kernel typed once, not once per recursiv
 _JIT_OPTIONS = dict(nogil=True, _nrt=False, no_cfunc_wrapper=True)  # njit's, besides cache
 _njit = njit(cache=True, **_JIT_OPTIONS)
 
-#: Parameters whose constant arguments stay literal: the move generator's ``mode`` (GEN_ALL, GEN_SEARCH,
-#: GEN_CAPTURES) compiles one specialised generator per mode on purpose (measured faster; ``docs/engine.md``).
-LITERAL_PARAMS = frozenset({"mode"})
-#: Tables classes (namedtuple classes) whose kernels take even :data:`LITERAL_PARAMS` as run-time values: one
-#: generator for every mode. A variant registers its tables here when compile time matters more than the
-#: specialisation (fantasista: its generator and the shared ones below it are compiled once rather than once per
-#: mode: its engine step 172.5 -> 125.8 s, 27%).
-RUNTIME_MODE_TABLES: set[type] = set()
-
-
 def _call_type(ty: types.Type) -> types.Type:
     """The type a kernel is compiled for when called from another kernel with an argument of type ``ty``: a
     constant (``Literal[int](0)``, ``Literal[bool](True)``) as its plain type and a narrow signed integer as int64.
@@ -54,19 +43,13 @@ def _call_type(ty: types.Type) -> types.Type:
 
 
 def _one_signature_per_type(disp: Dispatcher) -> None:
-    """Make the kernel-to-kernel calls of dispatcher ``disp`` ask for :func:`_call_type` signatures (its
-    :data:`LITERAL_PARAMS` excepted, unless an argument's tables are in :data:`RUNTIME_MODE_TABLES`): a call site
-    with ``f(x, 0)`` and one with ``f(x, i)`` share one compile."""
-    params = list(inspect.signature(disp.py_func).parameters)
-    keep = [name in LITERAL_PARAMS for name in params]
+    """Make the kernel-to-kernel calls of dispatcher ``disp`` ask for :func:`_call_type` signatures: a call site
+    with ``f(x, 0)`` and one with ``f(x, i)`` share one compile (the move generator's ``mode`` included: one
+    generator for every mode, see ``docs/engine.md``)."""
     resolve = disp.get_call_template
 
     def get_call_template(args, kws):
-        literal = not any(isinstance(a, types.BaseNamedTuple) and a.instance_class in RUNTIME_MODE_TABLES
-                          for a in args)
-        args = tuple(a if literal and i < len(keep) and keep[i] else _call_type(a) for i, a in enumerate(args))
-        kws = {k: (v if literal and k in LITERAL_PARAMS else _call_type(v)) for k, v in kws.items()}
-        return resolve(args, kws)
+        return resolve(tuple(_call_type(a) for a in args), {k: _call_type(v) for k, v in kws.items()})
 
     disp.get_call_template = get_call_template
 

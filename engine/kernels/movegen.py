@@ -669,12 +669,12 @@ def _pawn_drop_mates(P, T, c, pawn, to, out):
     return n == 0
 
 
-@inner_kernel
+@kernel
 def generate(P, T, mode, out):
-    """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many. Kernels pass ``mode`` as
-    a constant (one specialised generator per mode); Python calls :func:`generate_by_mode`. A variant with moves of
-    its own generates them all itself (:func:`.hooks.variant_generate`), with :func:`generate_standard` and
-    :func:`gen_drops` for the standard ones."""
+    """Fill ``out`` with the legal moves of the side to move for ``mode``; return how many. One generator serves
+    every mode, a run-time value (``docs/engine.md``, "Compile time"). A variant with moves of its own generates them
+    all itself (:func:`.hooks.variant_generate`), with :func:`generate_standard` and :func:`gen_drops` for the
+    standard ones."""
     n = variant_generate(P, T, mode, out)
     if n >= 0:
         return n
@@ -748,18 +748,6 @@ def gen_drops(P, T, mode, out, n, c, ksq, n_chk, chk_sq):
                 out[n] = to | (pt << 8) | DROP
                 n += 1
     return n
-
-
-@kernel
-def generate_by_mode(P, T, mode, out):
-    """:func:`generate` for a caller outside kernels, whose ``mode`` is a value known at run time: it calls the
-    mode's specialised generator. Python calling ``generate`` itself would compile a fourth, generic generator (all
-    its helpers again, a second or more of a first start) that nothing else uses."""
-    if mode == GEN_ALL:
-        return generate(P, T, GEN_ALL, out)
-    if mode == GEN_SEARCH:
-        return generate(P, T, GEN_SEARCH, out)
-    return generate(P, T, GEN_CAPTURES, out)
 
 
 @kernel

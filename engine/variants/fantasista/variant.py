@@ -21,7 +21,6 @@ from functools import cache
 import numpy as np
 
 from ...geometry import SHOGI_GEOMETRY
-from ...kernels import RUNTIME_MODE_TABLES
 from ...kernels.movegen import SCRATCH_LEVELS, PosState
 from ...pieces import PieceType
 from ...variant import STANDARD_PIECES, ZOBRIST_SEED, Tables, Variant
@@ -119,7 +118,6 @@ FxTables = namedtuple("FxTables", Tables._fields + (
     "ch_right",      # int8[magic.N_TABLES, MAX_ROWS, N_RIGHTS]: uses of rights it adds (the emblem: held once)
     "ch_target",     # int8[magic.N_TABLES, MAX_ROWS]: the magic target it asks for (PENDING_INVINCIBLE / _CARRIER)
 ))
-RUNTIME_MODE_TABLES.add(FxTables)  # one generator for every mode (its hook passes the mode at run time anyway)
 FxPosState = namedtuple("FxPosState", PosState._fields + (
     "marks",        # int8[n_sq]: MARK_* bits of the lower piece
     "riders",       # int8[n_sq]: code of the rider on a carrier, 0 = none

@@ -247,7 +247,7 @@ class TurncoatGame:
             return codes
         pos = self.pos
         buf = np.empty(K.MAX_MOVES, np.int32)
-        n = K.generate_by_mode(pos.state, _FREE_TABLES, K.GEN_ALL, buf)
+        n = K.generate(pos.state, _FREE_TABLES, K.GEN_ALL, buf)
         if d not in buf[:n]:  # not a legal drop for another reason (nifu, a check it does not answer, ...)
             return codes
         self.push(d)
