@@ -210,10 +210,15 @@ class Searcher:
             mate = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/4K4 b G 1")
         else:  # the start: no check there, the mate search still loads its kernels
             pos = mate = Position.startpos(variant)
-        self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
-        self.search(pos, Limits(depth=1, multipv=2), on_info=lambda info: None)  # info lines: the hashfull kernel
-        self.mate_search(mate, max_nodes=10_000)
-        evaluate(pos)
+        from . import prefetch  # (it imports this module)
+        helper = prefetch.start(variant)  # on a cold cache, a second core compiles part of what follows
+        try:
+            self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
+            self.search(pos, Limits(depth=1, multipv=2), on_info=lambda info: None)  # info lines: hashfull
+            self.mate_search(mate, max_nodes=10_000)
+            evaluate(pos)
+        finally:
+            prefetch.finish(helper)
         self.clear()
 
     # ------------------------------------------------------ thread control

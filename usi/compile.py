@@ -366,6 +366,8 @@ def compile_parallel(variants: Iterable[str] = VARIANT_IDS, steps: Iterable[str]
     results: list[StepResult] = []
     lock = threading.Lock()
     env = _checkout_env()
+    if min(jobs, len(groups)) > 1:  # the workers fill the cores: no compile helper beside each (search/prefetch.py)
+        env["FANTASISTA_PREFETCH"] = "0"
 
     def report(r: StepResult) -> None:
         with lock:

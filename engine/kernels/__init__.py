@@ -9,14 +9,14 @@ generation itself. The price is that kernels may not allocate: every scratch buf
 ``PosState.scratch``).
 """
 import os
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 # LLVM at -O2, not numba's default -O3, unless the user set NUMBA_OPT: the kernels compile 10% faster and search
 # 6% faster (docs/engine.md, "Compile time"). numba reads it again before every compile.
 os.environ.setdefault("NUMBA_OPT", "2")
 
 import numpy as np  # noqa: E402
-from numba import njit, types  # noqa: E402
+from numba import njit, typeof, types  # noqa: E402
 from numba.core.dispatcher import Dispatcher  # noqa: E402
 from numba.core.registry import CPUDispatcher  # noqa: E402
 
@@ -98,6 +98,20 @@ def callable_from_python(inner: Dispatcher) -> Dispatcher:
     if twin is None:
         twin = _twins[inner] = njit(**_JIT_OPTIONS)(inner.py_func)
     return twin
+
+
+class CompileJob(NamedTuple):
+    """A signature of a kernel (inner or not) to compile ahead, without calling it: the one another kernel asks
+    for when it calls ``kernel`` with values of the types of ``args`` (:func:`_call_type` of each)."""
+    kernel: Dispatcher
+    args: tuple
+
+    def signature(self) -> tuple:
+        return tuple(_call_type(typeof(a)) for a in self.args)
+
+    def compile(self) -> None:
+        """Compile the signature, or load it from the disk cache."""
+        self.kernel.compile(self.signature())
 
 
 #: A small hot helper that numba inlines into every caller (``inline="always"``, at numba's IR level). A call

@@ -1,0 +1,126 @@
+"""A second process compiles part of the search's kernels while the first start's warm-up compiles the rest.
+
+numba compiles on one core, and a cold first ``isready`` of shogi spends a minute in one process: the generator
+first (about 10 s), then the search kernel, whose typing compiles each kernel it calls as it meets them (the
+evaluation, move ordering, SEE, the chance-node helpers, the one-ply mate test: about 25 s), and its own 25 s.
+On a machine with a second core, :func:`start` runs ``python -m search.prefetch VARIANT`` beside the warm-up: it
+compiles the kernels of :func:`jobs` into the disk cache, those that need no move generator first, so that the
+search kernel's typing finds them there and loads them (the same signatures: they are derived from the very tables
+a search passes). A kernel the warm-up reaches while the helper still compiles it is compiled by both (the
+first to finish writes the cache; the writes are locked, ``engine/kernels/safecache.py``). The helper prints
+nothing and changes nothing but the cache; if it fails, the warm-up compiles everything itself, as without it.
+``tests/test_compile.py`` checks that every job is a signature the warm-up uses.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from engine import Position
+from engine.kernels import CompileJob
+
+from .alphabeta import Searcher
+from .kernels import _chance_statics, _mate_in_one, anticipate_chance, search as search_kernel, static_value
+from .mate import mate_node
+from .movepick import _generate_stage, mp_init, score_moves
+
+#: Variants whose warm-up may use a helper: those searched by :class:`Searcher` (shogi's kernels).
+PREFETCH_VARIANTS = ("shogi", "daishogi2017")
+
+
+def jobs(searcher: Searcher, pos: Position) -> list[CompileJob]:
+    """The kernels the helper compiles, with arguments of the types a search of ``pos`` passes them, in the order
+    the search kernel's typing meets them (the warm-up compiles the move generator before it: its callers come
+    after the others), then the mate search's node."""
+    p = searcher._prepare(pos)
+    P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
+    S = searcher._tables(p)
+    M = searcher._mate_tables(p.variant.max_moves)
+    ply = move = 0
+    yes = True
+    return [
+        CompileJob(static_value, (P, T, E, S, ply)),
+        CompileJob(score_moves, (P, T, E, S, ply, 0, move, yes)),
+        CompileJob(_chance_statics, (P, T, E, S, ply, 0, 0)),
+        CompileJob(anticipate_chance, (P, T, E, S)),
+        CompileJob(_mate_in_one, (P, T, S, ply)),
+        CompileJob(mp_init, (P, T, E, S, ply, move, move, -1, yes, yes)),
+        CompileJob(_generate_stage, (P, T, E, S, ply, yes)),
+        CompileJob(mate_node, (P, T, M, 1, ply, yes)),
+    ]
+
+
+def prefetch(variant: str) -> int:
+    """Compile :func:`jobs` for ``variant`` (into the disk cache); return how many compiled."""
+    searcher = Searcher(hash_mb=1)
+    done = 0
+    for job in jobs(searcher, Position.startpos(variant)):
+        job.compile()
+        done += 1
+    return done
+
+
+def _cached(variant: str) -> bool:
+    """Whether the disk cache already holds the search kernel for ``variant`` (then no helper is worth a
+    process). Reads numba's cache index (its internals: on any surprise, answers True)."""
+    try:
+        searcher = Searcher(hash_mb=1)
+        p = searcher._prepare(Position.startpos(variant))
+        P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
+        S = searcher._tables(p)
+        sig = CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False)).signature()
+        cache = search_kernel._cache
+        key = cache._index_key(sig, search_kernel.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # numba's internals moved: no helper
+        return True
+
+
+def _spare_core() -> bool:
+    try:
+        return len(os.sched_getaffinity(0)) >= 2
+    except AttributeError:  # not Linux
+        return (os.cpu_count() or 1) >= 2
+
+
+def start(variant: str) -> subprocess.Popen | None:
+    """Start the helper for ``variant``'s first warm-up when it can help: a variant of :data:`PREFETCH_VARIANTS`,
+    a second core, a cold cache, and ``FANTASISTA_PREFETCH`` not ``0``. Returns the process (to :func:`finish`)."""
+    if (variant not in PREFETCH_VARIANTS or os.environ.get("FANTASISTA_PREFETCH") == "0" or not _spare_core()
+            or _cached(variant)):
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    try:
+        return subprocess.Popen([sys.executable, "-m", "search.prefetch", variant], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        return None
+
+
+def finish(helper: subprocess.Popen | None) -> None:
+    """End the helper once the warm-up is done: whatever it still compiles, the warm-up has compiled already (a
+    cache write it leaves unfinished is swept, ``engine/kernels/safecache.py``)."""
+    if helper is None:
+        return
+    if helper.poll() is None:
+        helper.kill()
+    helper.wait()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m search.prefetch VARIANT``: 0 when every job compiled, else 1 or 2 (a line on stderr)."""
+    if len(argv) != 1:
+        print("usage: python -m search.prefetch VARIANT", file=sys.stderr)
+        return 2
+    try:
+        prefetch(argv[0])
+    except Exception as exc:  # the warm-up compiles whatever is missing: a line is enough
+        print(f"search.prefetch: {argv[0]}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
