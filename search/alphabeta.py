@@ -32,7 +32,7 @@ from .kernels import (CHANCE_COLS, CHANCE_MAIN, CTL_BEST_MOVE, CTL_BEST_SCORE, C
                       FEAT_QS_EVASION_PRUNE, FEAT_QS_TT, FEAT_QUIET_PROMOTIONS, FEAT_RAZOR, FEAT_ROOT_LMR, FEAT_SEE,
                       FEAT_SINGULAR, FEAT_STAGED, FEAT_TT_EVAL, FEAT_WIDE_FUTILITY, FEAT_WIDE_LMR, INF, MATE,
                       MATE_BOUND, MAX_CHANCE_ROWS, MAX_DEPTH, MAX_PLY, MAX_QUIETS, SearchTables, hashfull)
-from .kernels import search as search_kernel
+from .kernels import chance_game, clear_chance, search as search_kernel
 from .mate import DISPROVEN_ALL, MATE_MAX_PLY, UNKNOWN_PROOF, MateTables, mate_node
 from .movepick import CONT_KINDS, MP_COLS
 from .params import PARAM_INDEX, TUNE_LMR_BASE, TUNE_LMR_DIV, default_tune, lmr_table, tune_from
@@ -210,15 +210,10 @@ class Searcher:
             mate = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/4K4 b G 1")
         else:  # the start: no check there, the mate search still loads its kernels
             pos = mate = Position.startpos(variant)
-        from . import prefetch  # (it imports this module)
-        helper = prefetch.start(variant)  # on a cold cache, a second core compiles part of what follows
-        try:
-            self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
-            self.search(pos, Limits(depth=1, multipv=2), on_info=lambda info: None)  # info lines: hashfull
-            self.mate_search(mate, max_nodes=10_000)
-            evaluate(pos)
-        finally:
-            prefetch.finish(helper)
+        self.search(pos, Limits(depth=3 if variant == "shogi" else 2))
+        self.search(pos, Limits(depth=1, multipv=2), on_info=lambda info: None)  # info lines: the hashfull kernel
+        self.mate_search(mate, max_nodes=10_000)
+        evaluate(pos)
         self.clear()
 
     # ------------------------------------------------------ thread control
@@ -485,7 +480,10 @@ class Searcher:
         self._root_moves[:len(moves)] = moves
         self._ctl[CTL_ROOT_N] = len(moves)
         self._ctl[CTL_BEST_MOVE] = 0
-        return int(search_kernel(P, T, E, S, alpha, beta, depth, 0, False, False))
+        rolls = chance_game(T)
+        if rolls is None:
+            clear_chance(self._ctl)
+        return int(search_kernel(P, T, E, S, alpha, beta, depth, 0, False, False, rolls))
 
     def _iterate_single(self, P, T, E, S, p, root, depth, prev_v, on_info):
         """One aspiration-window iteration; returns [(score, move, pv)] or [] if stopped before any result."""

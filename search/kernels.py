@@ -24,7 +24,7 @@ from engine.kernels.hooks import (chance_count, chance_horizon, chance_rows, cha
 from engine.kernels.movegen import (DROP, GEN_CAPTURES, GEN_SEARCH, HAS_MID, MAX_MOVES, PROMOTE, ST_KSQ, ST_PLY,
                                     ST_ROYALS, ST_STM, do_move, generate, in_check, is_attacked, royal_square,
                                     undo_move)
-from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY
+from engine.variant import P_LAST_ROYAL, P_N_RANKS, P_TRY, Tables
 from eval.kernels import evaluate_cached, evaluate_k
 
 from .movepick import (CONT_KINDS, HISTORY_MAX, MP_CONT, MP_COUNTER, MP_SCORE, ORD_CAPTURE, cont_index, mp_init,
@@ -619,9 +619,20 @@ def _root_to_front(S, mv):
     S.root_moves[0] = mv
 
 
+def chance_game(T) -> bool | None:
+    """:func:`search`'s ``rolls`` for tables ``T``: None for the plain tables (shogi, dai shogi, turncoat: no chance
+    events), else True."""
+    return None if type(T) is Tables else True
+
+
+def clear_chance(ctl: np.ndarray) -> None:
+    """No anticipated chance events in control vector ``ctl`` (a search with ``rolls`` None sets none itself)."""
+    ctl[CTL_CHANCE_FROM] = ctl[CTL_CHANCE_TO] = 0
+
+
 # ----------------------------------------------------------------- search
 @kernel
-def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
+def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node, rolls):
     """Negamax principal-variation search of the current position to ``depth`` plies; ``ply`` counts from the root.
 
     One self-recursive kernel holds the three node types, because numba's disk cache cannot link a cached kernel
@@ -635,6 +646,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
 
     ``cut_node``: a null-window node expected to fail high (FEAT_CUT_NODE reduces its late moves more); false at
     the root and at PV nodes.
+
+    ``rolls``: ``None`` for a game without chance events (:func:`chance_game`), else True. numba drops the branches
+    under ``rolls is not None`` before typing when it is None, so the chance node is not compiled for shogi.
     """
     S.pv_len[ply] = ply
     if _tick(S, ply):
@@ -727,9 +741,9 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     undo_move(P, T)
                     continue
                 if P.st[ST_STM] == us:
-                    v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no, no)
+                    v = search(P, T, E, S, alpha, beta, min(depth, zero) - 1, ply + 1, no, no, rolls)
                 else:
-                    v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no, no)
+                    v = -search(P, T, E, S, -beta, -alpha, min(depth, zero) - 1, ply + 1, no, no, rolls)
                 undo_move(P, T)
                 if S.ctl[CTL_STOP] != 0:
                     return 0
@@ -748,142 +762,145 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
 
     # Chance node: the expectation over the outcomes (no depth spent), most probable first, each outcome's value
     # bounded by +-CHANCE_BOUND (CHANCE_STAR1 below; CHANCE_MAIN first). In the quiescence search (above) the event
-    # is ignored, its expected gain counted by static_value. Standard shogi has none (chance_rows is 0 for its
-    # tables, and the block is compiled away).
-    n_rows = chance_rows(P, T)
-    chance_mode = S.ctl[CTL_CHANCE]
-    if n_rows > 0 and chance_mode != CHANCE_BLIND:
-        ck = node_key(P, T, S, aply)
-        ci = hash_slot(ck, S.tt_key.shape[0])
-        if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode != CHANCE_EXPAND:
-            tts = _score_from_tt(S.tt_score[ci], ply)
-            if _settles(S.tt_bound[ci], tts, alpha, beta):
-                return tts
-        c_w, c_lo, c_hi, c_sv = S.chance[ply, CH_W], S.chance[ply, CH_LO], S.chance[ply, CH_HI], S.chance[ply, CH_SV]
-        if chance_mode == CHANCE_MAIN:
-            # Each result's static value (side to move's view) against the most probable one's: their weighted mean
-            # difference is the shift; the most probable result is searched in the window moved by it (one subtree
-            # a roll, and the window stays narrow), TUNE_CHANCE_MAIN_REDUCTION plies shallower. A mate keeps its
-            # value.
-            total = _chance_statics(P, T, E, S, ply, us, n_rows)
-            diff = zero
-            for r in range(1, n_rows):
-                diff += c_w[r] * (c_sv[r] - c_sv[0])
-            shift = (2 * diff + total) // (2 * total)
-            m_depth = max(depth - S.tune[TUNE_CHANCE_MAIN_REDUCTION], zero)
-            play_chance(P, T, zero)
-            if P.st[ST_STM] == us:
-                v = search(P, T, E, S, alpha - shift, beta - shift, m_depth, ply + 1, yes, no)
-            else:
-                v = -search(P, T, E, S, shift - beta, shift - alpha, m_depth, ply + 1, yes, no)
-            unplay_chance(P, T)
-            if S.ctl[CTL_STOP] != 0:
-                return 0
-            if abs(v) < MATE_BOUND:
-                v += shift
+    # is ignored, its expected gain counted by static_value. Not compiled for a game without chance events
+    # (rolls is None).
+    if rolls is not None:
+        n_rows = chance_rows(P, T)
+        chance_mode = S.ctl[CTL_CHANCE]
+        if n_rows > 0 and chance_mode != CHANCE_BLIND:
+            ck = node_key(P, T, S, aply)
+            ci = hash_slot(ck, S.tt_key.shape[0])
+            if S.tt_key[ci] == ck and S.tt_depth[ci] >= depth and chance_mode != CHANCE_EXPAND:
+                tts = _score_from_tt(S.tt_score[ci], ply)
+                if _settles(S.tt_bound[ci], tts, alpha, beta):
+                    return tts
+            ch = S.chance[ply]
+            c_w, c_lo, c_hi, c_sv = ch[CH_W], ch[CH_LO], ch[CH_HI], ch[CH_SV]
+            if chance_mode == CHANCE_MAIN:
+                # Each result's static value (side to move's view) against the most probable one's: their weighted mean
+                # difference is the shift; the most probable result is searched in the window moved by it (one subtree
+                # a roll, and the window stays narrow), TUNE_CHANCE_MAIN_REDUCTION plies shallower. A mate keeps its
+                # value.
+                total = _chance_statics(P, T, E, S, ply, us, n_rows)
+                diff = zero
+                for r in range(1, n_rows):
+                    diff += c_w[r] * (c_sv[r] - c_sv[0])
+                shift = (2 * diff + total) // (2 * total)
+                m_depth = max(depth - S.tune[TUNE_CHANCE_MAIN_REDUCTION], zero)
+                play_chance(P, T, zero)
+                if P.st[ST_STM] == us:
+                    v = search(P, T, E, S, alpha - shift, beta - shift, m_depth, ply + 1, yes, no, rolls)
+                else:
+                    v = -search(P, T, E, S, shift - beta, shift - alpha, m_depth, ply + 1, yes, no, rolls)
+                unplay_chance(P, T)
+                if S.ctl[CTL_STOP] != 0:
+                    return 0
+                if abs(v) < MATE_BOUND:
+                    v += shift
+                _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
+                return v
+            if alpha >= CHANCE_BOUND:
+                return CHANCE_BOUND
+            if beta <= -CHANCE_BOUND:
+                return -CHANCE_BOUND
+            # Star1 with probing. Each result's value is known within [c_lo, c_hi] (at first +-CHANCE_BOUND): the
+            # expectation fails high once sum(w c_lo) >= total beta, low once sum(w c_hi) <= total alpha (chance_cut).
+            # In a null window each result is first tested at the threshold its static value predicts (probe_threshold:
+            # its share of the target); when the tests agree, they decide the node. Otherwise (or in a wider window)
+            # Star1 with those bounds: each result searched in the window that can still move the expectation across
+            # (alpha, beta) (chance_window). CHANCE_EXPAND: every result in the full window, no probe (the tests'
+            # reference).
+            expand = chance_mode == CHANCE_EXPAND
+            lo_c, hi_c = alpha, beta
+            if expand:
+                lo_c, hi_c = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
+            probe = beta - alpha == 1 and not expand
+            total = zero
+            if probe:
+                total = _chance_statics(P, T, E, S, ply, us, n_rows)
+            for r in range(n_rows):
+                if not probe:
+                    c_w[r] = chance_weight(P, T, r)
+                    total += c_w[r]
+                c_lo[r] = -CHANCE_BOUND
+                c_hi[r] = CHANCE_BOUND
+            sum_lo = -CHANCE_BOUND * total
+            sum_hi = CHANCE_BOUND * total
+            decided = 0  # +1: fails high (bound_v a lower bound), -1: fails low (an upper bound)
+            bound_v = zero
+            if probe:
+                aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
+                for r in range(n_rows):
+                    rest_w = zero
+                    rest_sv = zero
+                    for k in range(r, n_rows):
+                        rest_w += c_w[k]
+                        rest_sv += c_w[k] * c_sv[k]
+                    t = probe_threshold(sum_lo, sum_hi, rest_w, rest_sv, c_sv[r], aim, alpha, beta, total)
+                    r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
+                    play_chance(P, T, r)
+                    if P.st[ST_STM] == us:
+                        v = search(P, T, E, S, t - 1, t, r_depth, ply + 1, yes, no, rolls)
+                    else:  # the roller chooses a magic target
+                        v = -search(P, T, E, S, -t, 1 - t, r_depth, ply + 1, yes, no, rolls)
+                    unplay_chance(P, T)
+                    if S.ctl[CTL_STOP] != 0:
+                        return 0
+                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                    went = 1 if v >= t else -1
+                    if went > 0:
+                        sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, v, c_hi[r], sum_lo, sum_hi)
+                    else:
+                        sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, c_lo[r], v, sum_lo, sum_hi)
+                    decided, bound_v = chance_cut(sum_lo, sum_hi, alpha, beta, total)
+                    if decided != 0:
+                        break
+                    if aim == 0:
+                        aim = went
+                    elif went != aim:  # the tests disagree: Star1 settles it
+                        break
+            if decided == 0:
+                for r in range(n_rows):
+                    if c_lo[r] >= c_hi[r]:
+                        continue
+                    w = c_w[r]
+                    lo, hi = chance_window(sum_lo, sum_hi, w, c_lo[r], c_hi[r], lo_c, hi_c, total)
+                    r_depth = depth
+                    if r > 0 and not expand:
+                        r_depth = max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
+                    play_chance(P, T, r)
+                    if P.st[ST_STM] == us:
+                        v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no, rolls)
+                    else:
+                        v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no, rolls)
+                    unplay_chance(P, T)
+                    if S.ctl[CTL_STOP] != 0:
+                        return 0
+                    v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
+                    new_lo, new_hi = c_lo[r], c_hi[r]
+                    if v <= lo:
+                        new_hi = v
+                    elif v >= hi:
+                        new_lo = v
+                    else:
+                        new_lo = new_hi = v
+                    if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
+                        new_lo = new_hi = v
+                    sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, new_lo, new_hi, sum_lo, sum_hi)
+                    decided, bound_v = chance_cut(sum_lo, sum_hi, lo_c, hi_c, total)
+                    if decided != 0:
+                        break
+            if decided != 0:
+                _tt_store(S, ck, depth, ply, bound_v, BOUND_LOWER if decided > 0 else BOUND_UPPER, zero)
+                return bound_v
+            v = chance_value(sum_lo, total)  # every result exact
             _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
             return v
-        if alpha >= CHANCE_BOUND:
-            return CHANCE_BOUND
-        if beta <= -CHANCE_BOUND:
-            return -CHANCE_BOUND
-        # Star1 with probing. Each result's value is known within [c_lo, c_hi] (at first +-CHANCE_BOUND): the
-        # expectation fails high once sum(w c_lo) >= total beta, low once sum(w c_hi) <= total alpha (chance_cut). In
-        # a null window each result is first tested at the threshold its static value predicts (probe_threshold:
-        # its share of the target); when the tests agree, they decide the node. Otherwise (or in a wider window)
-        # Star1 with those bounds: each result searched in the window that can still move the expectation across
-        # (alpha, beta) (chance_window). CHANCE_EXPAND: every result in the full window, no probe (the tests'
-        # reference).
-        expand = chance_mode == CHANCE_EXPAND
-        lo_c, hi_c = alpha, beta
-        if expand:
-            lo_c, hi_c = -CHANCE_BOUND - 1, CHANCE_BOUND + 1
-        probe = beta - alpha == 1 and not expand
-        total = zero
-        if probe:
-            total = _chance_statics(P, T, E, S, ply, us, n_rows)
-        for r in range(n_rows):
-            if not probe:
-                c_w[r] = chance_weight(P, T, r)
-                total += c_w[r]
-            c_lo[r] = -CHANCE_BOUND
-            c_hi[r] = CHANCE_BOUND
-        sum_lo = -CHANCE_BOUND * total
-        sum_hi = CHANCE_BOUND * total
-        decided = 0  # +1: fails high (bound_v a lower bound), -1: fails low (an upper bound)
-        bound_v = zero
-        if probe:
-            aim = 0  # which way the tests so far went: +1 above their thresholds, -1 below
-            for r in range(n_rows):
-                rest_w = zero
-                rest_sv = zero
-                for k in range(r, n_rows):
-                    rest_w += c_w[k]
-                    rest_sv += c_w[k] * c_sv[k]
-                t = probe_threshold(sum_lo, sum_hi, rest_w, rest_sv, c_sv[r], aim, alpha, beta, total)
-                r_depth = depth if r == 0 else max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
-                play_chance(P, T, r)
-                if P.st[ST_STM] == us:
-                    v = search(P, T, E, S, t - 1, t, r_depth, ply + 1, yes, no)
-                else:  # the roller chooses a magic target
-                    v = -search(P, T, E, S, -t, 1 - t, r_depth, ply + 1, yes, no)
-                unplay_chance(P, T)
-                if S.ctl[CTL_STOP] != 0:
-                    return 0
-                v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-                went = 1 if v >= t else -1
-                if went > 0:
-                    sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, v, c_hi[r], sum_lo, sum_hi)
-                else:
-                    sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, c_lo[r], v, sum_lo, sum_hi)
-                decided, bound_v = chance_cut(sum_lo, sum_hi, alpha, beta, total)
-                if decided != 0:
-                    break
-                if aim == 0:
-                    aim = went
-                elif went != aim:  # the tests disagree: Star1 settles it
-                    break
-        if decided == 0:
-            for r in range(n_rows):
-                if c_lo[r] >= c_hi[r]:
-                    continue
-                w = c_w[r]
-                lo, hi = chance_window(sum_lo, sum_hi, w, c_lo[r], c_hi[r], lo_c, hi_c, total)
-                r_depth = depth
-                if r > 0 and not expand:
-                    r_depth = max(depth - S.tune[TUNE_CHANCE_REDUCTION], zero)
-                play_chance(P, T, r)
-                if P.st[ST_STM] == us:
-                    v = search(P, T, E, S, lo, hi, r_depth, ply + 1, yes, no)
-                else:
-                    v = -search(P, T, E, S, -hi, -lo, r_depth, ply + 1, yes, no)
-                unplay_chance(P, T)
-                if S.ctl[CTL_STOP] != 0:
-                    return 0
-                v = min(max(v, -CHANCE_BOUND), CHANCE_BOUND)
-                new_lo, new_hi = c_lo[r], c_hi[r]
-                if v <= lo:
-                    new_hi = v
-                elif v >= hi:
-                    new_lo = v
-                else:
-                    new_lo = new_hi = v
-                if new_lo > new_hi:  # the search contradicted an earlier bound (a table entry changed): trust it
-                    new_lo = new_hi = v
-                sum_lo, sum_hi = _narrow(c_w, c_lo, c_hi, r, new_lo, new_hi, sum_lo, sum_hi)
-                decided, bound_v = chance_cut(sum_lo, sum_hi, lo_c, hi_c, total)
-                if decided != 0:
-                    break
-        if decided != 0:
-            _tt_store(S, ck, depth, ply, bound_v, BOUND_LOWER if decided > 0 else BOUND_UPPER, zero)
-            return bound_v
-        v = chance_value(sum_lo, total)  # every result exact
-        _tt_store(S, ck, depth, ply, v, _bound(v, alpha, beta), zero)
-        return v
 
     root = ply == 0
-    if root:
-        anticipate_chance(P, T, E, S)
+    if rolls is not None:
+        if root:
+            anticipate_chance(P, T, E, S)
     pv_node = beta - alpha > 1
     key = node_key(P, T, S, aply)
     tt_move = 0
@@ -955,7 +972,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 rfp_depth, rfp_margin = WIDE_RFP_DEPTH, WIDE_RFP_MARGIN
             if ((S.ctl[CTL_FEATURES] & FEAT_RAZOR) != 0 and not pv_node and depth == 1 and excluded == 0
                     and ev + S.tune[TUNE_RAZOR_MARGIN] <= alpha):
-                return search(P, T, E, S, alpha, beta, zero, ply, no, no)  # this node's quiescence search
+                return search(P, T, E, S, alpha, beta, zero, ply, no, no, rolls)  # this node's quiescence search
             rfp_plies = depth - 1 if improving else depth
             if (not pv_node and depth <= rfp_depth and ev - rfp_margin * rfp_plies >= beta
                     and abs(beta) < MATE_BOUND):
@@ -966,7 +983,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 if S.tune[TUNE_NULL_EVAL_DIV] > 0:  # the further above beta, the safer a deeper cut
                     r += min((ev - beta) // S.tune[TUNE_NULL_EVAL_DIV], NULL_EVAL_MAX)
                 _do_null(P, T)
-                v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no, not cut_node)
+                v = -search(P, T, E, S, -beta, -beta + 1, depth - 1 - r, ply + 1, no, not cut_node, rolls)
                 _undo_null(P)
                 if S.ctl[CTL_STOP] != 0:
                     return 0
@@ -992,10 +1009,10 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                     do_move(P, T, mv)
                     sgn = 1 if P.st[ST_STM] == us else -1
                     lo, hi = (r_beta - 1, r_beta) if sgn == 1 else (-r_beta, -r_beta + 1)
-                    v = sgn * search(P, T, E, S, lo, hi, zero, ply + 1, no, no)  # the quiescence search first
+                    v = sgn * search(P, T, E, S, lo, hi, zero, ply + 1, no, no, rolls)  # the quiescence search first
                     if v >= r_beta:
                         v = sgn * search(P, T, E, S, lo, hi, depth - PROBCUT_REDUCTION, ply + 1, yes,
-                                         cut_node if sgn == 1 else not cut_node)
+                                         cut_node if sgn == 1 else not cut_node, rolls)
                     undo_move(P, T)
                     if S.ctl[CTL_STOP] != 0:
                         return 0
@@ -1010,7 +1027,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         s_beta = tt_hit_score - S.tune[TUNE_SINGULAR_MARGIN] * depth
         S.excluded[ply] = tt_move
         # at least depth 1: a quiescence search at this ply would neither leave the move out nor spare the TT entry
-        v = search(P, T, E, S, s_beta - 1, s_beta, max((depth - 1) // 2, 1), ply, no, cut_node)
+        v = search(P, T, E, S, s_beta - 1, s_beta, max((depth - 1) // 2, 1), ply, no, cut_node, rolls)
         S.excluded[ply] = 0
         S.pv_len[ply] = ply  # the PV that search left at this ply is not this node's
         if S.ctl[CTL_STOP] != 0:
@@ -1143,7 +1160,7 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
         if searched == 0:
             lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
             child_cut = cut_node if same_side else (not pv_node and not cut_node)
-            v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, child_cut)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, child_cut, rolls)
         else:
             red = 0
             wide_lmr = (S.ctl[CTL_FEATURES] & FEAT_WIDE_LMR) != 0
@@ -1175,12 +1192,14 @@ def search(P, T, E, S, alpha, beta, depth, ply, can_null, cut_node):
                 if red < 0:
                     red = 0
             lo, hi = (alpha, alpha + 1) if sgn == 1 else (-alpha - 1, -alpha)
-            v = sgn * search(P, T, E, S, lo, hi, new_depth - red, ply + 1, yes, cut_node if same_side else yes)
+            v = sgn * search(P, T, E, S, lo, hi, new_depth - red, ply + 1, yes, cut_node if same_side else yes,
+                             rolls)
             if v > alpha and red > 0:
-                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, cut_node if same_side else not cut_node)
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes,
+                                 cut_node if same_side else not cut_node, rolls)
             if v > alpha and v < beta:
                 lo, hi = (alpha, beta) if sgn == 1 else (-beta, -alpha)
-                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, no)
+                v = sgn * search(P, T, E, S, lo, hi, new_depth, ply + 1, yes, no, rolls)
         undo_move(P, T)
         if S.ctl[CTL_STOP] != 0:
             return 0

@@ -2,14 +2,14 @@
 
 numba compiles on one core, and a cold first ``isready`` of shogi spends a minute in one process: the generator
 first (about 10 s), then the search kernel, whose typing compiles each kernel it calls as it meets them (the
-evaluation, move ordering, SEE, the chance-node helpers, the one-ply mate test: about 25 s), and its own 25 s.
-On a machine with a second core, :func:`start` runs ``python -m search.prefetch VARIANT`` beside the warm-up: it
-compiles the kernels of :func:`jobs` into the disk cache, those that need no move generator first, so that the
-search kernel's typing finds them there and loads them (the same signatures: they are derived from the very tables
-a search passes). A kernel the warm-up reaches while the helper still compiles it is compiled by both (the
-first to finish writes the cache; the writes are locked, ``engine/kernels/safecache.py``). The helper prints
-nothing and changes nothing but the cache; if it fails, the warm-up compiles everything itself, as without it.
-``tests/test_compile.py`` checks that every job is a signature the warm-up uses.
+evaluation, move ordering, SEE, the one-ply mate test: about 20 s), and its own 25 s. On a machine with a second
+core, the USI engine's warm-up (``isready``) calls :func:`start`, which runs ``python -m search.prefetch VARIANT``
+beside it: the helper compiles the kernels of :func:`jobs` into the disk cache in the order the search kernel's
+typing meets them, so that the typing finds them there and loads them (the same signatures: they are derived from
+the very tables a search passes). A kernel the warm-up reaches while the helper still compiles it is compiled by
+both (the cache writes are locked, ``engine/kernels/safecache.py``). The helper prints nothing and changes nothing
+but the cache; if it fails, the warm-up compiles everything itself, as without it. ``tests/test_prefetch.py``
+checks that every job is a signature the warm-up compiles.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from engine import Position
 from engine.kernels import CompileJob
 
 from .alphabeta import Searcher
-from .kernels import _chance_statics, _mate_in_one, anticipate_chance, search as search_kernel, static_value
+from .kernels import _mate_in_one, chance_game, search as search_kernel, static_value
 from .mate import mate_node
 from .movepick import _generate_stage, mp_init, score_moves
 
@@ -37,13 +37,11 @@ def jobs(searcher: Searcher, pos: Position) -> list[CompileJob]:
     P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
     S = searcher._tables(p)
     M = searcher._mate_tables(p.variant.max_moves)
-    ply = move = 0
+    ply = move = 0  # (the plain tables' search has no chance node: no chance-node helpers here)
     yes = True
     return [
         CompileJob(static_value, (P, T, E, S, ply)),
         CompileJob(score_moves, (P, T, E, S, ply, 0, move, yes)),
-        CompileJob(_chance_statics, (P, T, E, S, ply, 0, 0)),
-        CompileJob(anticipate_chance, (P, T, E, S)),
         CompileJob(_mate_in_one, (P, T, S, ply)),
         CompileJob(mp_init, (P, T, E, S, ply, move, move, -1, yes, yes)),
         CompileJob(_generate_stage, (P, T, E, S, ply, yes)),
@@ -69,7 +67,7 @@ def _cached(variant: str) -> bool:
         p = searcher._prepare(Position.startpos(variant))
         P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
         S = searcher._tables(p)
-        sig = CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False)).signature()
+        sig = CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False, chance_game(T))).signature()
         cache = search_kernel._cache
         key = cache._index_key(sig, search_kernel.targetctx.codegen())
         return key in cache._cache_file._load_index()

@@ -23,7 +23,7 @@ from engine import Position
 from .kernels import (CTL_BEST_MOVE, CTL_CHANCE, CTL_FEATURES, CTL_GEN, CTL_NODE_LIMIT, CTL_NODES, CTL_ROOT_N, CTL_STOP, INF,
                       MAX_DEPTH)
 from .kernels import SearchTables
-from .kernels import search as search_kernel
+from .kernels import chance_game, clear_chance, search as search_kernel
 
 #: Per-thread buffers of SearchTables (everything else is shared: the table, the LMR table, the parameters).
 _PER_THREAD = ("ctl", "moves", "mscore", "pv", "pv_len", "killers", "history", "checks", "root_moves", "root_scores",
@@ -64,10 +64,13 @@ class Helper:
         n = len(self.root)
         S.root_moves[:n] = self.root
         S.ctl[CTL_ROOT_N] = n
+        rolls = chance_game(T)
+        if rolls is None:
+            clear_chance(S.ctl)
         try:
             for depth in range(1 + self.index % 2, MAX_DEPTH + 1):
                 S.ctl[CTL_BEST_MOVE] = 0
-                search_kernel(P, T, self.E, S, -INF, INF, depth, 0, False, False)  # leaves the root moves best first
+                search_kernel(P, T, self.E, S, -INF, INF, depth, 0, False, False, rolls)  # root moves best first
                 if S.ctl[CTL_STOP]:
                     break
         except BaseException as exc:  # reported by the owner; a helper must never take the process down

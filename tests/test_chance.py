@@ -208,7 +208,7 @@ def _root_value(s: Searcher, P, depth: int, mode: int) -> tuple[int, int]:
     n = legal_moves(P, T, out)
     s._root_moves[:n] = out[:n]
     s._ctl[CTL_ROOT_N] = n
-    v = search(P, T, E, S, -INF, INF, depth, 0, False, False)
+    v = search(P, T, E, S, -INF, INF, depth, 0, False, False, True)
     return int(v), int(s._ctl[CTL_NODES])
 
 
