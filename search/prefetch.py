@@ -16,32 +16,49 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from typing import Any
 
 from engine import Position
 from engine.kernels import CompileJob
 
 from .alphabeta import Searcher
-from .kernels import _mate_in_one, chance_game, search as search_kernel, static_value
+from .kernels import (_chance_statics, _mate_in_one, anticipate_chance, chance_game, search as search_kernel,
+                      static_value)
 from .mate import mate_node
 from .movepick import _generate_stage, mp_init, score_moves
 
-#: Variants whose warm-up may use a helper: those searched by :class:`Searcher` (shogi's kernels).
-PREFETCH_VARIANTS = ("shogi", "daishogi2017")
+#: Variants whose warm-up may use a helper (those whose first start compiles the search kernel for tables of
+#: their own; turncoat's loads shogi's).
+PREFETCH_VARIANTS = ("shogi", "daishogi2017", "fantasista")
 
 
-def jobs(searcher: Searcher, pos: Position) -> list[CompileJob]:
+def position(variant: str) -> Any:
+    """A position of ``variant`` as its searcher passes it to :class:`Searcher` (fantasista's: a turn position)."""
+    if variant == "fantasista":
+        from engine.variants.fantasista import new_game
+
+        from .fantasista_shared import FxPosition
+        return FxPosition.from_game(new_game())
+    return Position.startpos(variant)
+
+
+def jobs(searcher: Searcher, pos: Any) -> list[CompileJob]:
     """The kernels the helper compiles, with arguments of the types a search of ``pos`` passes them, in the order
     the search kernel's typing meets them (the warm-up compiles the move generator before it: its callers come
-    after the others), then the mate search's node."""
+    after the others), then the mate search's node (shogi's warm-up runs a mate search)."""
     p = searcher._prepare(pos)
     P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
     S = searcher._tables(p)
     M = searcher._mate_tables(p.variant.max_moves)
-    ply = move = 0  # (the plain tables' search has no chance node: no chance-node helpers here)
+    ply = move = 0
     yes = True
-    return [
-        CompileJob(static_value, (P, T, E, S, ply)),
-        CompileJob(score_moves, (P, T, E, S, ply, 0, move, yes)),
+    first = [CompileJob(static_value, (P, T, E, S, ply)), CompileJob(score_moves, (P, T, E, S, ply, 0, move, yes))]
+    if chance_game(T):
+        # fantasista: its chance-node helpers, and none of the move generator's callers (the helper would compile
+        # the whole fantasista generator again while the warm-up compiles it, the first minute of its compile)
+        return first + [CompileJob(_chance_statics, (P, T, E, S, ply, 0, 0)),
+                        CompileJob(anticipate_chance, (P, T, E, S))]
+    return first + [
         CompileJob(_mate_in_one, (P, T, S, ply)),
         CompileJob(mp_init, (P, T, E, S, ply, move, move, -1, yes, yes)),
         CompileJob(_generate_stage, (P, T, E, S, ply, yes)),
@@ -53,7 +70,7 @@ def prefetch(variant: str) -> int:
     """Compile :func:`jobs` for ``variant`` (into the disk cache); return how many compiled."""
     searcher = Searcher(hash_mb=1)
     done = 0
-    for job in jobs(searcher, Position.startpos(variant)):
+    for job in jobs(searcher, position(variant)):
         job.compile()
         done += 1
     return done
@@ -64,7 +81,7 @@ def _cached(variant: str) -> bool:
     process). Reads numba's cache index (its internals: on any surprise, answers True)."""
     try:
         searcher = Searcher(hash_mb=1)
-        p = searcher._prepare(Position.startpos(variant))
+        p = searcher._prepare(position(variant))
         P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
         S = searcher._tables(p)
         sig = CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False, chance_game(T))).signature()

@@ -4,8 +4,8 @@ import sys
 
 import pytest
 
-from engine import Position
 from search import Searcher, prefetch
+from usi.compile import engine_step
 
 VARIANTS = prefetch.PREFETCH_VARIANTS
 
@@ -14,10 +14,9 @@ VARIANTS = prefetch.PREFETCH_VARIANTS
 def test_every_job_is_a_signature_the_warm_up_compiles(variant):
     # the suite runs without the helper (conftest), so the cache index holds a job's signature only if a warm-up
     # (or a search) compiled it: a job with other argument types would be compiled by the helper for nothing
-    searcher = Searcher(hash_mb=1)
-    searcher.warmup(variant)
-    jobs = prefetch.jobs(searcher, Position.startpos(variant))
-    assert len(jobs) >= 5
+    engine_step(variant)  # what the first isready compiles
+    jobs = prefetch.jobs(Searcher(hash_mb=1), prefetch.position(variant))
+    assert len(jobs) >= 4
     missing = []
     for job in jobs:
         cache = job.kernel._cache
@@ -29,7 +28,7 @@ def test_every_job_is_a_signature_the_warm_up_compiles(variant):
 
 def test_the_helper_compiles_its_jobs_and_is_not_started_on_a_warm_cache(monkeypatch):
     Searcher(hash_mb=1).warmup("shogi")
-    assert prefetch.prefetch("shogi") == len(prefetch.jobs(Searcher(hash_mb=1), Position.startpos("shogi")))
+    assert prefetch.prefetch("shogi") == len(prefetch.jobs(Searcher(hash_mb=1), prefetch.position("shogi")))
     monkeypatch.setenv("FANTASISTA_PREFETCH", "1")
     assert prefetch._cached("shogi")
     assert prefetch.start("shogi") is None  # warm: no process
