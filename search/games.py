@@ -107,8 +107,12 @@ class FantasistaGameSearcher(_GameSearcher):
     def warmup(self) -> None:
         from engine.variants.fantasista import new_game
 
-        # a short search compiles the kernel (and the game layer's generator, which names the moves)
-        self.think(new_game(), Limits(depth=2), lambda info: None)
+        from .prefetch import helping
+
+        # a short search compiles the kernel (and the game layer's generator, which names the moves); on a cold
+        # cache a second core compiles a part
+        with helping("fantasista"):
+            self.think(new_game(), Limits(depth=2), lambda info: None)
         self.kernel_searcher.clear()
 
     def think(self, state: Any, limits: Limits, on_info: Callable[[Info], None]) -> Result:

@@ -31,7 +31,10 @@ class PositionSearcher:
         self._root_codes: set[int] = set()
 
     def warmup(self) -> None:
-        self.searcher.warmup(self.variant)
+        from .prefetch import helping  # (numba: not when the USI engine imports this module)
+
+        with helping(self.variant):  # on a cold cache, a second core compiles a part
+            self.searcher.warmup(self.variant)
 
     def clear(self) -> None:
         self.searcher.clear()

@@ -3,20 +3,21 @@
 numba compiles on one core, and a cold first ``isready`` of shogi spends a minute in one process: the generator
 first (about 10 s), then the search kernel, whose typing compiles each kernel it calls as it meets them (the
 evaluation, move ordering, SEE, the one-ply mate test: about 20 s), and its own 25 s. On a machine with a second
-core, the USI engine's warm-up (``isready``) calls :func:`start`, which runs ``python -m search.prefetch VARIANT``
-beside it: the helper compiles the kernels of :func:`jobs` into the disk cache in the order the search kernel's
-typing meets them, so that the typing finds them there and loads them (the same signatures: they are derived from
-the very tables a search passes). A kernel the warm-up reaches while the helper still compiles it is compiled by
-both (the cache writes are locked, ``engine/kernels/safecache.py``). The helper prints nothing and changes nothing
-but the cache; if it fails, the warm-up compiles everything itself, as without it. ``tests/test_prefetch.py``
-checks that every job is a signature the warm-up compiles.
+core, a searcher's warm-up (``isready``) runs within :func:`helping`, which starts ``python -m search.prefetch
+VARIANT`` beside it: the helper compiles the kernels of :func:`jobs` into the disk cache in the order the search
+kernel's typing meets them, so that the typing finds them there and loads them (the same signatures: they are
+derived from the very tables a search passes). A kernel the warm-up reaches while the helper still compiles it is
+compiled by both (the cache writes are locked, ``engine/kernels/safecache.py``). The helper prints nothing and
+changes nothing but the cache; if it fails, the warm-up compiles everything itself, as without it.
+``tests/test_prefetch.py`` checks that every job is a signature the warm-up compiles.
 """
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from engine import Position
 from engine.kernels import CompileJob
@@ -122,6 +123,16 @@ def finish(helper: subprocess.Popen | None) -> None:
     if helper.poll() is None:
         helper.kill()
     helper.wait()
+
+
+@contextmanager
+def helping(variant: str) -> Iterator[None]:
+    """Run the block (a searcher's warm-up for ``variant``) with the helper beside it when it can help."""
+    helper = start(variant)
+    try:
+        yield
+    finally:
+        finish(helper)
 
 
 def main(argv: list[str]) -> int:

@@ -568,13 +568,7 @@ class UsiEngine:
         _ = self.game if self.is_game else self.pos
         searcher = self._ensure_game_searcher()
         if not getattr(searcher, "warm", False):
-            from search import prefetch  # (numba: not at import, usiok answers at once)
-
-            helper = prefetch.start(self.opt("USI_Variant"))  # on a cold cache, a second core compiles a part
-            try:
-                searcher.warmup()
-            finally:
-                prefetch.finish(helper)
+            searcher.warmup()
             searcher.warm = True
 
     def loop(self, stream: TextIO) -> None:
