@@ -111,7 +111,7 @@ class FantasistaGameSearcher(_GameSearcher):
 
         # a short search compiles the kernel (and the game layer's generator, which names the moves); on a cold
         # cache a second core compiles a part
-        with helping("fantasista"):
+        with helping("fantasista", self.kernel_searcher.searcher):
             self.think(new_game(), Limits(depth=2), lambda info: None)
         self.kernel_searcher.clear()
 

@@ -33,7 +33,7 @@ class PositionSearcher:
     def warmup(self) -> None:
         from .prefetch import helping  # (numba: not when the USI engine imports this module)
 
-        with helping(self.variant):  # on a cold cache, a second core compiles a part
+        with helping(self.variant, self.searcher):  # on a cold cache, a second core compiles a part
             self.searcher.warmup(self.variant)
 
     def clear(self) -> None:

@@ -43,13 +43,23 @@ def position(variant: str) -> Any:
     return Position.startpos(variant)
 
 
+def _kernel_args(searcher: Searcher, pos: Any) -> tuple[Any, tuple]:
+    """The searched copy of ``pos`` and the tables (P, T, E, S) ``searcher`` would pass the search kernel for it."""
+    p = searcher._prepare(pos)
+    return p, (p.state, p.tables, searcher.eval_tables(p.variant), searcher._tables(p))
+
+
+def in_disk_cache(job: CompileJob) -> bool:
+    """Whether numba's disk cache index holds ``job``'s signature (read through numba's internals)."""
+    cache = job.kernel._cache
+    return cache._index_key(job.signature(), job.kernel.targetctx.codegen()) in cache._cache_file._load_index()
+
+
 def jobs(searcher: Searcher, pos: Any) -> list[CompileJob]:
     """The kernels the helper compiles, with arguments of the types a search of ``pos`` passes them, in the order
     the search kernel's typing meets them (the warm-up compiles the move generator before it: its callers come
     after the others), then the mate search's node (shogi's warm-up runs a mate search)."""
-    p = searcher._prepare(pos)
-    P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
-    S = searcher._tables(p)
+    p, (P, T, E, S) = _kernel_args(searcher, pos)
     M = searcher._mate_tables(p.variant.max_moves)
     ply = move = 0
     yes = True
@@ -77,18 +87,12 @@ def prefetch(variant: str) -> int:
     return done
 
 
-def _cached(variant: str) -> bool:
-    """Whether the disk cache already holds the search kernel for ``variant`` (then no helper is worth a
-    process). Reads numba's cache index (its internals: on any surprise, answers True)."""
+def _cached(variant: str, searcher: Searcher) -> bool:
+    """Whether the disk cache already holds the search kernel for ``variant`` as ``searcher`` would call it (then
+    no helper is worth a process). On any surprise from numba's internals, answers True."""
     try:
-        searcher = Searcher(hash_mb=1)
-        p = searcher._prepare(position(variant))
-        P, T, E = p.state, p.tables, searcher.eval_tables(p.variant)
-        S = searcher._tables(p)
-        sig = CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False, chance_game(T))).signature()
-        cache = search_kernel._cache
-        key = cache._index_key(sig, search_kernel.targetctx.codegen())
-        return key in cache._cache_file._load_index()
+        _, (P, T, E, S) = _kernel_args(searcher, position(variant))
+        return in_disk_cache(CompileJob(search_kernel, (P, T, E, S, 0, 0, 0, 0, False, False, chance_game(T))))
     except Exception:  # numba's internals moved: no helper
         return True
 
@@ -100,11 +104,12 @@ def _spare_core() -> bool:
         return (os.cpu_count() or 1) >= 2
 
 
-def start(variant: str) -> subprocess.Popen | None:
-    """Start the helper for ``variant``'s first warm-up when it can help: a variant of :data:`PREFETCH_VARIANTS`,
-    a second core, a cold cache, and ``FANTASISTA_PREFETCH`` not ``0``. Returns the process (to :func:`finish`)."""
+def start(variant: str, searcher: Searcher) -> subprocess.Popen | None:
+    """Start the helper for the first warm-up of ``searcher`` for ``variant`` when it can help: a variant of
+    :data:`PREFETCH_VARIANTS`, a second core, a cold cache, and ``FANTASISTA_PREFETCH`` not ``0``. Returns the
+    process (to :func:`finish`)."""
     if (variant not in PREFETCH_VARIANTS or os.environ.get("FANTASISTA_PREFETCH") == "0" or not _spare_core()
-            or _cached(variant)):
+            or _cached(variant, searcher)):
         return None
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
@@ -126,9 +131,9 @@ def finish(helper: subprocess.Popen | None) -> None:
 
 
 @contextmanager
-def helping(variant: str) -> Iterator[None]:
-    """Run the block (a searcher's warm-up for ``variant``) with the helper beside it when it can help."""
-    helper = start(variant)
+def helping(variant: str, searcher: Searcher) -> Iterator[None]:
+    """Run the block (the warm-up of ``searcher`` for ``variant``) with the helper beside it when it can help."""
+    helper = start(variant, searcher)
     try:
         yield
     finally:

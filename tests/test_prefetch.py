@@ -17,22 +17,17 @@ def test_every_job_is_a_signature_the_warm_up_compiles(variant):
     engine_step(variant)  # what the first isready compiles
     jobs = prefetch.jobs(Searcher(hash_mb=1), prefetch.position(variant))
     assert len(jobs) >= 4
-    missing = []
-    for job in jobs:
-        cache = job.kernel._cache
-        key = cache._index_key(job.signature(), job.kernel.targetctx.codegen())
-        if key not in cache._cache_file._load_index():
-            missing.append(job.kernel.py_func.__qualname__)
-    assert missing == []
+    assert [job.kernel.py_func.__qualname__ for job in jobs if not prefetch.in_disk_cache(job)] == []
 
 
 def test_the_helper_compiles_its_jobs_and_is_not_started_on_a_warm_cache(monkeypatch):
-    Searcher(hash_mb=1).warmup("shogi")
-    assert prefetch.prefetch("shogi") == len(prefetch.jobs(Searcher(hash_mb=1), prefetch.position("shogi")))
+    searcher = Searcher(hash_mb=1)
+    searcher.warmup("shogi")
+    assert prefetch.prefetch("shogi") == len(prefetch.jobs(searcher, prefetch.position("shogi")))
     monkeypatch.setenv("FANTASISTA_PREFETCH", "1")
-    assert prefetch._cached("shogi")
-    assert prefetch.start("shogi") is None  # warm: no process
-    assert prefetch.start("mawarikudoi") is None  # not a variant the helper knows
+    assert prefetch._cached("shogi", searcher)
+    assert prefetch.start("shogi", searcher) is None  # warm: no process
+    assert prefetch.start("mawarikudoi", searcher) is None  # not a variant the helper knows
     prefetch.finish(None)
 
 
